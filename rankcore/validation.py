@@ -23,6 +23,8 @@ from ._numbers import as_numeric_array, missing_labels
 
 __all__ = [
     "is_list_of_eval_sets",
+    "check_interaction_size",
+    "INTERACTION_MAX_BYTES",
     "check_categorical_features",
     "check_category_order",
     "check_scores",
@@ -869,3 +871,20 @@ def single_eval_set(eval_set: Any, *, owner: str = "this estimator") -> Any:
                              "Dask ones -- take several)")
         return eval_set[0]
     return eval_set
+
+
+#: The largest ``feature_interactions`` output (n · (d + 1)² float64) computed unless the caller allows more: 1 GiB.
+INTERACTION_MAX_BYTES = 1 << 30
+
+
+def check_interaction_size(n: int, d: int, max_bytes, owner: str = "feature_interactions") -> None:
+    """Refuse (``ValueError``) an output of n · (d + 1)² float64 over ``max_bytes`` bytes (None: no limit)."""
+    if max_bytes is None:
+        return
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes < 0:
+        raise ValueError(f"max_bytes: expected an int >= 0 (bytes) or None (no limit), got {max_bytes!r}")
+    size, per_row = 8 * n * (d + 1) ** 2, 8 * (d + 1) ** 2
+    if size > max_bytes:
+        raise ValueError(f"{owner}: the output of {n} rows × {d + 1} × {d + 1} float64 takes {size / 2**20:.1f} MiB, "
+                         f"over max_bytes={int(max_bytes)}; pass the rows in chunks of at most "
+                         f"{int(max_bytes) // per_row}, or a larger max_bytes (None: no limit)")

@@ -385,6 +385,16 @@ class _RawScores:
             values = self.model.predict(X, pred_contrib=True)
         return np.asarray(values, dtype=np.float64)
 
+    def feature_interactions(self, X, max_bytes=None):
+        """XGBoost's exact SHAP interaction values of the raw margin (``pred_interactions=True``, float32): (n, d +
+        1, d + 1), the expected margin at (d, d).  LightGBM has none: a ``TypeError``."""
+        if not hasattr(self.model, "get_booster"):
+            raise TypeError("LightGBM computes no SHAP interaction values (only pred_contrib)")
+        import xgboost
+
+        matrix = xgboost.DMatrix(np.asarray(X, dtype=np.float64), missing=np.nan)
+        return np.asarray(self.model.get_booster().predict(matrix, pred_interactions=True), dtype=np.float64)
+
 
 BUILTIN_CANDIDATES = [TreesCandidate, LinearCandidate, StumpsCandidate, KernelCandidate, ExactBoostCandidate,
                       LightGBMCandidate, XGBoostCandidate]

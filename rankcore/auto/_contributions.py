@@ -63,50 +63,75 @@ class ScoreComposition:
         Time: the members' TreeSHAP (one call each); memory O(n · d) besides
         one member's output at a time.
         """
+        return self._composed(X, "feature_contributions", {})
+
+    def interactions(self, X: np.ndarray, max_bytes) -> np.ndarray:
+        """(n, d + 1, d + 1) float64: Σ_m a_m Φ_m(x) per pair of original columns, Σ_m a_m φ0_m + b at (d, d).
+
+        SHAP interaction values are linear in the model as SHAP values are.
+        Time: the members' (one call each); memory O(n · d²) besides one
+        member's output at a time (each bounded by ``max_bytes``).
+        """
+        return self._composed(X, "feature_interactions", {"max_bytes": max_bytes})
+
+    def _composed(self, X: np.ndarray, method: str, options: dict) -> np.ndarray:
         n, d = X.shape
         if n > 1 and len(self.members) > 1:
             for member in self.members[1:]:          # a bag's model without covers refuses before any real work
-                _member_values(member, X[:1])
-        out = np.zeros((n, d + 1))
+                _member_values(member, X[:1], method, options)
+        pairs = method == "feature_interactions"
+        out = np.zeros((n, d + 1, d + 1) if pairs else (n, d + 1))
+        last = (slice(None), d, d) if pairs else (slice(None), d)
         for member in self.members:
-            values = _member_values(member, X)
-            out[:, :d] += member.weight * values[:, :d]
-            out[:, d] += member.weight * values[:, d] + member.offset
+            scaled = member.weight * _member_values(member, X, method, options)
+            scaled[last] += member.offset          # (w·φ0 + b) added at once: the contributions' rounding
+            out += scaled
         return out
 
 
-def _member_values(member: _Member, X: np.ndarray) -> np.ndarray:
-    """The member's (n, d + 1) values on the original columns (indicators added to the columns they indicate)."""
+def _member_values(member: _Member, X: np.ndarray, method: str = "feature_contributions",
+                   options: dict | None = None) -> np.ndarray:
+    """The member's ``method`` values on the original columns (indicators added to the columns they indicate): (n,
+    d + 1) contributions, or (n, d + 1, d + 1) interactions (the indicators' rows and columns added)."""
     d = X.shape[1]
+    owner = f"AutoRanker.{method}"
     Z, indicated = X, []
     for step in member.steps:
         if isinstance(step, MissingValueImputer):
             indicated.append((Z.shape[1], np.asarray(step.indicator_features_, dtype=np.intp)))
         Z = step.transform(Z)
     try:
-        values = np.asarray(member.model.feature_contributions(Z), dtype=np.float64)
+        values = np.asarray(getattr(member.model, method)(Z, **(options or {})), dtype=np.float64)
     except TypeError as exc:
         # a learner without trees: every model of a bag is the same candidate, so the candidate is at fault, and
         # AutoRanker's advice (its candidates) replaces the model's own (its learner parameter)
-        raise TypeError(f"AutoRanker.feature_contributions: the chosen candidate {member.name!r} "
-                        f"({type(member.model).__name__}) has no exact contributions ({exc}); only {EXPLAINED} have "
-                        "them") from exc
+        raise TypeError(f"{owner}: the chosen candidate {member.name!r} ({type(member.model).__name__}) has no "
+                        f"exact {_WHAT[method]} ({exc}); only {EXPLAINED} have them") from exc
     except ValueError as exc:
         # a model file without covers: the model of the bag at fault is named
-        raise ValueError(f"AutoRanker.feature_contributions: candidate {member.name!r}{member.where}: {exc}") from exc
-    if values.shape != (Z.shape[0], Z.shape[1] + 1):
-        raise ValueError(f"AutoRanker.feature_contributions: candidate {member.name!r}{member.where} gave values "
-                         f"of shape {values.shape}, expected {(Z.shape[0], Z.shape[1] + 1)}")
-    for width, columns in reversed(indicated):      # the imputer appends its indicators after the filled columns
-        values[:, columns] += values[:, width:width + columns.shape[0]]
-        values = np.concatenate([values[:, :width], values[:, width + columns.shape[0]:]], axis=1)
+        raise ValueError(f"{owner}: candidate {member.name!r}{member.where}: {exc}") from exc
+    width = Z.shape[1] + 1
+    expected = (Z.shape[0],) + ((width, width) if method == "feature_interactions" else (width,))
+    if values.shape != expected:
+        raise ValueError(f"{owner}: candidate {member.name!r}{member.where} gave values of shape {values.shape}, "
+                         f"expected {expected}")
+    for axis in range(1, values.ndim):
+        for width, columns in reversed(indicated):      # the imputer appends its indicators after the filled columns
+            moved = np.moveaxis(values, axis, 1)
+            moved[:, columns] += moved[:, width:width + columns.shape[0]]
+            values = np.moveaxis(np.delete(moved, np.s_[width:width + columns.shape[0]], axis=1), 1, axis)
     if values.shape[1] != d + 1:
-        raise ValueError(f"AutoRanker.feature_contributions: candidate {member.name!r}{member.where} reads "
-                         f"{values.shape[1] - 1} columns, expected {d}")
+        raise ValueError(f"{owner}: candidate {member.name!r}{member.where} reads {values.shape[1] - 1} columns, "
+                         f"expected {d}")
     return values
 
 
-def score_composition(estimator: Any, name: str, candidate: Candidate | None = None) -> ScoreComposition:
+#: What each method gives, for the refusals' messages.
+_WHAT = {"feature_contributions": "contributions", "feature_interactions": "interaction values"}
+
+
+def score_composition(estimator: Any, name: str, candidate: Candidate | None = None,
+                      method: str = "feature_contributions") -> ScoreComposition:
     """The linear composition of AutoRanker's ``best_estimator_`` (chosen as ``name``, scored by ``candidate``).
 
     Raises
@@ -117,7 +142,7 @@ def score_composition(estimator: Any, name: str, candidate: Candidate | None = N
         model without ``decision_function`` -- scored by P(relevant) -- or
         without ``feature_contributions``), naming the candidate(s).
     """
-    prefix = "AutoRanker.feature_contributions:"
+    prefix = f"AutoRanker.{method}:"
     if isinstance(estimator, RankAverage):
         raise TypeError(f"{prefix} the chosen model {name!r} is a rank-average blend, the mean of each member's "
                         f"quantile among its out-of-fold scores: that map is not linear, so its members' "
@@ -137,7 +162,7 @@ def score_composition(estimator: Any, name: str, candidate: Candidate | None = N
     members = []
     for model, weight, offset, where in terms:
         steps, inner = _unwrap(model)
-        problem = _refusal(inner) if steps is not None else "it reads X through steps other than the imputer"
+        problem = _refusal(inner, method) if steps is not None else "it reads X through steps other than the imputer"
         if problem is not None:
             raise TypeError(f"{prefix} the chosen candidate {name!r} ({type(inner).__name__}): {problem}; "
                             f"only {EXPLAINED} have exact contributions")
@@ -166,10 +191,10 @@ def _unwrap(estimator: Any) -> tuple[tuple | None, Any]:
     return steps, model
 
 
-def _refusal(model: Any) -> str | None:
-    """Why ``model``'s score has no exact contributions here (None: it has)."""
+def _refusal(model: Any, method: str = "feature_contributions") -> str | None:
+    """Why ``model``'s score has no exact ``method`` values here (None: it has)."""
     if not hasattr(model, "decision_function"):
         return "it has no decision_function, so it is scored by P(relevant), a nonlinear transform of its model"
-    if not hasattr(model, "feature_contributions"):
-        return "it has no exact feature contributions"
+    if not hasattr(model, method):
+        return f"it has no exact feature {_WHAT[method]}"
     return None

@@ -26,8 +26,8 @@ from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
                     require_score_queries)
 from ..metrics import Queries, check_queries
 from ..push import row_weights
-from ..validation import (check_bipartite_target, check_matrix, check_same_length, effective_n_threads, int_seed,
-                          reject_1d)
+from ..validation import (INTERACTION_MAX_BYTES, check_bipartite_target, check_interaction_size, check_matrix,
+                          check_same_length, effective_n_threads, int_seed, reject_1d)
 from ._bag import FoldBag, standardization
 from ._candidate import (NO_SAMPLE_WEIGHT, Candidate, build_estimator, candidate_scores, fit_estimator,
                          registered_candidates)
@@ -697,6 +697,31 @@ class AutoRanker(TreeExport, Ranker):
         check_is_fitted(self)
         composition = score_composition(self.best_estimator_, self.best_candidate_, getattr(self, "_candidate", None))
         return composition.contributions(self._prediction_rows(X))
+
+    @reads_a_snapshot
+    def feature_interactions(self, X, *, max_bytes: int | None = INTERACTION_MAX_BYTES) -> np.ndarray:
+        """Each row's SHAP interaction values of the chosen model: (n_samples, n_features + 1, n_features + 1).
+
+        As :meth:`feature_contributions`, composed from the members' exact
+        values (``PushBoost.feature_interactions``; an ``xgboost``
+        candidate's ``pred_interactions``, float32): Σ_m a_m Φ_m(x), the
+        expected score Σ_m a_m φ0_m + b at [-1, -1] and zeros in the rest of
+        the last row and column.  Each matrix is symmetric, row j sums to
+        ``feature_contributions(X)[:, j]`` (up to rounding).  A
+        missing-value indicator's row and column are added to its column's.
+        ``max_bytes`` (default 1 GiB; None: no limit) refuses a larger output
+        with a ``ValueError``.  A ``lightgbm`` candidate has no interaction
+        values (LightGBM computes none): refused with a ``TypeError``, as are
+        the models :meth:`feature_contributions` refuses.
+        """
+        from ._contributions import score_composition
+
+        check_is_fitted(self)
+        composition = score_composition(self.best_estimator_, self.best_candidate_, getattr(self, "_candidate", None),
+                                        method="feature_interactions")
+        X_arr = self._prediction_rows(X)
+        check_interaction_size(X_arr.shape[0], X_arr.shape[1], max_bytes, "AutoRanker.feature_interactions")
+        return composition.interactions(X_arr, max_bytes)
 
     @reads_a_snapshot
     def score(self, X, y, qid=None, sample_weight=None, *, group=None) -> float:

@@ -16,7 +16,8 @@ __all__ = ["add_permutation_options", "check_permutation_options", "run_permutat
 #: Shuffles of each feature when --repeats is not given.
 DEFAULT_REPEATS = 5
 #: The options of one mode of explain, by destination, that the other mode refuses.
-_CONTRIBUTION_OPTIONS = (("top", "--top"), ("features", "--features"), ("summary", "--summary"))
+_CONTRIBUTION_OPTIONS = (("top", "--top"), ("features", "--features"), ("summary", "--summary"),
+                         ("interactions", "--interactions"), ("per_row", "--per-row"))
 _PERMUTATION_OPTIONS = (("scoring", "--scoring"), ("repeats", "--repeats"), ("random_state", "--random-state"),
                         ("within_queries", "--within-queries"))
 

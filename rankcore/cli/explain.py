@@ -1,5 +1,6 @@
-"""``rankcore explain MODEL DATA``: the features that put the top rows on top (feature contributions), or each
-feature's permutation importance for a ranking metric (``--permutation``)."""
+"""``rankcore explain MODEL DATA``: the features that put the top rows on top (feature contributions), the pairs of
+features that act together (``--interactions``: SHAP interaction values), or each feature's permutation importance
+for a ranking metric (``--permutation``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from . import CommandError
 from ._columns import load_for_model, model_features
 from ._common import add_data_options, add_force_option, check_output, info, positive_int
 from ._outputs import output_file, output_name
-from ._explanations import Explanations, ranked_rows, write, write_summary
+from ._explanations import Explanations, _item, ranked_rows, write, write_summary
+from ._interaction_output import write_interaction_summary, write_interactions_per_row
 from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
 from ._models import check_model_missing, decision_scores, describe_estimator
 from ._permutation import add_permutation_options, check_permutation_options, run_permutation
@@ -35,12 +37,15 @@ def add_parser(subparsers):
                     "--init-score COLUMN: the contributions explain its correction, the initial score is one more\n"
                     "term (init_score). --permutation says instead how much a ranking metric (--scoring; the\n"
                     "model's own score by default) drops when each feature's column is shuffled: any model, one\n"
-                    "table of features.",
+                    "table of features. --interactions ranks the pairs of features by their mean |SHAP interaction\n"
+                    "value| over the rows (--per-row: each row's values, one record per row and pair).",
         epilog="examples:\n"
                "  rankcore explain trees.json loans.csv --id loan --top 20\n"
                "  rankcore explain trees.json loans.csv --id loan --out contributions.csv\n"
                "  rankcore explain trees.json queries.csv --qid query --top 3 --features 5\n"
-               "  rankcore explain model.json queries.csv --qid query --permutation --scoring ndcg@k:5",
+               "  rankcore explain model.json queries.csv --qid query --permutation --scoring ndcg@k:5\n"
+               "  rankcore explain trees.json loans.csv --interactions --out pairs.csv\n"
+               "  rankcore explain trees.json loans.csv --id loan --interactions --per-row --out tidy.csv",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
@@ -66,6 +71,16 @@ def add_parser(subparsers):
     parser.add_argument("--out", "-o", metavar="FILE.csv", help="write the output here (default: standard output)")
     add_force_option(parser)
     parser.add_argument("--quiet", "-q", action="store_true", help="no status messages")
+    group = parser.add_argument_group("interaction values (--interactions)")
+    group.add_argument("--interactions", action="store_true",
+                       help="instead of contributions, the pairs of features by their mean |SHAP interaction value| "
+                            "over every row (or the --top rows of each query), with the mean value: columns "
+                            "feature_i, feature_j, mean_abs_interaction, mean_interaction (a pair moves a score by "
+                            "twice its value beyond the two main effects); the text output shows the pairs whose "
+                            "mean is not 0, the K strongest with --features K")
+    group.add_argument("--per-row", action="store_true",
+                       help="with --interactions: each row's values instead, one record per row and pair "
+                            "feature_i <= feature_j whose value is not 0 (the same feature twice: its main effect)")
     add_permutation_options(parser)
     return parser
 
@@ -76,12 +91,13 @@ def run(args) -> int:
     from ..persistence import load_model
 
     check_permutation_options(args)
+    check_interaction_options(args)
     if args.permutation:
         return run_permutation(args)
     if args.out:
         check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
     model = load_model(args.model)
-    check_explains(model, args.model)
+    check_explains(model, args.model, "feature_interactions" if args.interactions else "feature_contributions")
     check_scored_with_init_scores(model, args.model, args.init_score)
     if args.id_column and args.id_column in (model_features(model) or ()):
         raise CommandError(f"--id {args.id_column}: a feature of the model {args.model}; --id names the rows by an "
@@ -92,18 +108,27 @@ def run(args) -> int:
     def explain(rows):
         return contributions(model, args.model, X.iloc[rows] if hasattr(X, "iloc") else X[rows], data.n_features)
 
+    def pairs(rows):
+        return interaction_values(model, args.model, X.iloc[rows] if hasattr(X, "iloc") else X[rows],
+                                  data.n_features)
+
     # one row first: a model that cannot explain its scores (stumps) is refused for that, before its other checks
-    explain(np.arange(1))
+    (pairs if args.interactions else explain)(np.arange(1))
     check_model_missing(model, args.model, data)
     scores = with_init_scores(decision_scores(model, X), data)
     explained = Explanations(data=data, scores=scores, contributions=explain,
                              names=model_features(model) or list(data.feature_names), id_column=args.id_column)
     fmt = args.table_format or ("csv" if args.out else "text")
-    top = args.top if args.top is not None or fmt != "text" or args.summary else DEFAULT_TOP
+    top = args.top if args.top is not None or fmt != "text" or args.summary or args.interactions else DEFAULT_TOP
     rows, ranks = ranked_rows(scores, data.qid, top)
 
     def output(handle):
-        if args.summary:
+        if args.interactions and args.per_row:
+            write_interactions_per_row(pairs, explained.names, rows, _lead_columns(explained, rows, ranks), fmt,
+                                       handle)
+        elif args.interactions:
+            write_interaction_summary(pairs, explained.names, rows, fmt, args.features, handle)
+        elif args.summary:
             write_summary(explained, rows, fmt, handle)
         else:
             write(explained, rows, ranks, fmt, args.features or DEFAULT_FEATURES, handle)
@@ -113,16 +138,69 @@ def run(args) -> int:
         return 0
     with output_file(args.out, newline="") as handle:
         output(handle)
-    info(args, f"wrote the {'summary of the ' if args.summary else ''}contributions of {rows.shape[0]} rows to "
-               f"{output_name(args.out)}")
+    what = "contributions"
+    if args.interactions:
+        what = "interaction values" if args.per_row else "mean interaction of each pair of features"
+    summary = "summary of the " if args.summary else ""
+    info(args, f"wrote the {summary}{what} of {rows.shape[0]} rows to {output_name(args.out)}")
     return 0
 
 
-def check_explains(model, model_path: str) -> None:
-    """Refuse, before any data are read, a model that has no ``feature_contributions`` method."""
-    if not callable(getattr(model, "feature_contributions", None)):
+def check_interaction_options(args) -> None:
+    """Refuse, before any file is read, --per-row without --interactions and the options --interactions has no use
+    for."""
+    if args.per_row and not args.interactions:
+        raise CommandError("--per-row: only with --interactions (each row's SHAP interaction values)")
+    if args.interactions and args.summary:
+        raise CommandError("--summary: not with --interactions, whose output is already a summary over the rows "
+                           "(the pairs by mean |interaction|; --per-row for each row's values)")
+    if args.interactions and args.per_row and args.features is not None:
+        raise CommandError("--features: not with --interactions --per-row, which lists every non-zero value (with "
+                           "--interactions alone it limits the text output to the K strongest pairs)")
+
+
+def check_explains(model, model_path: str, method: str = "feature_contributions") -> None:
+    """Refuse, before any data are read, a model that has no ``method`` (``feature_contributions`` or
+    ``feature_interactions``)."""
+    if not callable(getattr(model, method, None)):
+        values = "SHAP interaction values" if method == "feature_interactions" else "feature contributions"
         raise CommandError(f"the model {model_path} ({describe_estimator(model)}) cannot explain its scores: "
-                           f"feature contributions are TreeSHAP values of boosted trees; {_how_to_explain(model)}")
+                           f"{values} are TreeSHAP values of boosted trees; {_how_to_explain(model)}")
+
+
+def _lead_columns(explained: Explanations, rows, ranks) -> tuple[list[str], object]:
+    """The first columns of ``--interactions --per-row``: the row's name (``--id`` or row), its query, its rank;
+    a name clashing with the output's own columns is written ``id:NAME`` / ``query:NAME``."""
+    own = ["rank", "feature_i", "feature_j", "interaction"]
+    (id_name, ids), queries = explained.ids(), explained.queries()
+    names = [id_name if id_name not in own else f"id:{id_name}"]
+    if queries is not None:
+        names.append(queries[0] if queries[0] not in own + names else f"query:{queries[0]}")
+    rank_of = dict(zip(rows.tolist(), ranks.tolist()))
+
+    def values(row: int) -> list:
+        return ([_item(ids[row])] + ([_item(queries[1][row])] if queries is not None else []) + [rank_of[row]])
+
+    return names + ["rank"], values
+
+
+def interaction_values(model, model_path: str, X, n_features: int):
+    """The model's ``feature_interactions(X)`` as float64, shape (n_rows, n_features + 1, n_features + 1), checked
+    (the blocks of rows are bounded by the caller: no ``max_bytes``); a ``TypeError`` as :func:`contributions`
+    says it."""
+    import numpy as np
+
+    try:
+        phi = model.feature_interactions(X, max_bytes=None)
+    except TypeError as exc:
+        raise CommandError(f"the model {model_path} ({describe_estimator(model)}) cannot explain its scores: "
+                           f"{exc}; {_how_to_explain(model)}") from None
+    phi = np.asarray(phi, dtype=np.float64)
+    expected = (X.shape[0], n_features + 1, n_features + 1)
+    if phi.shape != expected:
+        raise CommandError(f"{type(model).__name__}.feature_interactions: expected an array of shape {expected}, "
+                           f"got {phi.shape}")
+    return phi
 
 
 def contributions(model, model_path: str, X, n_features: int):

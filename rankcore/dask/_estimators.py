@@ -32,11 +32,13 @@ from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping,
                     plan_validation, read_eval_sets, refuse_positions_without_queries, resolve_early_stopping,
                     warn_sparse_places)
 from ..spec import Kind, Parameter
-from ..validation import check_finite_scores, check_learner_matrix, check_matrix
+from ..validation import (INTERACTION_MAX_BYTES, check_finite_scores, check_interaction_size, check_learner_matrix,
+                          check_matrix)
 from ._client import ClientParameter
 from ._backend import backend_kind, make_backend, pairwise_trees_refusal
 from ._init_models import one_list_grades, read_dask_init_model, start_scores
 from ._init_scores import init_vector, local_scores
+from ._categories import coded_eval_sets, frame_category_columns
 from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
 from ._prepare import DaskRows, summarize
 from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker, searches_in_passes
@@ -78,9 +80,19 @@ def _contributions_chunk(X, contributions, rankers, alphas, allow_nan=False):
     return contributions(rankers, alphas, _chunk_rows(X, allow_nan), 1)
 
 
+def _interactions_chunk(X, interactions, rankers, alphas, allow_nan=False, max_bytes=None):
+    """``feature_interactions`` of one chunk, with the arithmetic of the in-memory estimator (one thread)."""
+    return interactions(rankers, alphas, _chunk_rows(X, allow_nan), 1, max_bytes)
+
+
 def _leaves_chunk(X, leaves, rankers, allow_nan=False):
     """``apply`` of one chunk, with the walk of the in-memory estimator (one thread: the same leaves)."""
     return leaves(rankers, _chunk_rows(X, allow_nan), 1)
+
+
+def _splits_categories(learner) -> bool:
+    """The learner splits columns by category groups (its class declares ``accept_categorical``: trees)."""
+    return bool(getattr(learner, "accept_categorical", False))
 
 
 def _labels_chunk(y, classes):
@@ -233,11 +245,12 @@ class _DaskBoost(ClientParameter):
             eval_set = eval_set.with_init_scores(check_eval_init_scores(eval_init_score, len(eval_set.sets)))
         init = read_dask_init_model(init_model)
         within_queries = qid is not None or group is not None
-        setup, probe, refusal, client = self._check_request(y, eval_set, within_queries, positions=position is not None)
-        data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
+        setup, probe, refusal, client = self._check_request(y, eval_set, within_queries, positions=position is not None,
+                                                            category_frame=bool(frame_category_columns(X)))
+        data = as_row_chunks(X, y, sample_weight, categories=_splits_categories(setup.learner)).persist_if_local(client)
         data = replace(data, init=init_vector(init_score, data.chunk_rows, client))
+        self._record_features(data, setup.learner)      # and the columns split by category groups
         if init is not None:                # before any row is read: what the model's weak rankers read and mean
-            self._record_features(data)
             # with the setup: the task, and the learner as given (the refusal of another growth reads it), as in memory
             init.check(self, setup.learner, within_queries=within_queries, init_score=init_score is not None,
                        setup=setup)
@@ -318,11 +331,14 @@ class _DaskBoost(ClientParameter):
                   if key not in ("client", "placement")}
         # the worker fits the rows as an array: the learner's columns by name are resolved here, by the frame's names
         params["learner"] = learner_with_column_names(params["learner"], data.feature_names)
+        if getattr(self, "_categorical_columns", ()):     # the gathered rows are codes: these columns by index
+            params["categorical_features"] = list(self._categorical_columns)
         local = self._local_class(**params)
         q = None if qid is None and group is None else query_vector(qid, group, data)
         p = None if position is None else position_vector(position, data)      # checked by the in-memory fit
         # the sets as read on the client (the training data recognized by the objects given to fit)
-        kwargs = {} if eval_set is None else {"eval_set": _local_sets(eval_set)}
+        kwargs = {} if eval_set is None else {"eval_set": coded_eval_sets(_local_sets(eval_set),
+                                                                          getattr(self, "categories_", None))}
         if init_model is not None:
             kwargs["init_model"] = init_model
         fitted, address, threads = fit_on_one_worker(client, local, data, setup.task, qid=q, position=p,
@@ -346,10 +362,11 @@ class _DaskBoost(ClientParameter):
             "iterations": len(self.rankers_),
         }
 
-    def _check_request(self, y, eval_set, within_queries: bool, positions: bool = False):
+    def _check_request(self, y, eval_set, within_queries: bool, positions: bool = False, category_frame: bool = False):
         """The checks of a fit before any data is read: (setup record, bound objective probe, refusal, client).
 
         ``positions``: the fit is given ``position``, which needs queries and an objective with a curvature.
+        ``category_frame``: X is a DataFrame with ``category`` columns (read from its dtypes).
 
         ``refusal`` is the error a distributed fit of the request would raise
         (None if it can run distributed): the fit on one worker, the
@@ -359,11 +376,7 @@ class _DaskBoost(ClientParameter):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         if positions and not within_queries:
             refuse_positions_without_queries()
-        setup = self._fit_setup(within_queries)
-        if self.categorical_features is not None and np.size(self.categorical_features):
-            raise ValueError("categorical_features: categorical columns are not supported on Dask yet; fit in "
-                             "memory (rankcore.boost(..., categorical_features=...)), or leave it None to split "
-                             "their codes as numbers")
+        setup = self._fit_setup(within_queries, category_frame)
         if self.thresholds is not None and not setup.learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {setup.learner.spec!r} does not use thresholds; leave "
                              "thresholds=None")
@@ -421,10 +434,12 @@ class _DaskBoost(ClientParameter):
         benchmarks time the iterations of a started session on their own).
         """
         eval_set = read_eval_sets(eval_set, X=X, y=y)
-        setup, probe, refusal, client = self._check_request(y, eval_set, qid is not None or group is not None)
+        setup, probe, refusal, client = self._check_request(y, eval_set, qid is not None or group is not None,
+                                                            category_frame=bool(frame_category_columns(X)))
         if refusal is not None:             # a session is distributed whatever the placement
             raise refusal
-        data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
+        data = as_row_chunks(X, y, sample_weight, categories=_splits_categories(setup.learner)).persist_if_local(client)
+        self._record_features(data, setup.learner)
         return self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group)
 
     def _start_on(self, client, data, setup, probe, sample_weight, eval_set, *, qid=None, group=None,
@@ -494,8 +509,10 @@ class _DaskBoost(ClientParameter):
         if (warn_unused := getattr(learner, "warn_unused_columns", None)) is not None:   # once, on the client
             warn_unused(int(self.n_features_in_), getattr(self, "feature_names_in_", None))
         # the learner's declared preparation from the distributed rows (the in-memory rule; see _prepare.py)
+        categorical = getattr(self, "_categorical_columns", ())
+        extra = {"categorical_features": categorical} if categorical and _splits_categories(learner) else {}
         layout = learner.prepare_distributed(DaskRows(client, data, summary), thresholds=self.thresholds,
-                                             random_state=seed, n_threads=1)
+                                             random_state=seed, n_threads=1, **extra)
         if hasattr(layout, "curvature_unit"):       # the in-memory fit's, from the training rows' totals
             layout.curvature_unit = curvature_unit(objective, data.n_rows, summary.weight)
         problem = probe
@@ -516,23 +533,34 @@ class _DaskBoost(ClientParameter):
         return _FitSession(objective, learner, task, classes, data.n_chunks, summary, layout, kind, shards, backend,
                            setup, stop_early, validation, stopping.fallback, places, from_init)
 
-    def _record_features(self, data) -> None:
-        """``n_features_in_`` and ``feature_names_in_`` of the rows ``data`` (names only when X has them)."""
+    def _record_features(self, data, learner=None) -> None:
+        """``n_features_in_`` and ``feature_names_in_`` of the rows ``data`` (names only when X has them); with the
+        fit's ``learner``, also ``categories_`` and the columns split by category groups, as the in-memory fit
+        records them (a DataFrame's ``category`` columns and ``categorical_features``)."""
         self.__dict__.pop("feature_names_in_", None)
         self.n_features_in_ = data.n_features
         if data.feature_names is not None:
             self.feature_names_in_ = np.asarray(data.feature_names, dtype=object)
+        if learner is None:
+            return
+        self.__dict__.pop("categories_", None)
+        if data.categories is not None:
+            self.categories_ = data.categories
+        from_frame = [j for j, c in enumerate(data.categories or ()) if c is not None]
+        self._categorical_columns = self._categorical(from_frame, data.n_features, learner)
 
     def _sample_request(self, learner, seed):
         """``(subsample, seed)`` of the bin-edge sample ``learner`` will ask of the rows, or None."""
         subsample = learner.distributed_sample(thresholds=self.thresholds)
         return None if subsample is None else (subsample, seed)
 
-    def _fit_setup(self, within_queries: bool):
-        """The setup record of a fit: with the per-query defaults within queries (as in memory)."""
+    def _fit_setup(self, within_queries: bool, category_frame: bool = False):
+        """The setup record of a fit: with the per-query defaults within queries (as in memory: for rows with
+        columns split by category groups, ``category_frame`` or ``categorical_features``, trees that split them)."""
         setup = self._setup_record()
         if within_queries:
-            return self._query_setup(setup)
+            given = self.categorical_features is not None and np.size(self.categorical_features) > 0
+            return self._query_setup(setup, categorical=given or (category_frame and _splits_categories(setup.learner)))
         setup.objective.check_queries(None)          # an objective that needs queries refuses a fit without
         return setup
 
@@ -658,6 +686,24 @@ class _DaskBoost(ClientParameter):
         contributions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])))       # covers and columns
         return X.map_blocks(_contributions_chunk, contributions, self.rankers_, self.alphas_, self._routes_nan(),
                             chunks=(X.chunks[0], (X.shape[1] + 1,)), dtype=np.float64)
+
+    @reads_a_snapshot
+    def feature_interactions(self, X, *, max_bytes: int | None = INTERACTION_MAX_BYTES):
+        """:meth:`PushBoost.feature_interactions`; a lazy ``dask.array`` of shape (n_samples, n_features + 1,
+        n_features + 1) for a Dask collection, each chunk's rows computed on its worker.  ``max_bytes`` bounds each
+        chunk's output (rechunk the rows to fit); the checks -- a tree learner, covers, the chunk sizes -- run
+        here."""
+        check_is_fitted(self)
+        interactions = getattr(self._learner, "interaction_values", None)
+        if not is_dask_collection(X) or interactions is None:      # (no learner's values: the TypeError)
+            return super().feature_interactions(X, max_bytes=max_bytes)
+        X = self._dask_matrix(X)
+        interactions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])), 1, max_bytes)   # covers, columns
+        width = X.shape[1] + 1
+        check_interaction_size(max(X.chunks[0], default=0), X.shape[1], max_bytes,
+                               "feature_interactions (the largest chunk of X's rows: rechunk them)")
+        return X.map_blocks(_interactions_chunk, interactions, self.rankers_, self.alphas_, self._routes_nan(),
+                            max_bytes, chunks=(X.chunks[0], (width,), (width,)), new_axis=2, dtype=np.float64)
 
     @reads_a_snapshot
     def apply(self, X):

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._categories import coded_dask_frame, coded_local_frame, fitted_categories_of, refuse_category_columns
 from ._workers import worker_info
 
 #: The largest share of the workers' summed memory limit that a fit's rows may take to be persisted for the
@@ -57,17 +58,9 @@ def _known_chunks(arr, name: str):
     return arr
 
 
-def _refuse_categories(X: Any, name: str) -> None:
-    """A DataFrame's ``category`` columns: the in-memory trees split them by category groups, which a Dask fit
-    does not; read as their values they would give another model, silently, so they are refused by name."""
-    dtypes = getattr(X, "dtypes", None)
-    if not (hasattr(dtypes, "__iter__") and hasattr(X, "columns")):      # a frame's, not a series' one dtype
-        return
-    columns = [str(c) for c, d in zip(X.columns, dtypes) if str(d) == "category"]
-    if columns:
-        raise TypeError(f"{name}: column {columns[0]!r} is a pandas 'category' column, which a Dask fit cannot split "
-                        f"by category groups as the in-memory fit does; encode it as numbers, or fit in memory "
-                        f"(rankcore.boost(learner='trees'))")
+#: Why a Dask input's ``category`` column is refused where no learner splits it by category groups.
+_CATEGORIES_REFUSED = ("which only the trees learner splits (by category groups) on Dask; encode it as numbers "
+                       "(X[column].cat.codes, or its values: X[column].astype(float)), or fit learner='trees'")
 
 
 def as_dask_matrix(X: Any, *, name: str = "X", chunk_rows: int | None = None):
@@ -76,15 +69,27 @@ def as_dask_matrix(X: Any, *, name: str = "X", chunk_rows: int | None = None):
     ``X``: a ``dask.array`` (columns are merged into one chunk), a
     ``dask.dataframe.DataFrame`` (its partitions become the row chunks), or
     an in-memory array / DataFrame (split into chunks of ``chunk_rows``
-    rows, default: about 4 chunks).
+    rows, default: about 4 chunks).  A DataFrame's ``category`` columns are
+    refused by name (:func:`as_row_chunks` encodes them for the trees).
     """
+    arr, names, _ = _dask_matrix(X, name, chunk_rows, categories=False)
+    return arr, names
+
+
+def _dask_matrix(X: Any, name: str, chunk_rows: int | None, *, categories: bool):
+    """:func:`as_dask_matrix`, and the categories: with ``categories``, a DataFrame's ``category`` columns become
+    float64 codes by value (``rankcore.dask._categories``) and the third item lists per column its categories or
+    None (None for an array); without, such columns are refused by name and the third item is None."""
     import dask.array as da
     import dask.dataframe as dd
 
-    names = None
-    _refuse_categories(X, name)
+    names = found = None
+    if not categories:
+        refuse_category_columns(X, name, _CATEGORIES_REFUSED)
     if isinstance(X, dd.DataFrame):
         names = [str(c) for c in X.columns] if all(isinstance(c, str) for c in X.columns) else None
+        if categories:
+            X, found = coded_dask_frame(X, None, name=name)
         arr = X.to_dask_array(lengths=True)
     elif isinstance(X, dd.Series):
         raise ValueError(f"{name}: expected a 2-D collection (rows × features), got a dask Series")
@@ -97,6 +102,8 @@ def as_dask_matrix(X: Any, *, name: str = "X", chunk_rows: int | None = None):
             names = [str(c) for c in X.columns]
         if hasattr(X, "toarray"):
             raise TypeError(f"{name}: sparse matrices are not supported; pass a dense array")
+        if categories:
+            X, found = coded_local_frame(X, name=name)
         local = np.asarray(X)
         if local.ndim != 2:
             raise ValueError(f"{name}: expected a 2-D array, got shape {local.shape}")
@@ -111,26 +118,32 @@ def as_dask_matrix(X: Any, *, name: str = "X", chunk_rows: int | None = None):
         raise ValueError(f"{name}: expected at least one row, got an empty array")
     if arr.shape[1] == 0:
         raise ValueError(f"{name}: expected at least one feature, got 0 columns")
-    return arr, names
+    return arr, names, found
 
 
 def fitted_dask_matrix(estimator, X):
     """X to predict on with a fitted estimator: a 2-D Dask array with its features, one column chunk.
 
     A dask.dataframe's columns must be the features seen in fit (when fit
-    saw names); the number of columns must be ``n_features_in_``.
+    saw names); the number of columns must be ``n_features_in_``.  Its
+    ``category`` columns are encoded by the fit's categories (``categories_``),
+    by value, partition by partition (``rankcore.dask._categories``).
     """
     import dask.array as da
     import dask.dataframe as dd
 
+    if not isinstance(X, (dd.DataFrame, da.Array)):
+        raise TypeError(f"X: expected a dask.array or dask.dataframe collection, got {type(X).__name__}")
+    fitted = getattr(estimator, "categories_", None)
+    names = getattr(estimator, "feature_names_in_", None)
+    fitted_categories_of(X, fitted, feature_names=names)
     if isinstance(X, dd.DataFrame):
-        names = getattr(estimator, "feature_names_in_", None)
         if names is not None and [str(c) for c in X.columns] != [str(c) for c in names]:
             raise ValueError(f"X: the columns {list(X.columns)!r} differ from the features seen in fit "
                              f"{list(names)!r}")
+        if fitted is not None and len(fitted) == len(X.columns):
+            X, _ = coded_dask_frame(X, fitted)        # by value: the fit's categories give the codes
         X = X.to_dask_array()
-    elif not isinstance(X, da.Array):
-        raise TypeError(f"X: expected a dask.array or dask.dataframe collection, got {type(X).__name__}")
     if X.ndim != 2:
         raise ValueError(f"X: expected a 2-D array, got {X.ndim} dimension(s)")
     if X.shape[1] != estimator.n_features_in_:
@@ -227,6 +240,10 @@ class RowChunks:
     init : dask.array.Array of float64 (n,) with X's row chunks, or None
         Each row's initial score (``fit(..., init_score=...)``), moved with its
         row (``rankcore.dask._init_scores``).
+    categories : list or None
+        Per column of a DataFrame X, the categories of a ``category`` column
+        (X holds their positions, float64) or None; None for an array (read
+        once, by the fit, before the rows move).
     """
 
     X: Any
@@ -237,6 +254,7 @@ class RowChunks:
     qid: Any = None
     position: Any = None
     init: Any = None
+    categories: list | None = None
 
     def persist_if_local(self, client) -> "RowChunks":
         """Send the inputs given in memory to the workers once.
@@ -250,7 +268,8 @@ class RowChunks:
             return self
         for k, arr in zip(chosen, client.persist([arrays[k] for k in chosen])):
             arrays[k] = arr
-        return RowChunks(*arrays, self.feature_names, from_memory=(False, False, False), init=self.init)
+        return RowChunks(*arrays, self.feature_names, from_memory=(False, False, False), init=self.init,
+                         categories=self.categories)
 
     def persisted_for_setup(self, client, *, share: float | None = None) -> "RowChunks":
         """The rows computed once into the workers' memory, for the passes before boosting.
@@ -332,11 +351,16 @@ class RowChunks:
         return [call(i, x, y, w, *args, **kwargs) for i, (x, y, w) in enumerate(self.delayed_chunks())]
 
 
-def as_row_chunks(X: Any, y: Any = None, sample_weight: Any = None, *, chunk_rows: int | None = None) -> RowChunks:
-    """Normalize (X, y, sample_weight) to aligned row-chunked Dask arrays (see the module docs)."""
-    arr, names = as_dask_matrix(X, name="X", chunk_rows=chunk_rows)
+def as_row_chunks(X: Any, y: Any = None, sample_weight: Any = None, *, chunk_rows: int | None = None,
+                  categories: bool = False) -> RowChunks:
+    """Normalize (X, y, sample_weight) to aligned row-chunked Dask arrays (see the module docs).
+
+    ``categories``: a DataFrame's ``category`` columns become float64 codes by value, their categories kept in
+    ``RowChunks.categories`` (for a learner that splits them by category groups); else they are refused by name.
+    """
+    arr, names, found = _dask_matrix(X, "X", chunk_rows, categories=categories)
     chunks = tuple(int(c) for c in arr.chunks[0])
     y_arr = None if y is None else _as_dask_vector(y, chunks, name="y")
     w_arr = None if sample_weight is None else _as_dask_vector(sample_weight, chunks, name="sample_weight")
     local = tuple(v is not None and not is_dask_collection(v) for v in (X, y, sample_weight))
-    return RowChunks(arr, y_arr, w_arr, names, from_memory=local)
+    return RowChunks(arr, y_arr, w_arr, names, from_memory=local, categories=found)

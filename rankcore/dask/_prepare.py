@@ -24,6 +24,9 @@ plus its merge on the client:
       of d·q·m counts) -- ``thresholds``;
   ``count_above(thresholds)``, ``reduce(func, ...)``
       additive per-chunk statistics, added on the workers;
+  ``distinct(columns, most)``
+      each chunk's distinct values of a few columns (at most ``most + 1``
+      each), merged on the client -- the ``trees``' categories;
   ``ranges()``
       the per-feature min and max of the rows of positive weight (from the
       summary pass) -- ``features``;
@@ -288,6 +291,16 @@ def _chunk_reduce(i, X, y, w, func, args):
     return func(X, w, *args)
 
 
+def _chunk_distinct(i, X, y, w, columns, most):
+    """Per listed column, chunk i's ``most + 1`` smallest distinct non-missing values (float64, ascending)."""
+    X, _, _ = check_chunk(i, X, None, None, task=None)
+    out = []
+    for j in columns:
+        values = np.asarray(X[:, j], dtype=np.float64)
+        out.append(np.unique(values[~np.isnan(values)])[: most + 1])
+    return out
+
+
 def _chunk_rows(i, X, y, w):
     X, _, w = check_chunk(i, X, None, w, task=None)
     return X, w
@@ -327,6 +340,15 @@ class DaskRows(RowSource):
 
     def reduce(self, func: Callable, *args: Any):
         return self.data.reduce(self.client, _chunk_reduce, func, args)
+
+    def distinct(self, columns, most):
+        """Each chunk's distinct values of the columns (at most ``most + 1`` a column), merged on the client: a
+        category occurring in any row is found, whatever the weights and the bin-edge sample."""
+        columns, most = [int(j) for j in columns], int(most)
+        if not columns:
+            return []
+        parts = self.data.map(self.client, _chunk_distinct, columns, most)
+        return [np.unique(np.concatenate([p[q] for p in parts]))[: most + 1] for q in range(len(columns))]
 
     def gather(self):
         parts = self.data.map(self.client, _chunk_rows)

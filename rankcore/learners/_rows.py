@@ -21,13 +21,16 @@ result -- and the learner builds the same layout from the answers as
 ``reduce(func, *args)``
     any other additive statistic: ``func(X_block, w_block, *args)`` summed
     over the blocks;
+``distinct(columns, most)``
+    the distinct values of a few columns (``trees``: the categories of the
+    categorical columns);
 ``gather()``
     every row, on the caller (what the default ``prepare_distributed`` does:
     correct for any learner, and O(n·d) memory once per fit).
 
 Every question concerns the rows of **positive weight** (all rows without
-weights) except ``gather`` and ``reduce``, which see every row with its
-weight.  :class:`InMemoryRows` answers them for a matrix in memory: a
+weights) except ``gather``, ``reduce`` and ``distinct``, which see every
+row.  :class:`InMemoryRows` answers them for a matrix in memory: a
 learner's ``prepare_distributed(InMemoryRows(X, w))`` must build the layout
 ``prepare(X, sample_weight=w)`` builds (the contract tests check it).
 """
@@ -40,7 +43,7 @@ import numpy as np
 
 from ._binning import quantile_thresholds, sample_rows
 
-__all__ = ["RowSource", "InMemoryRows", "count_above_block"]
+__all__ = ["RowSource", "InMemoryRows", "count_above_block", "distinct_values"]
 
 
 def count_above_block(X: np.ndarray, w: np.ndarray | None, thresholds: list) -> list[np.ndarray]:
@@ -51,6 +54,16 @@ def count_above_block(X: np.ndarray, w: np.ndarray | None, thresholds: list) -> 
     for j, t in enumerate(thresholds):
         values = np.sort(np.asarray(X[:, j], dtype=np.float64))
         out.append(values.shape[0] - np.searchsorted(values, np.asarray(t, dtype=np.float64), side="right"))
+    return out
+
+
+def distinct_values(X: np.ndarray, columns: list, most: int) -> list[np.ndarray]:
+    """Per listed column of X, its ``most + 1`` smallest distinct non-missing values (all when fewer), ascending
+    float64: the answer of :meth:`RowSource.distinct` for a block of rows.  O(n log n) per column."""
+    out = []
+    for j in columns:
+        values = np.asarray(X[:, int(j)], dtype=np.float64)
+        out.append(np.unique(values[~np.isnan(values)])[: int(most) + 1])
     return out
 
 
@@ -115,6 +128,16 @@ class RowSource:
     def count_above(self, thresholds: list) -> list[np.ndarray]:
         """Per feature j, the count of rows of positive weight with x_j > t for each t in ``thresholds[j]``."""
         return self.reduce(count_above_block, [np.asarray(t, dtype=np.float64) for t in thresholds])
+
+    def distinct(self, columns: list, most: int) -> list[np.ndarray]:
+        """Per listed column, its distinct non-missing values over every row (whatever its weight), ascending
+        float64; a column with more than ``most`` of them gives its ``most + 1`` smallest (enough to tell).
+
+        The default gathers every row (:meth:`gather`); a distributed source reads each block's values where
+        the block is.
+        """
+        X, _ = self.gather()
+        return distinct_values(X, columns, most)
 
 
 class InMemoryRows(RowSource):

@@ -1,4 +1,5 @@
-"""``feature_contributions`` of the push-family estimators: why each row scored what it did (TreeSHAP)."""
+"""``feature_contributions`` and ``feature_interactions`` of the push-family estimators: why each row scored what it
+did (TreeSHAP values and SHAP interaction values)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import reads_a_snapshot
-from ..validation import effective_n_threads
+from ..validation import INTERACTION_MAX_BYTES, effective_n_threads
 
 __all__ = ["FeatureContributions"]
 
 
 class FeatureContributions:
-    """Mixin of ``_BaseBoost``: :meth:`feature_contributions` (tree learners; the learner computes them)."""
+    """Mixin of ``_BaseBoost``: :meth:`feature_contributions` and :meth:`feature_interactions` (tree learners; the
+    learner computes them)."""
 
     @reads_a_snapshot
     def feature_contributions(self, X) -> np.ndarray:
@@ -67,3 +69,61 @@ class FeatureContributions:
                             f"(they need trees with covers: use learner='trees')")
         X_arr = self._check_X(X, reset=False)
         return contributions(self.rankers_, self.alphas_, X_arr, effective_n_threads(self.n_jobs))
+
+    @reads_a_snapshot
+    def feature_interactions(self, X, *, max_bytes: int | None = INTERACTION_MAX_BYTES) -> np.ndarray:
+        """Each row's SHAP interaction values: a symmetric (n_features + 1) × (n_features + 1) matrix per row.
+
+        Off the diagonal, Φ_ij = Φ_ji is half the Shapley interaction index of
+        features i and j for the value function of
+        :meth:`feature_contributions` (Grabisch & Roubens, "An axiomatic
+        approach to the concept of interaction among players in cooperative
+        games", 1999):
+
+            Φ_ij(x) = Σ_{S ⊆ N∖{i,j}} |S|! (|N| − |S| − 2)! / (2 (|N| − 1)!) · (v_x(S ∪ {i,j}) − v_x(S ∪ {i})
+                      − v_x(S ∪ {j}) + v_x(S)),
+
+        computed exactly as (φ_j with x_i known − φ_j with x_i unknown) / 2 by
+        TreeSHAP with feature i conditioned (Lundberg et al., "From local
+        explanations to global understanding with explainable AI for trees",
+        Nature Machine Intelligence 2020).  The diagonal holds the main
+        effects Φ_ii = φ_i − Σ_{j≠i} Φ_ij, so row i sums to
+        ``feature_contributions(X)[:, i]`` and each matrix to
+        ``decision_function(X)`` (up to rounding).  The last row and column
+        are the bias, as XGBoost's ``pred_interactions=True`` lays it out:
+        the expected score (``feature_contributions``' last column) at
+        [-1, -1], zeros elsewhere.  A feature no tree splits on has a zero
+        row and column.  O(n · Σ_t (1 + 2 U_t) · L_t · D_t² + n · d²) time
+        for trees of L_t leaves, depth D_t and U_t distinct features, in
+        parallel over rows (``n_jobs``; the values do not depend on the
+        thread count).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            As :meth:`feature_contributions` takes it.
+        max_bytes : int or None, default 2**30 (1 GiB)
+            The largest output computed: n_samples · (n_features + 1)² · 8
+            bytes beyond it are refused (pass the rows in chunks, or a larger
+            limit; None: no limit).
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, n_features + 1, n_features + 1)
+
+        Raises
+        ------
+        TypeError
+            The learner is not a tree learner (``learner="trees"``).
+        ValueError
+            The output would exceed ``max_bytes``; the model was loaded from
+            a file written without covers (refit it); X does not fit the
+            model.
+        """
+        check_is_fitted(self)
+        interactions = getattr(self._learner, "interaction_values", None)
+        if interactions is None:
+            raise TypeError(f"feature_interactions: the learner {self.learner_spec_!r} has no TreeSHAP values "
+                            f"(they need trees with covers: use learner='trees')")
+        X_arr = self._check_X(X, reset=False)
+        return interactions(self.rankers_, self.alphas_, X_arr, effective_n_threads(self.n_jobs), max_bytes)

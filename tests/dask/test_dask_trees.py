@@ -113,14 +113,25 @@ def test_dask_trees_refuse_the_pairwise_path(dask_client):
         DaskPushBoost(placement="distributed", loss="hinge", price="pow:2", learner="trees", n_iter=2).fit(Xd, yd)
 
 
-def test_categorical_trees_are_refused_on_dask_by_name(dask_client):  # noqa: F811
-    X, y = _data(n=200)
-    Xd = da.from_array(X, chunks=(100, X.shape[1]))
-    yd = da.from_array(y, chunks=100)
-    with pytest.raises(ValueError, match="categorical columns are not supported on Dask"):
-        DaskPushBoost(placement="distributed", learner="trees:categorical=2", n_iter=2).fit(Xd, yd)
-    with pytest.raises(ValueError, match="categorical_features: categorical columns are not supported on Dask"):
-        DaskPushBoost(placement="distributed", learner="trees", categorical_features=[2], n_iter=2).fit(Xd, yd)
+def test_categorical_trees_on_dask_equal_the_in_memory_fit(dask_client):  # noqa: F811
+    """The learner's ``categorical`` columns and ``categorical_features`` split by category groups on Dask as in
+    memory (``test_dask_categories.py`` covers DataFrame category columns)."""
+    X, y = _data(n=600)
+    X[:, 2] = np.round(np.abs(X[:, 2]) * 3)                 # a few integer categories
+    X[:, 4] = np.round(np.abs(X[:, 4]) * 2)
+    Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
+    for params in (dict(learner="trees:categorical=2,max_leaves=8,min_samples_leaf=5"),
+                   dict(learner="trees:max_leaves=8,min_samples_leaf=5", categorical_features=[2, 4])):
+        model = DaskPushBoost(placement="distributed", n_iter=6, random_state=3, **params).fit(Xd, yd)
+        local = rankcore.PushBoost(n_iter=6, random_state=3, **params).fit(X, y)
+        assert any(r.categorical for r in local.rankers_)
+        for a, b in zip(model.rankers_, local.rankers_):
+            for field in ("feature", "threshold", "nan_left", "left", "right"):
+                np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+            assert all((p is None and q is None) or np.array_equal(p, q) for p, q in zip(a.categories, b.categories))
+            np.testing.assert_allclose(a.value, b.value, rtol=1e-9)
+        np.testing.assert_allclose(model.decision_function(Xd).compute(), local.decision_function(X), rtol=1e-9,
+                                   atol=1e-9)
 
 
 @pytest.mark.parametrize("sort, extra", [(True, ""), (False, ""), (True, ",interactions=0+1/1+2+3"),

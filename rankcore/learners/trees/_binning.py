@@ -19,7 +19,8 @@ from ._bundles import (MAX_BUNDLE_CODES, MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION
 
 __all__ = ["tree_edges", "tree_bundles", "tree_columns", "splittable_columns", "unsplittable_columns",
            "column_counts", "take_columns", "is_sparse",
-           "csr_float", "column_indices", "categorical_columns", "category_edges"]
+           "csr_float", "column_indices", "categorical_columns", "category_edges",
+           "edges_of_categories"]
 
 #: Bundles are used only when they remove at least this fraction of the code columns: a bundled
 #: member's default-bin sums come by subtraction (other rounding), which is worth it where it saves
@@ -405,8 +406,18 @@ def category_edges(X, j: int, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
             values = np.r_[values, 0.0]                 # a value not stored is a category too: 0
     else:
         values = np.asarray(X[:, j], dtype=np.float64)
-    categories = np.unique(values[~np.isnan(values)])
+    return edges_of_categories(np.unique(values[~np.isnan(values)]), j, max_bins)
+
+
+def edges_of_categories(categories: np.ndarray, j: int, max_bins: int, *,
+                        counted: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(edges, categories) of categorical column j from its distinct values (ascending float64): the midpoints.
+
+    ``counted``: ``categories`` are all of them (the error says how many); else they may be the first
+    ``max_bins + 1`` only (a distributed source's answer, :meth:`rankcore.learners.RowSource.distinct`).
+    """
     if categories.shape[0] > max_bins:
-        raise ValueError(f"categorical: column {j} has {categories.shape[0]} categories, more than "
-                         f"max_bins={max_bins} (encode rare categories together, or raise max_bins up to 255)")
+        many = f"{categories.shape[0]} categories" if counted else "more categories"
+        raise ValueError(f"categorical: column {j} has {many}, more than max_bins={max_bins} (encode rare "
+                         f"categories together, or raise max_bins up to 255)")
     return _midpoints(categories[:-1], categories[1:]), categories

@@ -31,7 +31,8 @@ from ._binning import is_sparse
 from ._oblivious_ranker import ObliviousTreeRanker
 from ._ranker import TreeRanker, _categorical_arrays
 
-__all__ = ["forest_contributions", "node_form", "expected_value"]
+__all__ = ["forest_contributions", "node_form", "expected_value", "check_explainable", "by_cells", "batches",
+           "kernel_arguments", "local_features", "cell_levels", "concatenated", "starts"]
 
 _NODE_ARRAYS = ("feature", "threshold", "nan_left", "left", "right", "value", "cover")
 
@@ -118,37 +119,52 @@ def forest_contributions(rankers, alphas, X, n_threads: int = 1, *, owner: str =
     out = np.zeros((n, d + 1))
     if not rankers:
         return out
+    check_explainable(rankers, "feature_contributions")
+    alphas = np.asarray(alphas, dtype=np.float64)
+    explain = _add_cell_values if by_cells(rankers, n) else _explain_batch
+    expected = 0.0
+    for first, batch in batches(rankers):
+        explain(rankers[first:first + len(batch)], batch, alphas[first:first + len(batch)], X, out, n_threads)
+        for a, m in zip(alphas[first:first + len(batch)].tolist(), batch):
+            expected += a * expected_value(m)
+    out[:, d] = expected
+    return check_finite_scores(out, owner=owner, X=X)
+
+
+def check_explainable(rankers, method: str) -> None:
+    """Refuse a weak ranker that is not a tree (``TypeError``) or a tree without covers (``ValueError``), naming
+    ``method``."""
     for t, ranker in enumerate(rankers):
         if ranker.kind not in (TreeRanker.kind, ObliviousTreeRanker.kind):
-            raise TypeError(f"feature_contributions: weak ranker {t} is a {type(ranker).__name__}; TreeSHAP reads "
-                            f"trees only")
+            raise TypeError(f"{method}: weak ranker {t} is a {type(ranker).__name__}; TreeSHAP reads trees only")
         if getattr(ranker, "cover", None) is None:
-            raise ValueError(f"feature_contributions: tree {t} has no covers (training rows per node): the model "
-                             f"file holds no covers, as files written before they were recorded; refit the model "
-                             f"to explain its scores")
-    alphas = np.asarray(alphas, dtype=np.float64)
-    # oblivious trees whose cells are no more than the rows: each cell walked once, then a lookup per row (the
-    # same bits as a walk per row: both sum each tree's values from 0 and add the trees in order)
-    by_cell = (all(r.kind == ObliviousTreeRanker.kind for r in rankers)
-               and (1 << max(r.depth for r in rankers)) <= n)
-    explain = _add_cell_values if by_cell else _explain_batch
-    expected, first = 0.0, 0
+            raise ValueError(f"{method}: tree {t} has no covers (training rows per node): the model file holds no "
+                             f"covers, as files written before they were recorded; refit the model to explain its "
+                             f"scores")
+
+
+def by_cells(rankers, n: int) -> bool:
+    """Whether every tree is oblivious with no more cells than rows: then each cell is walked once and each row
+    looks its cell up (the same bits as a walk per row: both sum each tree's values from 0, trees in order)."""
+    return (bool(rankers) and all(r.kind == ObliviousTreeRanker.kind for r in rankers)
+            and (1 << max(r.depth for r in rankers)) <= n)
+
+
+def batches(rankers):
+    """``(first, node forms)`` of consecutive trees, about :data:`BATCH_NODES` nodes at a time, in tree order."""
+    first = 0
     while first < len(rankers):
         batch, size = [], 0
         while first + len(batch) < len(rankers) and (not batch or size < BATCH_NODES):
             batch.append(node_form(rankers[first + len(batch)]))
             size += batch[-1]["left"].shape[0]
-        explain(rankers[first:first + len(batch)], batch, alphas[first:first + len(batch)], X, out, n_threads)
-        for a, m in zip(alphas[first:first + len(batch)].tolist(), batch):
-            expected += a * expected_value(m)
+        yield first, batch
         first += len(batch)
-    out[:, d] = expected
-    return check_finite_scores(out, owner=owner, X=X)
 
 
-def _explain_batch(rankers, nodes: list, alphas: np.ndarray, X: np.ndarray, out: np.ndarray, n_threads: int) -> None:
-    """Add the trees' (with their node forms ``nodes``) α-weighted SHAP values to ``out``'s feature columns."""
-    d = X.shape[1]
+def kernel_arguments(rankers, nodes: list, alphas: np.ndarray, d: int) -> tuple:
+    """The arguments of ``_treeshap.tree_shap`` between X and out for the trees (their node forms ``nodes``): the
+    concatenated node arrays, roots, α, categories, the deepest leaf's depth and each tree's distinct features."""
     sizes = np.array([m["left"].shape[0] for m in nodes], dtype=np.intp)
     flat = {name: np.ascontiguousarray(np.concatenate([m[name] for m in nodes])) for name in _NODE_ARRAYS}
     internal = flat["left"] >= 0
@@ -159,9 +175,14 @@ def _explain_batch(rankers, nodes: list, alphas: np.ndarray, X: np.ndarray, out:
     roots = np.ascontiguousarray(np.r_[0, np.cumsum(sizes)[:-1]], dtype=np.intp)
     max_depth = max(_depth(m["left"], m["right"]) for m in nodes)
     used = [np.unique(m["feature"][m["left"] >= 0]) for m in nodes]
-    _treeshap.tree_shap(X, flat["feature"], flat["threshold"], flat["nan_left"], flat["left"], flat["right"],
-                        flat["value"], flat["cover"], roots, np.ascontiguousarray(alphas), is_cat, cat_offset,
-                        cat_values, max_depth, _concatenated(used, np.int32), _starts(used), out, int(n_threads))
+    return (flat["feature"], flat["threshold"], flat["nan_left"], flat["left"], flat["right"], flat["value"],
+            flat["cover"], roots, np.ascontiguousarray(alphas), is_cat, cat_offset, cat_values, max_depth,
+            concatenated(used, np.int32), starts(used))
+
+
+def _explain_batch(rankers, nodes: list, alphas: np.ndarray, X: np.ndarray, out: np.ndarray, n_threads: int) -> None:
+    """Add the trees' (with their node forms ``nodes``) α-weighted SHAP values to ``out``'s feature columns."""
+    _treeshap.tree_shap(X, *kernel_arguments(rankers, nodes, alphas, X.shape[1]), out, int(n_threads))
 
 
 def _add_cell_values(rankers, nodes: list, alphas: np.ndarray, X: np.ndarray, out: np.ndarray,
@@ -171,32 +192,44 @@ def _add_cell_values(rankers, nodes: list, alphas: np.ndarray, X: np.ndarray, ou
     for the cells and O(n · Σ_t (D_t + U_t)) for the rows."""
     tables, used = [], []
     for ranker, m, alpha in zip(rankers, nodes, alphas.tolist()):
-        unique = np.unique(ranker.feature)
-        local = m["feature"].copy()
-        internal = m["left"] >= 0
-        local[internal] = np.searchsorted(unique, local[internal])
+        unique, local = local_features(ranker, m)
         table = np.zeros((1 << ranker.depth, unique.shape[0]))
         if unique.shape[0]:
-            _treeshap.oblivious_cell_values(local.astype(np.int32), m["left"], m["right"], m["value"], m["cover"],
-                                            alpha, ranker.depth, table, int(n_threads))
+            _treeshap.oblivious_cell_values(local, m["left"], m["right"], m["value"], m["cover"], alpha,
+                                            ranker.depth, table, int(n_threads))
         tables.append(table.ravel())
         used.append(unique)
-    top = max((int(u[-1]) for u in used if u.shape[0]), default=-1)
-    if top >= X.shape[1]:
-        raise ValueError(f"X: the trees split feature {top}, X has {X.shape[1]} columns")
-    _treeshap.add_cell_values(X, _concatenated([r.feature for r in rankers], np.int32),
-                              _concatenated([r.threshold for r in rankers], np.float64),
-                              _concatenated([r.nan_left for r in rankers], np.uint8),
-                              _starts([r.feature for r in rankers]), _concatenated(tables, np.float64),
-                              _starts(tables)[:-1], _concatenated(used, np.int32), _starts(used), out,
+    _treeshap.add_cell_values(X, *cell_levels(rankers, used, X.shape[1]), concatenated(tables, np.float64),
+                              starts(tables)[:-1], concatenated(used, np.int32), starts(used), out,
                               int(n_threads))
 
 
-def _concatenated(arrays: list, dtype) -> np.ndarray:
+def local_features(ranker, nodes: dict) -> tuple[np.ndarray, np.ndarray]:
+    """An oblivious tree's distinct features (ascending) and its node form's features as their indices there."""
+    unique = np.unique(ranker.feature)
+    local = nodes["feature"].copy()
+    internal = nodes["left"] >= 0
+    local[internal] = np.searchsorted(unique, local[internal])
+    return unique, np.ascontiguousarray(local, dtype=np.int32)
+
+
+def cell_levels(rankers, used: list, d: int) -> tuple:
+    """The oblivious trees' level features, thresholds, NaN sides and level starts, concatenated (the arguments
+    that find a row's cell); a ``ValueError`` when a tree splits a feature beyond X's ``d`` columns."""
+    top = max((int(u[-1]) for u in used if u.shape[0]), default=-1)
+    if top >= d:
+        raise ValueError(f"X: the trees split feature {top}, X has {d} columns")
+    return (concatenated([r.feature for r in rankers], np.int32),
+            concatenated([r.threshold for r in rankers], np.float64),
+            concatenated([r.nan_left for r in rankers], np.uint8), starts([r.feature for r in rankers]))
+
+
+def concatenated(arrays: list, dtype) -> np.ndarray:
+    """The arrays end to end as one contiguous array of ``dtype`` (empty: an empty one)."""
     return np.ascontiguousarray(np.concatenate(arrays) if arrays else np.empty(0), dtype=dtype)
 
 
-def _starts(arrays: list) -> np.ndarray:
+def starts(arrays: list) -> np.ndarray:
     """(len + 1,) where each array starts in their concatenation, and the total."""
     return np.ascontiguousarray(np.r_[0, np.cumsum([a.shape[0] for a in arrays])], dtype=np.intp)
 

@@ -35,11 +35,13 @@ from typing import Any
 import numpy as np
 
 from ...spec import Parameter, SpecError
+from ...validation import INTERACTION_MAX_BYTES
 from . import _histogram
 from .._base import Learner
-from ._binning import (categorical_columns, category_edges, column_counts, column_indices, is_sparse,
-                       splittable_columns, take_columns, tree_columns, tree_edges, unsplittable_columns)
+from ._binning import (categorical_columns, category_edges, column_counts, column_indices, edges_of_categories,
+                       is_sparse, splittable_columns, take_columns, tree_columns, tree_edges, unsplittable_columns)
 from ._contributions import forest_contributions
+from ._interaction_values import forest_interactions
 from ._covers import tree_cover_from_state
 from ._layout import TreeBlock, TreeLayout
 from ._leaves import forest_leaves
@@ -318,17 +320,7 @@ class Trees(Learner):
         if thresholds is not None:
             raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
         X = X if is_sparse(X) else np.asarray(X)
-        categorical = categorical_columns(self.categorical, categorical_features, X.shape[1])
-        signs = column_signs(self.monotone, X.shape[1])
-        column_groups(self.interactions, X.shape[1])         # the columns' range, checked before any tree
-        if signs is not None and any(signs[j] for j in categorical):
-            raise ValueError(f"learner {self.name!r}: monotone constrains the categorical columns "
-                             f"{sorted(j for j in categorical if signs[j])}; their categories have no order to be "
-                             f"monotone in (set their sign to 0, or pass the columns as numbers)")
-        if categorical and self.growth == "oblivious":
-            raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
-                             f"categorical_features {sorted(categorical)}; use growth='leafwise' or 'depthwise', "
-                             f"or pass the columns as numbers")
+        categorical, signs = self._checked_columns(categorical_features, X.shape[1])
         columns = None
         if self.growth != "oblivious":
             # features no split can use on these rows are not stored (wide sparse data: most of them).
@@ -364,27 +356,46 @@ class Trees(Learner):
                                       n_threads=n_threads, n_sparse_bundles=n_sparse, columns=columns,
                                       splittable=splittable)
 
+    def _checked_columns(self, categorical_features, n_columns: int):
+        """(categorical columns, monotone signs or None) of X's ``n_columns``, checked together before any tree."""
+        categorical = categorical_columns(self.categorical, categorical_features, n_columns)
+        signs = column_signs(self.monotone, n_columns)
+        column_groups(self.interactions, n_columns)         # the columns' range, checked before any tree
+        if signs is not None and any(signs[j] for j in categorical):
+            raise ValueError(f"learner {self.name!r}: monotone constrains the categorical columns "
+                             f"{sorted(j for j in categorical if signs[j])}; their categories have no order to be "
+                             f"monotone in (set their sign to 0, or pass the columns as numbers)")
+        if categorical and self.growth == "oblivious":
+            raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
+                             f"categorical_features {sorted(categorical)}; use growth='leafwise' or 'depthwise', "
+                             f"or pass the columns as numbers")
+        return categorical, signs
+
     def distributed_sample(self, *, thresholds=None):
         """``bin_subsample``: the sample :meth:`prepare_distributed` draws."""
-        return None if thresholds is not None or self.categorical else int(self.bin_subsample)
+        return None if thresholds is not None else int(self.bin_subsample)
 
-    def prepare_distributed(self, rows, *, thresholds=None, random_state=None, n_threads=1):
+    def prepare_distributed(self, rows, *, thresholds=None, random_state=None, n_threads=1,
+                            categorical_features=None):
         """``prepare``'s bin edges from the rows ``sample_rows`` draws (``bin_subsample`` of them).
 
-        No exclusive bundles (they are checked on every row) and no
-        categorical columns (their categories would need a pass of their own).
+        A categorical column's categories are its distinct values on every
+        row, as in :meth:`prepare`: one more pass (``rows.distinct``), whose
+        answer is at most ``max_bins + 1`` values a column.  No exclusive
+        bundles (they are checked on every row).
         """
         if thresholds is not None:
             raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
-        if self.categorical:
-            raise ValueError(f"learner {self.spec!r}: categorical columns are not supported on Dask yet "
-                             f"(fit in memory, or leave categorical unset to split their codes as numbers)")
+        categorical, _ = self._checked_columns(categorical_features, int(rows.n_features))
         Xs, ws = rows.sample(self.bin_subsample, random_state)
-        column_signs(self.monotone, np.shape(Xs)[1])          # the count of signs, checked before any tree
-        column_groups(self.interactions, np.shape(Xs)[1])
         edges = tree_edges(np.asarray(Xs), self.max_bins, ws, None, None)
+        categories = {}
+        for j, values in zip(categorical, rows.distinct(categorical, self.max_bins) if categorical else ()):
+            edges[j], categories[j] = edges_of_categories(np.asarray(values, dtype=np.float64), j, self.max_bins,
+                                                          counted=False)
         splittable = self._splittable_of_rows(rows, edges) if self.colsample < 1.0 else None
-        return self.layout_from_edges(edges, random_state=random_state, n_threads=n_threads, splittable=splittable)
+        return self.layout_from_edges(edges, categories=categories, random_state=random_state, n_threads=n_threads,
+                                      splittable=splittable)
 
     def _splittable_of_rows(self, rows, edges: list[np.ndarray]) -> np.ndarray:
         """Which columns can split, from one reduction over the rows: what ``prepare`` leaves out of colsample's
@@ -456,6 +467,12 @@ class Trees(Learner):
         """(n, d + 1): each feature's exact TreeSHAP value of Σ_t α_t h_t(x), then the expected value
         (``_contributions.forest_contributions``; the trees must carry covers)."""
         return forest_contributions(rankers, alphas, X, n_threads)
+
+    @staticmethod
+    def interaction_values(rankers, alphas, X, n_threads: int = 1, max_bytes=INTERACTION_MAX_BYTES) -> np.ndarray:
+        """(n, d + 1, d + 1): each row's exact SHAP interaction values of Σ_t α_t h_t(x), the expected value at
+        (d, d) (``_interaction_values.forest_interactions``; refused past ``max_bytes`` of output)."""
+        return forest_interactions(rankers, alphas, X, n_threads, max_bytes=max_bytes)
 
     @staticmethod
     def leaves(rankers, X, n_threads: int = 1) -> np.ndarray:

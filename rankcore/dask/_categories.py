@@ -1,0 +1,176 @@
+"""A DataFrame's ``category`` columns on Dask: read by value, as the in-memory estimators read them.
+
+A Dask DataFrame whose ``category`` columns have *known* categories (the
+dtype lists them, the same on every partition) is encoded partition by
+partition where the partitions are computed: each value becomes its position
+among the column's categories, as a float64 code
+(:func:`rankcore._categories.encode_categories`).  The categories come from
+the dtypes, without a pass over the rows; the codes are the same on every
+worker since they are matched by value, never read from a partition's own
+codes.  The learner then finds which categories occur (one pass, see
+:meth:`rankcore.learners.RowSource.distinct`) and splits them by groups as
+in memory.
+
+Frames scored later are encoded by the fit's categories (``categories_``),
+by value: a frame whose categories are listed in another order, or whose
+partitions list other categories (unknown categories are fine here), scores
+as the training frame does; a value the fit's categories do not list is
+missing (NaN), which the trees route as they route missing values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._categories import category_columns, encode_categories
+
+__all__ = ["frame_category_columns", "coded_dask_frame", "coded_local_frame", "refuse_category_columns",
+           "fitted_categories_of", "coded_eval_sets"]
+
+
+def _is_dask_frame(X: Any) -> bool:
+    import dask.dataframe as dd
+
+    return isinstance(X, dd.DataFrame)
+
+
+def frame_category_columns(X: Any) -> tuple[int, ...]:
+    """The positions of the ``category`` columns of a pandas or Dask DataFrame (none for anything else); no pass."""
+    if _is_dask_frame(X):
+        return category_columns(X._meta)
+    return category_columns(X)
+
+
+def refuse_category_columns(X: Any, name: str, reason: str) -> None:
+    """A TypeError naming the first ``category`` column of ``X`` (a pandas or Dask DataFrame), and ``reason``."""
+    columns = frame_category_columns(X)
+    if columns:
+        column = X.columns[columns[0]]
+        raise TypeError(f"{name}: column {str(column)!r} is a pandas 'category' column, {reason}")
+
+
+def _meta_of_codes(meta: Any, categories: list) -> Any:
+    """The empty frame a partition's codes look like: each category column float64, the others as they are."""
+    out = meta.copy()
+    for j, values in enumerate(categories):
+        if values is not None:
+            out.isetitem(j, np.empty(0, dtype=np.float64))
+    return out
+
+
+def _check_known(X: Any, name: str) -> None:
+    for j in category_columns(X._meta):
+        if not X.iloc[:, j].cat.known:
+            column = str(X.columns[j])
+            raise ValueError(f"{name}: column {column!r} is a 'category' column whose categories are unknown (its "
+                             f"partitions may list different ones), so the fit cannot give each category one code on "
+                             f"every worker; make them known first: X = X.categorize(columns=[{column!r}]) (one pass over "
+                             "the column)")
+
+
+def _refuse_missing(frame: Any, categories: list, name: str) -> None:
+    """Training rows: a category column's missing value (NaN code) is refused by column and row, with the fix."""
+    for j, values in enumerate(categories):
+        if values is None:
+            continue
+        missing = np.flatnonzero(frame.iloc[:, j].cat.codes.to_numpy() < 0)
+        if missing.shape[0]:
+            column = str(frame.columns[j])
+            raise ValueError(f"{name}: column {column!r} (pandas 'category') has a missing value at index "
+                             f"{frame.index[missing[0]]!r}, and a Dask fit takes no missing values; give them a "
+                             f"category of their own (X[{column!r}].cat.add_categories('missing').fillna('missing')), "
+                             "or fit in memory")
+
+
+def _coded_partition(frame: Any, categories: list, name: str, at_fit: bool) -> Any:
+    """One partition with its category columns as float64 codes among ``categories``, by value."""
+    if at_fit:
+        _refuse_missing(frame, categories, name)
+    coded, _ = encode_categories(frame, categories, name=name)
+    return coded
+
+
+def coded_dask_frame(X: Any, categories: list | None, *, name: str = "X") -> tuple[Any, list | None]:
+    """``(frame, categories)``: a Dask DataFrame with its category columns as float64 codes (lazily, by partition).
+
+    ``categories`` None (a fit): each ``category`` column's known categories, from its dtype (a ValueError names a
+    column whose categories are unknown, with the fix); the partitions' missing values are refused when computed.
+    With the fit's ``categories``: the partitions are encoded by them (unknown categories are fine), and a column
+    categorical in one but not the other is refused on the client, as in memory.  ``categories`` returned: per
+    column, an ndarray or None (every entry None for a frame without category columns, as in memory).
+    """
+    at_fit = categories is None
+    if at_fit:
+        columns = frame_category_columns(X)
+        categories = [X._meta.iloc[:, j].cat.categories.to_numpy() if j in columns else None
+                      for j in range(len(X.columns))]
+        if not columns:
+            return X, categories
+        _check_known(X, name)
+    else:
+        fitted_categories_of(X, categories, name=name)
+        if not any(values is not None for values in categories):
+            return X, categories
+    meta = _meta_of_codes(X._meta, categories)
+    coded = X.map_partitions(_coded_partition, categories, name, at_fit, meta=meta)
+    return coded, categories
+
+
+def coded_local_frame(X: Any, *, name: str = "X") -> tuple[Any, list | None]:
+    """An in-memory pandas frame given to a Dask fit: its category columns as float64 codes, and per column its
+    categories or None (None for anything but a DataFrame)."""
+    coded, categories = encode_categories(X, None, name=name)       # (X itself when it is not a DataFrame)
+    if categories is None:
+        return X, None
+    _refuse_missing(X, categories, name)
+    return coded, categories
+
+
+def fitted_categories_of(X: Any, fitted: list | None, *, name: str = "X", feature_names: Any = None) -> None:
+    """Refuse, before any partition is computed, what the in-memory encoding refuses (with its messages): a column
+    categorical at fit but not in ``X`` or the reverse, or ``X`` not a DataFrame though the fit had category
+    columns.  Nothing is computed: a Dask DataFrame's dtypes are read from its meta."""
+    if _is_dask_frame(X):
+        if fitted is None:
+            refuse_category_columns(X, name, "but the model kept no categories (it was fitted on numbers); pass "
+                                              "the column's values as in fit")
+            return
+        if len(X.columns) != len(fitted):
+            return                    # the caller's width check names the mismatch
+        now = set(category_columns(X._meta))
+        for j, then in enumerate(fitted):
+            column = str(X.columns[j])
+            if j in now and then is None:
+                raise ValueError(f"{name}: column {column!r} is a pandas 'category' column but was not categorical "
+                                 f"in fit; pass its values as in fit (e.g. X[{column!r}].astype(float))")
+            if then is not None and j not in now:
+                raise ValueError(f"{name}: column {column!r} was a pandas 'category' column in fit but is "
+                                 f"{X.dtypes.iloc[j]} here; make it categorical (X[{column!r}].astype('category')): "
+                                 "its values are matched to the fit's categories")
+        return
+    if fitted is not None and any(values is not None for values in fitted):
+        labels = [str(feature_names[j]) if feature_names is not None else j
+                  for j, values in enumerate(fitted) if values is not None]
+        raise ValueError(f"{name}: the model was fitted on a DataFrame with the category column(s) "
+                         f"{', '.join(map(repr, labels[:5]))}{', ...' if len(labels) > 5 else ''}; pass a Dask "
+                         f"DataFrame with these columns of pandas 'category' dtype (their values are matched to the "
+                         f"fit's categories), got {type(X).__name__}")
+
+
+def coded_eval_sets(sets: Any, categories: list | None) -> Any:
+    """Validation sets (in memory) with each DataFrame's category columns as codes among the fit's ``categories``:
+    what the in-memory fit on one worker, given the training rows as codes, reads (``None``: the sets as given)."""
+    from dataclasses import replace
+
+    if categories is None or sets is None:
+        return sets
+
+    def coded(entry):
+        if not isinstance(entry, (tuple, list)) or not entry:
+            return entry
+        X, _ = encode_categories(entry[0], categories, name="eval_set X")
+        return (X, *entry[1:])
+
+    return replace(sets, sets=tuple(coded(entry) for entry in sets.sets))
