@@ -11,7 +11,7 @@ A. The value function is TreeSHAP's (``_treeshap.pyx``): the path-dependent
    explainable AI for trees", Nature Machine Intelligence 2020; Lundberg,
    Erion & Lee, "Consistent individualized feature attribution for tree
    ensembles", 2018).
-B. ``_walk_conditioned`` is RECURSE of Algorithm 2 with feature j
+B. ``_walk_conditioned`` (``_treeshap_path.pxd``) is RECURSE of Algorithm 2 with feature j
    conditioned: j never enters the path of unique features; at a split on
    j, "on" follows x only, "off" sends both children the cover shares of
    the walk (the condition fraction).  Per tree, for each of its U distinct
@@ -39,62 +39,7 @@ from libc.math cimport isnan
 from libc.stdlib cimport calloc, malloc, free
 
 from rankcore._parallel cimport threads_for
-from rankcore.learners.trees._route cimport child_of
-from rankcore.learners.trees._treeshap_path cimport Forest, PathElement, _extend, _unwind, _unwound_sum
-
-
-cdef void _walk_conditioned(const Forest* f, Py_ssize_t base, const double* x, double* phi, double scale,
-                            Py_ssize_t node, Py_ssize_t depth, PathElement* parent, double zero, double one,
-                            Py_ssize_t feature, Py_ssize_t cell, Py_ssize_t level, int condition,
-                            Py_ssize_t conditioned, double fraction) noexcept nogil:
-    """RECURSE with feature ``conditioned`` known (``condition`` 1), unknown (−1) or neither (0: plain TreeSHAP);
-    adds scale × fraction × its φ to phi.  ``fraction``: the share of the walk that reached ``node`` through the
-    splits on the conditioned feature.  ``depth``: where the path's new element goes; the element of a split on
-    the conditioned feature is not added (the path keeps elements 0..depth − 1).  ``cell`` as in ``_walk``."""
-    cdef PathElement* path = parent + depth + 1
-    cdef Py_ssize_t i, k = base + node, hot, cold, split, index, top = depth
-    cdef double w, incoming_zero = 1.0, incoming_one = 1.0, hot_zero, cold_zero, hot_fraction, cold_fraction
-    for i in range(depth):
-        path[i] = parent[i]
-    if condition == 0 or feature != conditioned:
-        _extend(path, depth, zero, one, feature)
-    else:
-        top = depth - 1
-    if f.left[k] < 0:
-        w = scale * f.value[k] * fraction
-        for i in range(1, top + 1):
-            phi[path[i].feature] += _unwound_sum(path, top, i) * (path[i].share_known - path[i].share_unknown) * w
-        return
-    split = f.feature[k]
-    if cell >= 0:
-        hot = f.right[k] if (cell >> level) & 1 else f.left[k]
-    else:
-        hot = child_of(x[split], k, f.threshold, f.nan_left, f.left, f.right, f.is_cat, f.cat_offset, f.cat_values)
-    cold = f.left[k] + f.right[k] - hot
-    hot_zero = f.cover[base + hot] / f.cover[k]
-    cold_zero = f.cover[base + cold] / f.cover[k]
-    index = 1
-    while index <= top and path[index].feature != split:
-        index += 1
-    if index <= top:            # split on this feature above: take it out, put it back with both fractions
-        incoming_zero = path[index].share_unknown
-        incoming_one = path[index].share_known
-        _unwind(path, top, index)
-        top -= 1
-    hot_fraction = fraction
-    cold_fraction = fraction
-    if condition != 0 and split == conditioned:
-        if condition > 0:       # known: x's branch only
-            cold_fraction = 0.0
-        else:                   # unknown: both branches, by their covers
-            hot_fraction = fraction * hot_zero
-            cold_fraction = fraction * cold_zero
-    if hot_fraction != 0 and (hot_zero * incoming_zero != 0 or incoming_one != 0):
-        _walk_conditioned(f, base, x, phi, scale, hot, top + 1, path, hot_zero * incoming_zero, incoming_one, split,
-                          cell, level + 1, condition, conditioned, hot_fraction)
-    if cold_fraction != 0 and cold_zero * incoming_zero != 0:
-        _walk_conditioned(f, base, x, phi, scale, cold, top + 1, path, cold_zero * incoming_zero, 0.0, split,
-                          cell, level + 1, condition, conditioned, cold_fraction)
+from rankcore.learners.trees._treeshap_path cimport Forest, PathElement, _walk_conditioned
 
 
 cdef void _tree_block(const Forest* f, Py_ssize_t base, const double* x, Py_ssize_t cell, double scale,

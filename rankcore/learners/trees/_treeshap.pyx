@@ -18,7 +18,9 @@ B. ``tree_shap`` computes its Shapley values exactly by the polynomial
    taken out (UNWOUND_SUM) gives its share of the leaf value.  A feature
    split twice on a path is taken out (UNWIND) before it is put back with
    the product of its fractions.  A branch with both fractions 0 adds
-   nothing and is not walked.
+   nothing and is not walked.  The walk is ``_treeshap_path.pxd``'s
+   ``_walk_conditioned`` with no feature conditioned, the one the SHAP
+   interaction values (``_shap_interactions.pyx``) condition.
 C. Rows run in parallel (static schedule), each row's output written by the
    thread that owns it, trees in their order: the result does not depend on
    the thread count.  Values route as in ``_predict.pyx`` (``_route.pxd``):
@@ -39,48 +41,7 @@ from libc.math cimport isnan
 from libc.stdlib cimport calloc, malloc, free
 
 from rankcore._parallel cimport threads_for
-from rankcore.learners.trees._route cimport child_of
-from rankcore.learners.trees._treeshap_path cimport Forest, PathElement, _extend, _unwind, _unwound_sum
-
-
-cdef void _walk(const Forest* f, Py_ssize_t base, const double* x, double* phi, double scale, Py_ssize_t node,
-                Py_ssize_t depth, PathElement* parent, double zero, double one, Py_ssize_t feature,
-                Py_ssize_t cell, Py_ssize_t level) noexcept nogil:
-    """RECURSE of Algorithm 2 at ``node`` (of tree level ``level``) of the tree whose nodes start at ``base``; adds
-    scale × its φ to phi.  ``cell`` >= 0: the row is one of an oblivious tree's cell ``cell`` (it goes right at
-    level l iff bit l is set; ``x`` is not read), else it goes where x sends it."""
-    cdef PathElement* path = parent + depth + 1
-    cdef Py_ssize_t i, k = base + node, hot, cold, split, index
-    cdef double w, incoming_zero = 1.0, incoming_one = 1.0, hot_zero, cold_zero
-    for i in range(depth):
-        path[i] = parent[i]
-    _extend(path, depth, zero, one, feature)
-    if f.left[k] < 0:
-        w = scale * f.value[k]
-        for i in range(1, depth + 1):
-            phi[path[i].feature] += _unwound_sum(path, depth, i) * (path[i].share_known - path[i].share_unknown) * w
-        return
-    split = f.feature[k]
-    if cell >= 0:
-        hot = f.right[k] if (cell >> level) & 1 else f.left[k]
-    else:
-        hot = child_of(x[split], k, f.threshold, f.nan_left, f.left, f.right, f.is_cat, f.cat_offset, f.cat_values)
-    cold = f.left[k] + f.right[k] - hot
-    hot_zero = f.cover[base + hot] / f.cover[k]
-    cold_zero = f.cover[base + cold] / f.cover[k]
-    index = 1
-    while index <= depth and path[index].feature != split:
-        index += 1
-    if index <= depth:          # split on this feature above: take it out, put it back with both fractions
-        incoming_zero = path[index].share_unknown
-        incoming_one = path[index].share_known
-        _unwind(path, depth, index)
-        depth -= 1
-    if hot_zero * incoming_zero != 0 or incoming_one != 0:
-        _walk(f, base, x, phi, scale, hot, depth + 1, path, hot_zero * incoming_zero, incoming_one, split, cell,
-              level + 1)
-    if cold_zero * incoming_zero != 0:
-        _walk(f, base, x, phi, scale, cold, depth + 1, path, cold_zero * incoming_zero, 0.0, split, cell, level + 1)
+from rankcore.learners.trees._treeshap_path cimport Forest, PathElement, _walk_conditioned
 
 
 def tree_shap(const double[:, ::1] X,         # IN  (n, d) raw feature values (NaN allowed)
@@ -148,7 +109,8 @@ def tree_shap(const double[:, ::1] X,         # IN  (n, d) raw feature values (N
                 mine = paths + threadid() * size
                 scratch = scratches + threadid() * d
                 for t in range(T):
-                    _walk(&f, roots[t], &X[r, 0], scratch, alpha[t], 0, 0, mine, 1.0, 1.0, -1, -1, 0)
+                    _walk_conditioned(&f, roots[t], &X[r, 0], scratch, alpha[t], 0, 0, mine, 1.0, 1.0, -1, -1, 0,
+                                      0, -1, 1.0)
                     for u in range(feature_start[t], feature_start[t + 1]):
                         j = tree_feature[u]
                         out[r, j] += scratch[j]
@@ -195,7 +157,8 @@ def oblivious_cell_values(const int32_t[::1] feature,     # IN  (nodes,) the com
     try:
         with nogil:
             for c in prange(n_cells, schedule="static", num_threads=n_threads):
-                _walk(&f, 0, &dummy, &out[c, 0], alpha, 0, 0, paths + threadid() * size, 1.0, 1.0, -1, c, 0)
+                _walk_conditioned(&f, 0, &dummy, &out[c, 0], alpha, 0, 0, paths + threadid() * size, 1.0, 1.0, -1, c, 0,
+                                  0, -1, 1.0)
     finally:
         free(paths)
 

@@ -2,12 +2,15 @@
 # attribution for tree ensembles", 2018): shared by the SHAP values (``_treeshap.pyx``) and the SHAP interaction
 # values (``_shap_interactions.pyx``), so both weigh the subsets with the same arithmetic.
 #
-#     from rankcore.learners.trees._treeshap_path cimport PathElement, Forest, _extend, _unwind, _unwound_sum
+#     from rankcore.learners.trees._treeshap_path cimport PathElement, Forest, _walk_conditioned
 #
 # Only ``cdef inline`` functions live here: each kernel module compiles its own copy.
-# Complexity: O(depth) time per call, no allocation.
+# Complexity: O(depth) time per call of the path's functions, no allocation; a walk is O(L · D²) for a tree of
+# L leaves and depth D.
 
 from libc.stdint cimport uint8_t, int32_t, int64_t
+
+from rankcore.learners.trees._route cimport child_of
 
 
 cdef struct PathElement:
@@ -74,3 +77,58 @@ cdef inline double _unwound_sum(const PathElement* path, Py_ssize_t depth, Py_ss
         else:                   # zero > 0: a branch with both fractions 0 is never walked
             total = total + path[i].weight * (depth + 1) / (zero * (depth - i))
     return total
+
+
+cdef inline void _walk_conditioned(const Forest* f, Py_ssize_t base, const double* x, double* phi, double scale,
+                            Py_ssize_t node, Py_ssize_t depth, PathElement* parent, double zero, double one,
+                            Py_ssize_t feature, Py_ssize_t cell, Py_ssize_t level, int condition,
+                            Py_ssize_t conditioned, double fraction) noexcept nogil:
+    """RECURSE with feature ``conditioned`` known (``condition`` 1), unknown (−1) or neither (0: plain TreeSHAP);
+    adds scale × fraction × its φ to phi.  ``fraction``: the share of the walk that reached ``node`` through the
+    splits on the conditioned feature.  ``depth``: where the path's new element goes; the element of a split on
+    the conditioned feature is not added (the path keeps elements 0..depth − 1).  ``cell`` >= 0: the row is one of an oblivious tree's cell
+    ``cell`` (it goes right at level l iff bit l is set; ``x`` is not read), else it goes where x sends it."""
+    cdef PathElement* path = parent + depth + 1
+    cdef Py_ssize_t i, k = base + node, hot, cold, split, index, top = depth
+    cdef double w, incoming_zero = 1.0, incoming_one = 1.0, hot_zero, cold_zero, hot_fraction, cold_fraction
+    for i in range(depth):
+        path[i] = parent[i]
+    if condition == 0 or feature != conditioned:
+        _extend(path, depth, zero, one, feature)
+    else:
+        top = depth - 1
+    if f.left[k] < 0:
+        w = scale * f.value[k] * fraction
+        for i in range(1, top + 1):
+            phi[path[i].feature] += _unwound_sum(path, top, i) * (path[i].share_known - path[i].share_unknown) * w
+        return
+    split = f.feature[k]
+    if cell >= 0:
+        hot = f.right[k] if (cell >> level) & 1 else f.left[k]
+    else:
+        hot = child_of(x[split], k, f.threshold, f.nan_left, f.left, f.right, f.is_cat, f.cat_offset, f.cat_values)
+    cold = f.left[k] + f.right[k] - hot
+    hot_zero = f.cover[base + hot] / f.cover[k]
+    cold_zero = f.cover[base + cold] / f.cover[k]
+    index = 1
+    while index <= top and path[index].feature != split:
+        index += 1
+    if index <= top:            # split on this feature above: take it out, put it back with both fractions
+        incoming_zero = path[index].share_unknown
+        incoming_one = path[index].share_known
+        _unwind(path, top, index)
+        top -= 1
+    hot_fraction = fraction
+    cold_fraction = fraction
+    if condition != 0 and split == conditioned:
+        if condition > 0:       # known: x's branch only
+            cold_fraction = 0.0
+        else:                   # unknown: both branches, by their covers
+            hot_fraction = fraction * hot_zero
+            cold_fraction = fraction * cold_zero
+    if hot_fraction != 0 and (hot_zero * incoming_zero != 0 or incoming_one != 0):
+        _walk_conditioned(f, base, x, phi, scale, hot, top + 1, path, hot_zero * incoming_zero, incoming_one, split,
+                          cell, level + 1, condition, conditioned, hot_fraction)
+    if cold_fraction != 0 and cold_zero * incoming_zero != 0:
+        _walk_conditioned(f, base, x, phi, scale, cold, top + 1, path, cold_zero * incoming_zero, 0.0, split,
+                          cell, level + 1, condition, conditioned, cold_fraction)
