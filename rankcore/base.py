@@ -586,6 +586,23 @@ class Ranker(BaseEstimator):
         self.__dict__["_setup_cache"] = (key, record)
         return record
 
+    def get_params(self, deep: bool = True) -> dict:
+        """scikit-learn's ``get_params``; with ``deep``, a component object's parameters too
+        (``learner__max_leaves``: :mod:`rankcore._nested_params`)."""
+        params = super().get_params(deep=deep)
+        if deep:
+            from ._nested_params import component_params
+
+            params.update(component_params(super().get_params(deep=False)))
+        return params
+
+    def set_params(self, **params: Any) -> "Ranker":
+        """scikit-learn's ``set_params``; ``learner__max_leaves=15`` rebuilds a component object with that value
+        (:mod:`rankcore._nested_params`)."""
+        from ._nested_params import with_components_rebuilt
+
+        return super().set_params(**with_components_rebuilt(self, params))
+
     def __getstate__(self):
         # the setup record is made again on demand: its key holds the parameter objects themselves
         state = dict(super().__getstate__())

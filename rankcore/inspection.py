@@ -85,8 +85,8 @@ def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group
         (its ``n_jobs``); no pool is started around it.
     max_rows : int >= 1, optional
         The most rows of a Dask array or DataFrame X computed into memory (default :data:`DASK_MAX_ROWS`); more
-        are a ValueError saying how to sample them, none drawn silently.  ``y``, ``qid``, ``group``,
-        ``init_score`` may be Dask too.  In-memory X is not limited.
+        are a ValueError saying how to sample them, none drawn silently.  ``y``, ``qid``, ``group``, ``init_score``
+        may be Dask too, all computed in one ``dask.compute`` (a shared source read once).  In-memory X: no limit.
 
     Returns
     -------
@@ -146,7 +146,8 @@ def _is_dask(value: Any) -> bool:
 def _computed(X: Any, y: Any, qid: Any, group: Any, init_score: Any, max_rows: Any) -> tuple:
     """(X, y, qid, group, init_score) with the Dask collections among them computed; X of at most ``max_rows``
     rows (default :data:`DASK_MAX_ROWS`), else a ValueError saying how to sample it.  One pass over X to count
-    its rows when Dask does not know them, then one to compute it."""
+    its rows when Dask does not know them (before any row is held in memory), then one ``dask.compute`` of every
+    Dask input together."""
     if max_rows is not None and (isinstance(max_rows, bool) or not isinstance(max_rows, numbers.Integral)
                                  or max_rows < 1):
         raise ValueError(f"max_rows: expected an integer >= 1 or None, got {max_rows!r}")
@@ -162,7 +163,15 @@ def _computed(X: Any, y: Any, qid: Any, group: Any, init_score: Any, max_rows: A
                 f"{limit}, replace=False)), X[idx].compute(), y[idx].compute(); a DataFrame's, "
                 f"X.assign(_label=y).sample(frac={limit / n:.3g}, random_state=0).compute() split into X and y; "
                 f"within queries whole queries (X[qid.isin(chosen)])")
-    return tuple(value.compute() if _is_dask(value) else value for value in (X, y, qid, group, init_score))
+    values = [X, y, qid, group, init_score]
+    lazy = [j for j, value in enumerate(values) if _is_dask(value)]
+    if lazy:
+        import dask
+
+        # one graph: inputs that share an upstream (X and y columns of one frame read from files) read it once
+        for j, value in zip(lazy, dask.compute(*[values[j] for j in lazy])):
+            values[j] = value
+    return tuple(values)
 
 
 def _dask_rows(X: Any) -> int:
@@ -349,6 +358,9 @@ def _labels(model: Any, y: np.ndarray, metric: Any) -> np.ndarray:
 
 
 def _own_score(model: Any, y: np.ndarray, rows: _Rows) -> Callable[[Any], float]:
+    if isinstance(model, Ranker) and not callable(getattr(model, "score", None)):
+        raise TypeError(f"scoring: {type(model).__name__} has no score method, so no metric of its own; name one, "
+                        f"e.g. scoring='ndcg@k:10' (within queries) or 'pauc:0.1'")
     if not isinstance(model, Ranker) or not callable(getattr(model, "score", None)):
         raise TypeError(f"scoring: {type(model).__name__} is not a rankcore estimator, so its own score is no "
                         f"ranking metric; name one, e.g. scoring='ndcg@k:10' (within queries) or 'pauc:0.1'")

@@ -145,6 +145,16 @@ def _check_candidates(candidates) -> tuple[Candidate, ...] | None:
     return tuple(resolved.values())
 
 
+def _check_column_names(candidates, feature_names) -> None:
+    """Refuse a candidate that gives columns of X by name (``trees:interactions=age+income``): the search fits its
+    folds as arrays, so the candidates take column indices; the error gives them (``check_column_names``, a
+    candidate's optional method)."""
+    for candidate in candidates or ():
+        check = getattr(candidate, "check_column_names", None)
+        if check is not None:
+            check(feature_names)
+
+
 def default_candidates() -> list[Candidate]:
     """The candidates of ``candidates="auto"``: every registered class's ``default_specs``, by priority, resolved."""
     return registered_candidates(lambda cls: cls.default_search_specs())
@@ -432,8 +442,9 @@ class AutoRanker(TreeExport, Ranker):
         listed as skipped, with that reason).  ``qid``: each row's query code
         (a fit within queries: candidates that rank one list are skipped).
         ``weighted``: the fit has ``sample_weight`` (candidates that take
-        none are skipped).
+        none are skipped).  A candidate naming columns of X is refused here, before any fit.
         """
+        _check_column_names(requested, getattr(self, "feature_names_in_", None))
         candidates = list(requested) if requested is not None else default_candidates()
         skipped: dict[str, str] = {}
         if small:

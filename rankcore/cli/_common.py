@@ -143,6 +143,8 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     elif beside is None and drop and path == getattr(args, "data", None):
         drop = _training_drop(args, path, drop)
     label = args.label
+    if beside is None and label is not None and path == getattr(args, "data", None):
+        label = _training_label(args, path, label)
     if beside is not None and not _is_csv(path, args.data_format):
         # --label and --drop name the training file's columns: a LIBSVM file beside it takes the indices among them
         # (f3), and has its label first on each row
@@ -173,15 +175,44 @@ def _training_drop(args, path: str, drop: list[str]) -> list[str]:
     """``drop`` less the names the training file ``path`` lacks but a file read beside it has (``--validation``,
     ``--test``): an extra column there is left out with ``--drop``, as its error advises.  A name in no file stays,
     for the training file's error."""
+    headers = _beside_headers(args)
+    if not headers or not os.path.isfile(path):
+        return drop
+    own = _own_columns(path, args.data_format)
+    return [column for column in drop if own(column) or not any(column in names for names in headers)]
+
+
+def _training_label(args, path: str, label: str):
+    """``--label`` for a LIBSVM training file ``path``: None when it names the label column of a CSV file read beside
+    it (``--validation``, ``--test``) -- the LIBSVM file carries its label first on each row -- else as given, for the
+    file's error."""
+    headers = _beside_headers(args)
+    if not headers or not os.path.isfile(path) or not _is_format(path, args.data_format, "libsvm"):
+        return label
+    return None if any(label in names for names in headers) else label
+
+
+def _beside_headers(args) -> list[list[str]]:
+    """The header names of the CSV files given beside the training data (``--validation``, ``--test``)."""
     from .datasets import header_names
 
     besides = [getattr(args, option, None) for option in ("validation", "test")]
-    headers = [header_names(os.fspath(other)) for other in besides
-               if other and os.path.isfile(other) and _is_csv(other, args.data_format)]
-    if not headers or not os.path.isfile(path) or not _is_csv(path, args.data_format):
-        return drop
-    own = header_names(os.fspath(path)) or []
-    return [column for column in drop if column in own or not any(column in (names or ()) for names in headers)]
+    return [header_names(os.fspath(other)) or [] for other in besides
+            if other and os.path.isfile(other) and _is_csv(other, args.data_format)]
+
+
+def _own_columns(path: str, fmt: str | None):
+    """Whether a name is a column of the training file ``path``: a CSV header's, an .npz file's ``feature_names``,
+    a LIBSVM file's index name (``f3``: which indices it has is known once it is read, which then checks it)."""
+    from .datasets import header_names, index_names, npz_feature_names
+
+    if _is_format(path, fmt, "csv"):
+        return set(header_names(os.fspath(path)) or ()).__contains__
+    if _is_format(path, fmt, "libsvm"):
+        return lambda column: index_names([column]) is not None
+    if _is_format(path, fmt, "npz"):
+        return set(npz_feature_names(os.fspath(path))).__contains__
+    return lambda column: True          # an .npy file: --drop is refused by its own read
 
 
 def _beside_options(path, fmt: str | None, label, drop: list[str]) -> tuple:
@@ -196,9 +227,14 @@ def _beside_options(path, fmt: str | None, label, drop: list[str]) -> tuple:
 
 def _is_csv(path, fmt: str | None) -> bool:
     """Whether ``path`` is read as CSV (``--data-format``, or detected from its name)."""
+    return _is_format(path, fmt, "csv")
+
+
+def _is_format(path, fmt: str | None, kind: str) -> bool:
+    """Whether ``path`` is read as ``kind`` (``--data-format``, or detected from its name)."""
     from .datasets import detect_format
 
-    return (fmt or detect_format(os.fspath(path))) == "csv"
+    return (fmt or detect_format(os.fspath(path))) == kind
 
 
 def _note_weight_file(args, data, beside) -> None:

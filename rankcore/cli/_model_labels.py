@@ -23,13 +23,15 @@ def evaluation_positive(args, data, model, path: str) -> Any:
     recorded = getattr(model, "relevant_label_", None)
     if recorded is None or data.y is None:
         return args.positive
-    given = recorded if isinstance(recorded, str) else _shown(recorded)
-    if args.positive is not None:
-        if not _same_label(args.positive, recorded):      # as typed: "1" is the label 1.0
-            warnings.warn(f"{path} ranks the label {_shown(recorded)} first (fitted with --positive {given}); "
-                          f"--positive {args.positive} evaluates the opposite ranking", UserWarning, stacklevel=2)
-        return args.positive
     labels = np.unique(data.y).tolist()
+    if args.positive is not None:
+        # as typed: "1" is the label 1.0; a label the file lacks is the error reading it gives, not a warning
+        held = any(_same_label(args.positive, label) for label in labels)
+        if held and not _same_label(args.positive, recorded):
+            what = "the opposite ranking" if len(labels) == 2 else f"with {args.positive} first instead"
+            warnings.warn(f"{path} ranks the label {_shown(recorded)} first; --positive {args.positive} evaluates "
+                          f"{what}", UserWarning, stacklevel=2)
+        return args.positive
     found = [label for label in labels if _same_label(label, recorded)]
     if found and len(labels) == 2 and found[0] == labels[-1]:
         return None                                 # the default already: said as without a recorded label

@@ -27,7 +27,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import CommandError
-from ._common import parse_value, registered_names, seed, split_specs
+from ._common import parse_value, registered_names, scalar_metric, seed, split_specs
 
 # --------------------------------------------------------------------------
 # Options that configure models
@@ -364,6 +364,32 @@ def build_configs(args, *, multiple: bool) -> list[ModelConfig]:
     for config in configs:
         check_specs(config)
     return configs
+
+
+def monitor_from_params(args, configs: list[ModelConfig]) -> None:
+    """``args.monitor`` from the models' monitored parameter (a push model's ``scoring``) set by ``--param`` or a
+    ``--model`` spec, when ``--monitor`` is not given: the fit sets that parameter to the watched metric, so the
+    value given is watched rather than replaced.  A CommandError when ``--monitor`` says otherwise, or the models
+    set different ones (``compare`` watches one metric)."""
+    given = {}
+    for config in configs:
+        name = config.kind.cls.monitor_parameter
+        value = config.params.get(name) if name else None
+        if isinstance(value, str) and value != "objective":       # 'objective': no metric to watch
+            given.setdefault(value, name)
+    if not given:
+        return
+    (value, name), *others = given.items()
+    if others:
+        raise CommandError(f"--param {name}: the models set {value!r} and {others[0][0]!r}; every model is watched on "
+                           f"one metric: give it once, with --monitor")
+    from ..registry import resolve
+
+    if args.monitor is None:
+        args.monitor = scalar_metric(value, f"--param {name}")
+    elif resolve("metric", args.monitor).spec != resolve("metric", value).spec:
+        raise CommandError(f"--param {name}={value}: also set by --monitor {args.monitor} (the metric the fit watches "
+                           f"is the model's {name}); set it once")
 
 
 def check_specs(config: ModelConfig) -> None:

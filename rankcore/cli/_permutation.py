@@ -26,7 +26,8 @@ def add_permutation_options(parser) -> None:
     group = parser.add_argument_group("permutation importance (--permutation)")
     group.add_argument("--permutation", action="store_true",
                        help="instead of contributions, each feature's permutation importance: how much the metric "
-                            "(--scoring) drops when the feature's column is shuffled, the mean and standard "
+                            "(--scoring) drops (rises, for one better lower such as misrank) when the feature's "
+                            "column is shuffled, the mean and standard "
                             "deviation over --repeats shuffles; any model, no trees needed; DATA needs its labels")
     group.add_argument("--scoring", metavar="SPEC",
                        help="the metric of --permutation, a registered scalar metric spec (ndcg@k:10, prec@k:0.05, "
@@ -77,22 +78,30 @@ def run_permutation(args) -> int:
         raise CommandError(f"--id {args.id_column}: a feature of the model {args.model}; --id names the rows by an "
                            "identifier column, which the model does not read")
     keep = [args.id_column] if args.id_column else []
+    if spec is None and not callable(getattr(model, "score", None)):       # a plugin's estimator may have none
+        raise CommandError(f"--scoring: {args.model} is a {type(model).__name__}, which has no score method and so "
+                           f"no metric of its own; name one with --scoring (pauc:0.1, auc, ndcg@k:10 with --qid, ...)")
     data, X = load_for_model(args, args.data, model, args.model, keep=keep, queries=True)
     check_model_missing(model, args.model, data)
     if args.within_queries and data.qid is None:
         raise CommandError("--within-queries: needs the rows' queries (--qid COLUMN, or a LIBSVM file's qid:)")
     positive = args.positive
+    # the metric by name in every row: a file read later says what the importances are drops of, default or not
+    metric = spec or own_score_metric(model)
+    # a lower-is-better default (misrank) is computed as such: the model's score gives it as -misrank or
+    # 1 - misrank, which the metric's name would mislabel; the importances are the same either way
+    scoring = spec if spec is not None or not _lower_is_better(metric) else metric
     if data.qid is None:
         positive = evaluation_positive(args, data, model, args.model)     # the label the model file records
         y = data.binary_target(positive, require_both=False)
         classes = getattr(model, "classes_", None)
-        if spec is None and classes is not None and len(classes) == 2:
+        if scoring is None and classes is not None and len(classes) == 2:
             y = np.asarray(classes)[y]          # the model's own score reads its two classes
     else:
         _check_own_score_in_queries(args, model, spec, data)
         y = query_labels(args, data, [spec] if spec else [], specs_option="--scoring")
     repeats = args.repeats or DEFAULT_REPEATS
-    result = permutation_importance(model, X, y, qid=data.qid, scoring=spec, n_repeats=repeats,
+    result = permutation_importance(model, X, y, qid=data.qid, scoring=scoring, n_repeats=repeats,
                                     random_state=args.random_state or 0,
                                     within="queries" if args.within_queries else "rows", init_score=data.init_score)
     if data.qid is None and positive is None:
@@ -100,18 +109,17 @@ def run_permutation(args) -> int:
     names = model_features(model) or list(data.feature_names)
     fmt = args.table_format or ("csv" if args.out else "text")
     order = np.argsort(-result.importances_mean, kind="stable")
-    # the metric by name in every row: a file read later says what the importances are drops of, default or not
-    metric = spec or own_score_metric(model)
     columns = ["feature", "importance", "std"] + ([] if fmt == "text" else ["baseline", "metric"])
     rows = [[names[j], float(result.importances_mean[j]), float(result.importances_std[j])]
             + ([] if fmt == "text" else [float(result.baseline), metric]) for j in order]
     text = Table(columns, rows).render(fmt)
     if fmt == "text":
-        metric = spec or f"{own_score_metric(model)} (the model's score)"
+        lower = _lower_is_better(metric)
+        named = spec or f"{metric} (the model's {'metric' if lower else 'score'})"
         within = " within queries" if args.within_queries else ""
         shuffles = "1 shuffle" if repeats == 1 else f"{repeats} shuffles"
-        text = (f"{metric} {result.baseline:.4f}; importance = its drop when the feature is shuffled{within} "
-                f"(mean and std of {shuffles})\n{text}")
+        text = (f"{named} {result.baseline:.4f}; importance = its {'rise' if lower else 'drop'} when the feature "
+                f"is shuffled{within} (mean and std of {shuffles})\n{text}")
     if not args.out:
         print(text, file=sys.stdout)
         return 0
@@ -144,6 +152,17 @@ def own_score_metric(model) -> str:
         if isinstance(getattr(value, "spec", value), (str, int, float)) and not isinstance(value, bool):
             return form.format(getattr(value, "spec", value))
     return "score"
+
+
+def _lower_is_better(spec: str) -> bool:
+    """Whether ``spec`` is a registered scalar metric that is better lower (``misrank``); False for ``"score"``."""
+    from ..registry import resolve
+
+    try:
+        metric = resolve("metric", spec)
+    except (ValueError, TypeError):
+        return False
+    return bool(getattr(metric, "scalar", True)) and metric.greater_is_better is False
 
 
 def _scoring(text: str | None) -> str | None:

@@ -47,6 +47,7 @@ from ._models import (
     fit_one,
     missing_facts,
     models_epilog,
+    monitor_from_params,
     split_by_category,
 )
 from ._columns import estimator_input, like_training
@@ -491,6 +492,7 @@ def run(args) -> int:
     if args.monitor is not None:
         scalar_metric(args.monitor, "--monitor")
     configs = build_configs(args, multiple=True)
+    monitor_from_params(args, configs)      # --param scoring=SPEC is the metric watched
     if args.weight is not None:
         check_fit_with_weights(configs, args.weight, command="compare")
     check_outputs(args, {"DATA": args.data, "--test": args.test}, configs,

@@ -21,7 +21,7 @@ from ._init_models import (HELP as INIT_MODEL_HELP, check_relevant_label, init_m
                            load_init_model, read_as_model_categories, record_relevant_label)
 from ._init_scores import FIT_HELP as INIT_SCORE_HELP, check_fit_with_init_scores, check_validation_init_scores
 from ._models import (add_model_options, build_configs, check_missing, fit_one, missing_facts, models_epilog,
-                      split_by_category)
+                      monitor_from_params, split_by_category)
 from .._progress import Progress
 from ._progress import add_progress_options
 from ._queries import (QUERY_MONITOR, check_fit_with_positions, check_fit_within_queries, check_positions_in_queries,
@@ -171,6 +171,7 @@ def run(args) -> int:
     if args.monitor is not None:
         scalar_metric(args.monitor, "--monitor")
     (config,) = build_configs(args, multiple=False)
+    monitor_from_params(args, [config])      # --param scoring=SPEC is the metric watched
     eval_specs = check_before_reading(args, config)
     init_model = None if args.init_model is None else load_init_model(args.init_model, config)
 

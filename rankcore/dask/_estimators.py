@@ -41,7 +41,7 @@ from ._init_scores import init_vector, local_scores
 from ._categories import coded_eval_sets, frame_category_columns
 from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
 from ._prepare import DaskRows, summarize
-from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker, searches_in_passes
+from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker, named_warnings, searches_in_passes
 from ._positions import PlaceEffects, position_vector, survey_positions
 from ._queries import place_queries, query_vector, survey_queries
 from ._shard import check_components_on_workers, placeholder_labels, start_shards
@@ -250,6 +250,8 @@ class _DaskBoost(ClientParameter):
         data = as_row_chunks(X, y, sample_weight, categories=_splits_categories(setup.learner)).persist_if_local(client)
         data = replace(data, init=init_vector(init_score, data.chunk_rows, client))
         self._record_features(data, setup.learner)      # and the columns split by category groups
+        # columns the learner names become indices before init_model's groups are compared with them, as in memory
+        setup = self._with_column_names(setup, data.feature_names)
         if init is not None:                # before any row is read: what the model's weak rankers read and mean
             # with the setup: the task, and the learner as given (the refusal of another growth reads it), as in memory
             init.check(self, setup.learner, within_queries=within_queries, init_score=init_score is not None,
@@ -342,7 +344,8 @@ class _DaskBoost(ClientParameter):
         if init_model is not None:
             kwargs["init_model"] = init_model
         fitted, address, threads = fit_on_one_worker(client, local, data, setup.task, qid=q, position=p,
-                                                     init=data.init, fit_kwargs=kwargs)
+                                                     init=data.init, fit_kwargs=kwargs,
+                                                     renamed=named_warnings(setup.learner, data))
         skip = {"_setup_cache"}
         for name in type(fitted)._fitted_names - skip:
             if name in vars(fitted):

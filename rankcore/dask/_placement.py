@@ -300,8 +300,22 @@ def _fit_here(estimator, rows, fit_kwargs, borrowed: int = 0):
     return estimator, get_worker().address, out.getvalue(), shown, threads
 
 
+def named_warnings(learner, data) -> dict[str, str]:
+    """The warnings of a one-worker fit of ``data`` that name columns by index, each with its text naming them by
+    the client's column names (``data.feature_names``); empty when X has none or ``learner`` names no column.
+
+    The worker fits the rows as an array, so the in-memory fit's "in no
+    group" warning of ``interactions`` there shows indices only.
+    """
+    message = getattr(learner, "unused_columns_message", None)
+    if message is None or data.feature_names is None:
+        return {}
+    by_index = message(data.n_features, None)
+    return {} if by_index is None else {by_index: message(data.n_features, list(data.feature_names))}
+
+
 def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, position=None, init=None,
-                      fit_kwargs: dict) -> tuple[Any, str, int]:
+                      fit_kwargs: dict, renamed: dict[str, str] | None = None) -> tuple[Any, str, int]:
     """Fit the in-memory ``estimator`` on one worker holding every row of ``data``; (fitted estimator, worker,
     threads of the fit).
 
@@ -310,7 +324,8 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, position=
     scheduler's choice for the fitting task): never through the client.
     ``qid``: a Dask vector with the chunks of ``data`` (query codes), or None; ``position`` likewise (the display
     positions as given, checked by the in-memory fit); ``init`` likewise (the initial scores, ``init_score``).
-    The fit's printed output and warnings are shown on the client.
+    The fit's printed output and warnings are shown on the client, a warning whose text is a key of ``renamed``
+    with that key's value (:func:`named_warnings`).
     """
     import sys
 
@@ -362,5 +377,5 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, position=
         sys.stdout.write(printed)
         sys.stdout.flush()
     for category, message in caught:
-        warnings.warn(message, category, stacklevel=outside_stacklevel())
+        warnings.warn((renamed or {}).get(message, message), category, stacklevel=outside_stacklevel())
     return fitted, address, threads

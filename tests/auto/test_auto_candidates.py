@@ -253,3 +253,23 @@ def test_auto_fit_identity_means_the_same_fit(n, same):
     assert (a.fit_identity(context) == b.fit_identity(context)) is same
     fits = [candidate.build(context).fit(X, y).decision_function(X) for candidate in (a, b)]
     assert np.array_equal(fits[0], fits[1]) is same
+
+
+def test_auto_trees_candidate_naming_columns_is_refused_with_their_indices():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    frame = pd.DataFrame(X, columns=["age", "income", "height", "weight"])
+    spec = "trees:n_iter=5,interactions=income+age/weight"
+    with pytest.raises(ValueError, match=r"^candidates: 'trees:n_iter=5,interactions=income\+age/weight' gives "
+                                         r"columns of interactions by name, which AutoRanker's candidates do not "
+                                         r"take \(the search fits its folds as arrays\): give them by index, "
+                                         r"interactions=0\+1/3$"):
+        rankcore.AutoRanker(candidates=[spec, "linear"], cv=2, random_state=0).fit(frame, y)
+    with pytest.raises(ValueError, match=r"give each column by its index \(0 for the first column of X\)$"):
+        rankcore.AutoRanker(candidates=[spec], cv=2).fit(X, y)                   # an array: no names to map
+    with pytest.raises(ValueError, match=r"give each column by its index.*interactions: 'incme' is not a column"):
+        rankcore.AutoRanker(candidates=["trees:interactions=incme"], cv=2).fit(frame, y)
+    model = rankcore.AutoRanker(candidates=["trees:n_iter=5,interactions=0+1/3"], cv=2, random_state=0).fit(frame, y)
+    assert model.best_candidate_ == "trees:n_iter=5,interactions=0+1/3"

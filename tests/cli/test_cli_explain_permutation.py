@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import rankcore
+from rankcore.base import Ranker
 from _cli_run import one_line_error, run_main
 
 
@@ -174,3 +175,76 @@ def test_every_scoring_error_names_the_option(files, spec, fragment):
     status, _, err = run_main("explain", files / "trees.json", files / "q.csv", "--qid", "query", "--label",
                               "grade", "--permutation", "--scoring", spec)
     one_line_error(status, err, fragment)
+
+
+@pytest.mark.parametrize("kind, explain_argv", [
+    ("kernel", ("--drop", "query", "--positive", "2")),
+    ("push", ("--drop", "query", "--positive", "2")),
+    ("push", ("--qid", "query", "--positive", "2")),           # misrank averaged over the queries
+], ids=["kernel", "push-scoring-misrank", "push-in-queries"])
+def test_a_lower_is_better_default_metric_is_reported_by_its_own_value(files, tmp_path, kind, explain_argv):
+    from rankcore.persistence import save_model
+
+    frame = pd.read_csv(files / "q.csv")
+    X, relevant = frame[["a", "b", "c", "level"]], (frame["grade"] == 2).astype(int).to_numpy()
+    model_file = tmp_path / "m.json"
+    if kind == "kernel":                                     # its own metric: misrank, its score 1 - misrank
+        status, _, err = run_main("fit", files / "q.csv", "--label", "grade", "--drop", "query", "--positive", "2",
+                                  "--model", "kernel", "--quiet", "--out", model_file)
+        assert status == 0, err
+    else:                                                    # its score: -misrank
+        save_model(rankcore.PushBoost(scoring="misrank", n_iter=5, random_state=0).fit(X, relevant), model_file)
+    argv = ("explain", model_file, files / "q.csv", "--label", "grade", *explain_argv, "--permutation",
+            "--repeats", "2")
+    tables = []
+    for extra in ((), ("--scoring", "misrank")):
+        status, out, err = run_main(*argv, "--table-format", "csv", *extra)
+        assert status == 0, err
+        tables.append(_table(out))
+    assert tables[0] == tables[1]               # the default is misrank by its own value, as --scoring gives it
+    model = rankcore.load_model(model_file)
+    qid = frame["query"].to_numpy() if "--qid" in explain_argv else None
+    misrank = rankcore.evaluate(relevant, model.decision_function(X), ["misrank"], qid=qid)["misrank"]
+    # the importances are those of the model's own score (greater-is-better): the rise of misrank
+    labels = model.classes_[relevant] if hasattr(model, "classes_") else relevant
+    own = rankcore.permutation_importance(model, X, labels, qid=qid, n_repeats=2, random_state=0)
+    for j, name in enumerate(own.feature_names):
+        assert tables[0][name]["metric"] == "misrank"
+        assert float(tables[0][name]["baseline"]) == pytest.approx(misrank, abs=1e-12)
+        assert float(tables[0][name]["importance"]) == pytest.approx(own.importances_mean[j], abs=1e-12)
+    status, out, err = run_main(*argv)
+    assert status == 0, err
+    assert out.splitlines()[0].startswith(f"misrank (the model's metric) {misrank:.4f}; importance = its rise when "
+                                          "the feature is shuffled")
+    status, out, err = run_main(*argv, "--scoring", "misrank")
+    assert out.splitlines()[0].startswith(f"misrank {misrank:.4f}; importance = its rise")
+
+
+class _Scoreless(Ranker):
+    """A plugin's kind of estimator: a Ranker with a decision_function and no score."""
+
+    def fit(self, X, y):
+        self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        self.n_features_in_ = X.shape[1]
+        self.coef_ = np.asarray(X)[np.asarray(y) == 1].mean(axis=0)
+        return self
+
+    def decision_function(self, X):
+        return np.asarray(X, dtype=float) @ self.coef_
+
+
+def test_a_model_without_score_asks_for_scoring(files, monkeypatch):
+    frame = pd.read_csv(files / "q.csv")
+    X, y = frame[["a", "b", "c", "level"]], (frame["grade"] >= 2).astype(int)
+    model = _Scoreless().fit(X, y)
+    with pytest.raises(TypeError, match=r"^scoring: _Scoreless has no score method, so no metric of its own; name "
+                                        r"one, e\.g\. scoring="):
+        rankcore.permutation_importance(model, X, y)
+    assert rankcore.permutation_importance(model, X, y, scoring="auc", n_repeats=1).importances.shape == (4, 1)
+    monkeypatch.setattr("rankcore.persistence.load_model", lambda path: model)
+    argv = ("explain", files / "m.json", files / "q.csv", "--drop", "query", "--label", "grade", "--positive", "2",
+            "--permutation", "--repeats", "1")
+    one_line_error(*run_main(*argv)[::2], "--scoring: ", "is a _Scoreless, which has no score method",
+                   "name one with --scoring")
+    status, _, err = run_main(*argv, "--scoring", "auc")
+    assert status == 0, err

@@ -99,3 +99,22 @@ def test_fit_one_watches_the_monitor_only_when_shown_or_kept(mode):
         assert hasattr(outcome.estimator, "validation_scores_") == watched
         assert (None not in seen) == watched and len(seen) == 4
         assert outcome.monitor_score == rankcore.evaluate(y, outcome.estimator.decision_function(X), "auc")["auc"]
+
+
+@pytest.mark.parametrize("given", [("--param", "scoring=pauc:0.1"), ("--model", "push:scoring=pauc:0.1")])
+def test_a_scoring_set_by_param_is_the_metric_watched_not_replaced(files, tmp_path, given):
+    d = files[0]
+    out = tmp_path / "m.json"
+    status, _, err = run_main("fit", d / "binary.csv", *given, "--n-iter", N_ITER, "--out", out, "-q", "-f")
+    assert status == 0, err
+    assert rankcore.load_model(out).get_params()["scoring"] == "pauc:0.1"
+    status, _, err = run_main("fit", d / "binary.csv", *given, "--monitor", "pauc:0.1", "--validation",
+                              d / "binary.csv", "--n-iter", N_ITER, "--out", out, "-q", "-f")
+    assert status == 0, err
+    assert rankcore.load_model(out).get_params()["scoring"] == "pauc:0.1"
+    status, _, err = run_main("fit", d / "binary.csv", *given, "--monitor", "auc", "--n-iter", N_ITER,
+                              "--out", out, "-q", "-f")
+    assert status == 2 and "--param scoring=pauc:0.1: also set by --monitor auc" in err and "set it once" in err
+    status, _, err = run_main("compare", d / "binary.csv", *given, "--monitor", "auc", "--no-plots", "-q",
+                              "--out-dir", tmp_path / "cmp")
+    assert status == 2 and "also set by --monitor auc" in err

@@ -52,3 +52,12 @@ def test_interaction_groups_by_the_file_s_column_names(small_data, tmp_path):
     status, _, err = run_main("fit", d / "data.npy", "--learner", "trees:interactions=x0+x1", "--n-iter", "5",
                               "--out", tmp_path / "npy.json", "-q")
     assert status == 2 and "are given by name, but X has no column names" in err
+
+
+def test_auto_candidates_naming_columns_are_refused_with_their_indices(small_data, tmp_path):
+    d = small_data[0]
+    status, _, err = run_main("auto", d / "data.csv", "--candidates", "trees:n_iter=3,interactions=x0+x1/x2,linear",
+                              "--cv", "2", "--out", tmp_path / "auto.json", "-q")
+    assert status == 2, err
+    assert "candidates: 'trees:n_iter=3,interactions=x0+x1/x2' gives columns of interactions by name" in err
+    assert "give them by index, interactions=0+1/2" in err

@@ -85,3 +85,57 @@ def test_label_is_refused_for_a_libsvm_file_by_every_command(files, tmp_path, co
             "explain": ("explain", model, files / "data.svm")}[command]
     one_line_error(*run_main(*argv, "--label", "y")[::2],
                    "a LIBSVM file carries its label first on each row; --label y names a CSV column")
+
+
+@pytest.fixture(scope="module")
+def beside(files):
+    """CSV files of the same rows with an extra ``id`` column: ``valid.csv`` (label column ``label``) and
+    ``target.csv`` (label column ``target``)."""
+    rows = np.loadtxt(files / "data.csv", delimiter=",", skiprows=1)
+    for name, label in (("valid.csv", "label"), ("target.csv", "target")):
+        with open(files / name, "w") as fh:
+            fh.write(f"id,f1,f2,f3,f4,{label}\n")
+            for i, row in enumerate(rows.tolist()):
+                fh.write(f"{i}," + ",".join(map(repr, row[:4])) + f",{int(row[4])}\n")
+    return files
+
+
+def _beside_argv(files, tmp_path, command, train, other):
+    if command == "fit":
+        return ("fit", files / train, "--validation", files / other, "--n-iter", "3", "--out", tmp_path / "m.json",
+                "-q", "-f")
+    return ("compare", files / train, "--test", files / other, "--model", "push", "--n-iter", "3", "--no-plots",
+            "--out-dir", tmp_path / "cmp", "-q", "-f")
+
+
+@pytest.mark.parametrize("train", ["data.svm", "data.npz", "data.csv"])
+@pytest.mark.parametrize("command", ["fit", "compare"])
+def test_drop_of_a_column_only_in_a_csv_file_beside_any_training_file(beside, tmp_path, train, command):
+    argv = _beside_argv(beside, tmp_path, command, train, "valid.csv")
+    one_line_error(*run_main(*argv)[::2], "the column 'id' is not a feature of the training data",
+                   "leave it out with --drop id")
+    status, _, err = run_main(*argv, "--drop", "id")             # as that error advises
+    assert status == 0, err
+    if command == "fit":
+        assert list(rankcore.load_model(tmp_path / "m.json").feature_names_in_) == ["f1", "f2", "f3", "f4"]
+        # a name of the training file is still dropped there, and one in no file is still its error
+        status, _, err = run_main(*argv, "--drop", "id,f2")
+        assert status == 0, err
+        assert list(rankcore.load_model(tmp_path / "m.json").feature_names_in_) == ["f1", "f3", "f4"]
+    assert run_main(*argv, "--drop", "id,nope")[0] == 2
+
+
+@pytest.mark.parametrize("command", ["fit", "compare"])
+def test_label_of_a_csv_file_beside_a_libsvm_training_file_is_accepted(beside, tmp_path, command):
+    argv = _beside_argv(beside, tmp_path, command, "data.svm", "target.csv")
+    status, _, err = run_main(*argv, "--drop", "id", "--label", "target")
+    assert status == 0, err
+    # a --label no file beside it has is still the LIBSVM file's refusal
+    one_line_error(*run_main(*argv, "--drop", "id", "--label", "y")[::2],
+                   "a LIBSVM file carries its label first on each row; --label y names a CSV column")
+
+
+def test_drop_of_every_npz_column_is_the_command_line_s_error(files, tmp_path):
+    one_line_error(*run_main("fit", files / "data.npz", "--drop", "f1,f2,f3,f4", "--out", tmp_path / "m.json",
+                             "-q")[::2],
+                   "data.npz: no feature columns: --drop f1,f2,f3,f4 leaves out every one of its feature_names")

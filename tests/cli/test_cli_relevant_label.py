@@ -112,7 +112,19 @@ def test_evaluate_warns_of_a_positive_against_the_recorded_label(files):
     status, _, err = run_main("evaluate", files / "b.json", files / "bm.csv", "--metrics", "auc", "--positive", "M")
     assert status == 0
     assert "rankcore: warning: " in err
-    assert "ranks the label 'B' first (fitted with --positive B); --positive M evaluates the opposite ranking" in err
+    assert "b.json ranks the label 'B' first; --positive M evaluates the opposite ranking" in err
+
+
+def test_a_positive_the_file_lacks_is_the_error_alone_and_more_labels_are_not_opposite(files, tmp_path):
+    _fit_b(files)
+    status, _, err = run_main("evaluate", files / "b.json", files / "bm.csv", "--metrics", "auc", "--positive", "X")
+    assert status == 2 and "warning" not in err and "the relevant label 'X' does not occur" in err
+    rows = (files / "bm.csv").read_text().splitlines()
+    (tmp_path / "three.csv").write_text("\n".join(rows + [rows[-1].rsplit(",", 1)[0] + ",Q"]) + "\n")
+    status, _, err = run_main("evaluate", files / "b.json", tmp_path / "three.csv", "--metrics", "auc",
+                              "--positive", "M")
+    assert status == 0, err
+    assert "ranks the label 'B' first; --positive M evaluates with M first instead" in err
 
 
 def test_evaluate_warns_when_the_file_lacks_the_recorded_label(files):

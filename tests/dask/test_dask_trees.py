@@ -262,3 +262,41 @@ def test_interaction_groups_by_the_dask_dataframe_s_column_names(dask_client):  
     with pytest.raises(ValueError, match="are given by name, but X has no column names"):
         DaskPushBoost(placement="distributed", learner="trees:interactions=a+b", n_iter=2).fit(
             da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,)))
+
+
+def test_a_continuation_may_give_the_groups_by_name_on_dask(dask_client):  # noqa: F811
+    pd = pytest.importorskip("pandas")
+    import dask.dataframe as dd
+
+    X, y = _data(sort=False)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d", "e"])
+    ddf, dy = dd.from_pandas(frame, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3)
+    first = DaskPushBoost(learner="trees:interactions=a+b/c", n_iter=3, random_state=0).fit(ddf, dy)
+    local = rankcore.PushBoost(learner="trees:interactions=a+b/c", n_iter=5, random_state=0).fit(
+        frame, y, init_model=first)
+    for placement in ("distributed", "one_worker"):
+        for learner in ("trees:interactions=a+b/c", "trees:interactions=0+1/2"):     # by name or by index
+            more = DaskPushBoost(placement=placement, learner=learner, n_iter=5, random_state=0).fit(
+                ddf, dy, init_model=first)
+            assert more.init_iterations_ == 3 and more.learner_spec_ == first.learner_spec_
+            np.testing.assert_allclose(np.asarray(more.decision_function(ddf)), local.decision_function(frame),
+                                       rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match=r"init_model: the model was fitted with interactions=0\+1/2"):
+        DaskPushBoost(learner="trees:interactions=a+c", n_iter=2).fit(ddf, dy, init_model=first)
+
+
+@pytest.mark.parametrize("placement", ["distributed", "one_worker"])
+def test_columns_in_no_group_are_named_by_the_frame_s_names_on_either_placement(dask_client, placement):  # noqa: F811
+    import warnings
+
+    pd = pytest.importorskip("pandas")
+    import dask.dataframe as dd
+
+    X, y = _data(sort=False)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d", "e"])
+    ddf, dy = dd.from_pandas(frame, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        DaskPushBoost(placement=placement, learner="trees:interactions=a+b/c", n_iter=2, random_state=0).fit(ddf, dy)
+    said = [str(w.message) for w in caught if "in no group" in str(w.message)]
+    assert len(said) == 1 and "the feature columns d (column 3), e (column 4) in no group" in said[0], said

@@ -365,6 +365,31 @@ def test_a_dask_collection_is_computed_below_max_rows(one_list, queries):
                                   rankcore.permutation_importance(model_q, Xq, yq, qid=qid, random_state=0).importances)
 
 
+def test_dask_inputs_of_one_frame_are_computed_together(one_list):
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    model, X, y = one_list
+    frame = pd.DataFrame(X)
+    frame.columns = [f"x{j}" for j in range(X.shape[1])]
+    frame["label"] = y
+    reads = []
+
+    def read(part):                      # stands for reading a partition from storage (parquet, CSV)
+        reads.append(len(part))
+        return part
+
+    source = dd.from_pandas(frame, npartitions=4).map_partitions(read, meta=frame.iloc[:0])
+    columns = [f"x{j}" for j in range(X.shape[1])]
+    with dask.config.set(scheduler="synchronous"):
+        result = rankcore.permutation_importance(model, source[columns], source["label"], scoring="auc",
+                                                 random_state=0)
+    # one pass to count X's rows, one to compute X and y together: not one per collection
+    assert len(reads) == 2 * 4, reads
+    np.testing.assert_array_equal(
+        result.importances,
+        rankcore.permutation_importance(model, frame[columns], y, scoring="auc", random_state=0).importances)
+
+
 def test_a_dask_collection_beyond_max_rows_is_refused_saying_how_to_sample(one_list):
     dd = pytest.importorskip("dask.dataframe")
     da = pytest.importorskip("dask.array")

@@ -150,3 +150,68 @@ def test_the_learner_parameter_resolved_for_a_fit_without_names():
     assert learner_with_column_names("stumps", None) == "stumps"
     resolved = learner_with_column_names(Trees(interactions=[["age"], ["score", 2]]), names)
     assert resolved.interactions == "0/2+4"
+
+
+def test_a_zero_padded_digit_string_is_refused_rather_than_read_as_another_column():
+    frame, y = _frame()
+    padded = frame.set_axis(["03", "age", "income", "height", "weight"], axis=1)
+    # '03' would be the index 3 (height), not the column named '03'
+    with pytest.raises(SpecError, match=r"interactions.*'03' has a leading zero: a string of digits is a column "
+                                        r"index, written without one \(3\); a column named '03' is given by its index"):
+        rankcore.boost(learner="trees:interactions=03+age", n_iter=2).fit(padded, y)
+    with pytest.raises(SpecError, match="'00' has a leading zero"):
+        Trees(interactions=[["00", "age"]])
+    model = rankcore.boost(learner="trees:interactions=0+age", n_iter=2, random_state=0).fit(padded, y)
+    assert model.learner_spec_.endswith("interactions=0+1")
+
+
+@pytest.mark.parametrize("name", ["²", "①", "x²"])
+def test_a_name_of_unicode_digits_is_a_name(name):
+    frame, y = _frame()
+    named = frame.set_axis([name, "b", "c", "d", "e"], axis=1)
+    for learner in (Trees(interactions=[[name, "b"]]), f"trees:interactions={name}+b"):
+        model = rankcore.boost(learner=learner, n_iter=2, random_state=0).fit(named, y)
+        assert model.learner_spec_.endswith("interactions=0+1")
+
+
+@pytest.mark.parametrize("name", ["none", "None", "NONE"])
+def test_a_column_named_none_is_refused_as_it_reads_back_as_no_constraints(name):
+    with pytest.raises(SpecError, match=rf"interactions.*the column name '{name}' reads as 'no constraints'.*"
+                                        r"give that column's index instead"):
+        Trees(interactions=[[name]])
+    with pytest.raises(SpecError, match=rf"the column name '{name}' reads as 'no constraints'"):
+        resolve("learner", f"trees:interactions=a+{name}")
+    assert resolve("learner", "trees:interactions=none").interactions == ""            # the spec's own word
+
+
+@pytest.mark.parametrize("name", [" a", "a ", "\ta"])
+def test_a_python_form_name_with_surrounding_space_is_refused_not_stripped(name):
+    with pytest.raises(SpecError, match=r"interactions.*begins or ends with white space, which the text form of "
+                                        r"interactions drops: give that column's index instead"):
+        Trees(interactions=[[name, "b"]])
+    # the text form strips its items as any spec argument
+    assert resolve("learner", "trees:interactions= a + b ").interactions == "a+b"
+
+
+def test_nested_params_of_a_learner_object_reach_grid_search():
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+
+    frame, y = _frame()
+    model = rankcore.PushBoost(learner=Trees(max_leaves=7), n_iter=3, random_state=0)
+    assert model.get_params()["learner__max_leaves"] == 7 and "learner__max_leaves" not in model.get_params(False)
+    model.set_params(learner__interactions="age+income", learner__max_leaves=5)
+    assert model.learner == Trees(max_leaves=5, interactions="age+income")
+    assert clone(model).learner == model.learner
+    search = GridSearchCV(model, {"learner__interactions": ["age+income", "0+1/2"], "learner__max_leaves": [4, 8]},
+                          cv=2).fit(frame, y)
+    assert search.best_estimator_.learner.max_leaves in (4, 8)
+    with pytest.raises(ValueError, match=r"^learner__nope: the learner 'trees' has no parameter 'nope' \(its "
+                                         r"parameters: max_leaves, "):
+        model.set_params(learner__nope=1)
+    with pytest.raises(ValueError, match=r"^learner__max_leaves: learner is the spec string 'trees', which has no "
+                                         r"parameters to set one by one: set learner whole"):
+        rankcore.PushBoost(learner="trees").set_params(learner__max_leaves=3)
+    # the component given in the same call is the one rebuilt
+    model.set_params(learner=Trees(max_leaves=9), learner__l2=2.0)
+    assert model.learner == Trees(max_leaves=9, l2=2.0)

@@ -137,6 +137,9 @@ def _drop_npz_columns(data: Dataset, drop: Sequence[str]) -> Dataset:
         raise DataError(f"{data.source}: --drop {unknown[0]}: no such column (its feature_names: "
                         f"{', '.join(data.feature_names[:8])}{', ...' if data.n_features > 8 else ''})")
     kept = [j for j, name in enumerate(data.feature_names) if name not in drop]
+    if not kept:
+        raise DataError(f"{data.source}: no feature columns: --drop {','.join(dict.fromkeys(drop))} leaves out every "
+                        f"one of its feature_names; keep at least one")
     data.X = np.ascontiguousarray(data.X[:, kept])
     data.feature_names = [data.feature_names[j] for j in kept]
     return data

@@ -20,6 +20,19 @@ def _load_numpy(source: str):
         raise DataError(f"{source}: not a readable NumPy file ({type(exc).__name__}: {exc})") from None
 
 
+def npz_feature_names(source: str) -> list[str]:
+    """The ``feature_names`` of an .npz file (its columns' names, which ``--drop`` takes); none when the file has
+    none or cannot be read (reading it then says why).  Reads that one array of the archive."""
+    try:
+        with np.load(source, allow_pickle=False) as archive:
+            if "feature_names" not in archive.files:
+                return []
+            raw = np.asarray(archive["feature_names"])
+    except Exception:  # an unreadable archive: the file's own read gives the error
+        return []
+    return [str(v) for v in raw.ravel()] if raw.ndim == 1 else []
+
+
 def _numeric_matrix(arr: Any, source: str, what: str) -> np.ndarray:
     arr = np.asarray(arr)
     if arr.dtype.kind not in "biuf":

@@ -51,10 +51,17 @@ def _column_item(p) -> int | str:
     if isinstance(p, (bool, np.bool_)):
         raise ValueError(f"{p!r} is not a column index or name")
     if isinstance(p, str):
-        p = p.strip()
-        if not p:
+        if not p.strip():
             raise ValueError("a group is empty (two separators in a row, or one at an end)")
+        if p != p.strip():
+            # the spec's text form strips its items, so a saved model would read another name back
+            raise ValueError(f"the column name {p!r} begins or ends with white space, which the text form of "
+                             "interactions drops: give that column's index instead")
         if re.fullmatch(r"[0-9]+", p):
+            if p != "0" and p.startswith("0"):
+                # '03' would read as the index 3 where the user may mean a column named '03'
+                raise ValueError(f"{p!r} has a leading zero: a string of digits is a column index, written "
+                                 f"without one ({int(p)}); a column named {p!r} is given by its index")
             return int(p)
         if _number_like(p):
             raise ValueError(f"{p!r} is not a column index (an integer >= 0) or a column name (a name that "
@@ -62,6 +69,10 @@ def _column_item(p) -> int | str:
         if any(c in p for c in _SEPARATORS):
             raise ValueError(f"the column name {p!r} holds one of {' '.join(_SEPARATORS)}, which separate the "
                              "columns and groups of interactions: give that column's index instead")
+        if p.lower() == "none":
+            # the text 'none' reads back as no constraints, so a model fitted with it could not be saved
+            raise ValueError(f"the column name {p!r} reads as 'no constraints' in the text form of interactions: "
+                             "give that column's index instead")
         return p
     if isinstance(p, (float, np.floating)) and float(p).is_integer():
         p = int(p)
@@ -139,7 +150,8 @@ interaction_groups.__name__ = ("groups of columns of X such as 0+1/2+3+4 or age+
 
 def _parsed(text: str) -> list[list]:
     """The groups of a canonical text (:func:`interaction_groups`'s output): indices as ints, names as strings."""
-    return [[int(j) if j.isdigit() else j for j in group.split("+")] for group in text.split("/")]
+    # ASCII digits only: str.isdigit() also holds for '²' and '①', which are names int() cannot read
+    return [[int(j) if re.fullmatch(r"[0-9]+", j) else j for j in group.split("+")] for group in text.split("/")]
 
 
 def _names_in(groups: list[list]) -> list[str]:
@@ -313,6 +325,22 @@ def checked_groups(groups, n_features: int) -> InteractionGroups | None:
     return InteractionGroups(list(groups), n_features)
 
 
+def unused_columns_message(learner, n_columns: int, feature_names=None) -> str | None:
+    """The warning of :func:`warn_unused_columns`, or None when every feature column is in some group."""
+    groups = column_groups(getattr(learner, "interactions", ""), n_columns)
+    if groups is None:
+        return None
+    used = {j for group in groups for j in group}
+    unused = [j for j in range(n_columns) if j not in used]
+    if not unused:
+        return None
+    shown = [f"{feature_names[j]!s} (column {j})" if feature_names is not None else str(j) for j in unused[:12]]
+    more = f", ... ({len(unused)} in all)" if len(unused) > 12 else ""
+    return (f"interactions={learner.interactions!r} (learner {learner.name!r}) puts the feature column"
+            f"{'s' if len(unused) > 1 else ''} {', '.join(shown)}{more} in no group, so no tree splits "
+            f"{'them' if len(unused) > 1 else 'it'} (interactions counts the feature columns from 0)")
+
+
 def warn_unused_columns(learner, n_columns: int, feature_names=None) -> None:
     """Warn (a UserWarning) of the feature columns that no group of the learner's ``interactions`` holds: no tree
     ever splits them.  ``feature_names``: the estimator's, to name them by (else their indices)."""
@@ -320,16 +348,6 @@ def warn_unused_columns(learner, n_columns: int, feature_names=None) -> None:
 
     from ..._caller import outside_stacklevel
 
-    groups = column_groups(getattr(learner, "interactions", ""), n_columns)
-    if groups is None:
-        return
-    used = {j for group in groups for j in group}
-    unused = [j for j in range(n_columns) if j not in used]
-    if not unused:
-        return
-    shown = [f"{feature_names[j]!s} (column {j})" if feature_names is not None else str(j) for j in unused[:12]]
-    more = f", ... ({len(unused)} in all)" if len(unused) > 12 else ""
-    warnings.warn(f"interactions={learner.interactions!r} (learner {learner.name!r}) puts the feature column"
-                  f"{'s' if len(unused) > 1 else ''} {', '.join(shown)}{more} in no group, so no tree splits "
-                  f"{'them' if len(unused) > 1 else 'it'} (interactions counts the feature columns from 0)",
-                  UserWarning, stacklevel=outside_stacklevel())
+    message = unused_columns_message(learner, n_columns, feature_names)
+    if message is not None:
+        warnings.warn(message, UserWarning, stacklevel=outside_stacklevel())

@@ -45,7 +45,8 @@ from ._interaction_values import forest_interactions
 from ._covers import tree_cover_from_state
 from ._layout import TreeBlock, TreeLayout
 from ._leaves import forest_leaves
-from ._interactions import column_groups, feature_groups, interaction_groups, named_groups, warn_unused_columns
+from ._interactions import (column_groups, feature_groups, interaction_groups, named_groups, unused_columns_message,
+                            warn_unused_columns)
 from ._monotone import column_signs, feature_signs, monotone_signs, unbundled
 from ._oblivious import MAX_DEPTH
 from ._oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
@@ -308,6 +309,10 @@ class Trees(Learner):
         """Warn of the feature columns no ``interactions`` group holds (never split); the estimators call it once
         per fit, with their ``feature_names_in_`` when they have some."""
         warn_unused_columns(self, n_columns, feature_names)
+
+    def unused_columns_message(self, n_columns: int, feature_names=None) -> str | None:
+        """The text of :meth:`warn_unused_columns`' warning, or None when it has none to give."""
+        return unused_columns_message(self, n_columns, feature_names)
 
     def prepare(self, X, *, sample_weight=None, thresholds=None, random_state=None, n_threads=1,
                 categorical_features=None):
