@@ -1,6 +1,8 @@
 """Plain reference rules shared by the trees' tests (bundling, split choice, node histograms), written without the kernels,
 and the statistics the route-equality tests grow trees on."""
 
+from collections import deque
+
 import numpy as np
 
 
@@ -189,3 +191,118 @@ def monotone_cell_pairs(cell_leaf, level_sign):
                 if a != b:
                     pairs.add((a, b) if sign > 0 else (b, a))
     return pairs
+
+
+def isotonic_leaves_by_cuts(G, w, lo, hi):
+    """``isotonic_leaves`` in plain Python: the violated components of the pairs by union-find, each solved by
+    recursive partitioning with a dict-of-dicts Edmonds-Karp minimum cut per block (the same arithmetic as
+    ``_isotonic_cuts.partition_blocks``: the same blocks, so the same values bit for bit but for ties of the
+    rounding), then each leaf raised to the largest value below it."""
+    n = G.shape[0]
+    value = -G / w
+    component = _components(n, lo, hi)
+    violated = np.unique(component[lo[value[lo] > value[hi]]])
+    succ = [[] for _ in range(n)]
+    for a, b in zip(lo.tolist(), hi.tolist()):
+        succ[a].append(b)
+    g, ww = G.tolist(), w.tolist()
+    for c in violated.tolist():
+        members = np.flatnonzero(component == c).tolist()
+        for block, m in _partition(members, g, ww, succ):
+            value[block] = m
+    while lo.shape[0]:
+        bad = value[lo] > value[hi]
+        if not bad.any():
+            break
+        np.maximum.at(value, hi[bad], value[lo[bad]])
+    return value
+
+
+def _max_closure(block: list[int], c: dict, succ: list[list[int]]) -> list[int]:
+    """The smallest upper set U of ``block`` (closed under ``succ`` within it) maximizing Σ_{k∈U} c_k.
+
+    A minimum s–t cut (Edmonds-Karp: breadth-first augmenting paths, a
+    finite number of them): s → k of capacity c_k > 0, k → t of −c_k > 0,
+    k → j unbounded for each order pair inside the block; U is the source
+    side (what s reaches in the residual graph), closed since an unbounded
+    edge is never saturated.  O(V·E²) time for V nodes and E edges.
+    """
+    inside = set(block)
+    source, sink = -1, -2
+    cap: dict[int, dict[int, float]] = {source: {}, sink: {}}
+    for k in block:
+        cap[k] = {}
+
+    def add(u, v, x):
+        cap[u][v] = cap[u].get(v, 0.0) + x
+        cap[v].setdefault(u, 0.0)
+
+    for k in block:
+        if c[k] > 0:
+            add(source, k, c[k])
+        elif c[k] < 0:
+            add(k, sink, -c[k])
+        for j in succ[k]:
+            if j in inside:
+                add(k, j, np.inf)
+    while True:
+        parent = {source: None}
+        queue = deque([source])
+        while queue and sink not in parent:
+            u = queue.popleft()
+            for v, r in cap[u].items():
+                if r > 0 and v not in parent:
+                    parent[v] = u
+                    queue.append(v)
+        if sink not in parent:
+            return sorted(k for k in parent if k >= 0)
+        flow, v = np.inf, sink
+        while parent[v] is not None:
+            flow = min(flow, cap[parent[v]][v])
+            v = parent[v]
+        v = sink
+        while parent[v] is not None:
+            u = parent[v]
+            cap[u][v] -= flow
+            cap[v][u] += flow
+            v = u
+
+
+def _components(n: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Each leaf's connected component of the pairs, numbered by its smallest leaf (union-find).  O(n + E·α)."""
+    root = list(range(n))
+
+    def find(k):
+        while root[k] != k:
+            root[k] = root[root[k]]
+            k = root[k]
+        return k
+    for a, b in zip(lo.tolist(), hi.tolist()):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            root[max(ra, rb)] = min(ra, rb)
+    return np.array([find(k) for k in range(n)], dtype=np.intp)
+
+
+def _partition(members: list[int], g: list, w: list, succ: list[list[int]]) -> list[tuple[list[int], float]]:
+    """The blocks of ``members`` and their values by recursive partitioning: a block at m = −ΣG/Σw is split by
+    its maximum-weight upper set (:func:`_max_closure`) while that set's Σ w(y − m) is above rounding."""
+    out = []
+    stack = [members]
+    while stack:
+        block = stack.pop()
+        sg = sw = 0.0
+        for k in block:
+            sg += g[k]
+            sw += w[k]
+        m = -sg / sw
+        c = {k: -g[k] - m * w[k] for k in block}           # w_k (y_k − m)
+        upper = _max_closure(block, c, succ) if len(block) > 1 else []
+        gain = sum(c[k] for k in upper)
+        if not upper or len(upper) == len(block) or not gain > 1e-12 * sum(abs(x) for x in c.values()):
+            out.append((block, m))
+            continue
+        taken = set(upper)
+        stack.append([k for k in block if k not in taken])
+        stack.append(upper)
+    return out

@@ -247,23 +247,28 @@ class InitModel:
     def _growth_error(self, learner, given) -> str | None:
         """The refusal of trees grown otherwise than the model's, in plain words (None when the growth is the same).
 
-        The per-query default grows oblivious trees, but depth-wise ones for monotone constraints or category
-        columns and leaf-wise ones once the learner names a shape: a continuation changes growth without asking.
+        The per-query default grows oblivious trees (with monotone and interaction constraints too), but depth-wise
+        ones for category columns and leaf-wise ones once the learner names a shape: a continuation changes growth
+        without asking.  The advice is the learner that grows the model's trees: its growth and shape (naming
+        ``growth`` drops the per-query default's ``max_depth``) with its constraints (which ``_check_constraints``
+        asks for next).
         """
-        theirs = getattr(getattr(self.model, "_learner", None), "growth", None)
+        model_learner = getattr(self.model, "_learner", None)
+        theirs = getattr(model_learner, "growth", None)
         ours = getattr(learner, "growth", None)
         if theirs is None or ours is None or theirs == ours:
             return None
         text = (f"{self.source}: the model's trees are {theirs}, this fit's learner grows {ours} trees, and trees of "
                 "another growth cannot live in one model")
         if self.model.ranks_within_queries_ and "growth=" not in str(given or "").replace(" ", ""):
-            text += (f"; this fit did not ask for {ours} trees: with qid the default trees are oblivious, but "
-                     "depth-wise with monotone constraints or category columns, and leaf-wise once the learner "
-                     "names max_depth or max_leaves")
+            text += (f"; this fit did not ask for {ours} trees: with qid the default trees are oblivious (monotone "
+                     "and interaction constraints included), but depth-wise with category columns, and leaf-wise "
+                     "once the learner names max_depth or max_leaves")
+        text += f"; continue it with {_growth_advice(model_learner)} in the learner"
         if theirs == "oblivious":
-            return text + ("; continue it with growth=oblivious and without monotone constraints or category columns "
-                           "(which oblivious trees cannot take), or fit the first model with the growth wanted")
-        return text + f"; continue it with growth={theirs} in the learner"
+            return text + (" and without category columns (which oblivious trees cannot split), or fit the first "
+                           "model with the growth wanted")
+        return text
 
     def _check_constraints(self, learner) -> None:
         """The continuation's monotone and interaction constraints are the model's: its ``learner_spec_`` is the
@@ -362,6 +367,20 @@ def _weak_rankers(spec: str, learner) -> tuple[str, str, str]:
         return name, f"{growth} trees", f"trees:growth={growth}"
     words = {"stumps": "stumps", "thresholds": "threshold stumps", "features": "single features (linear)"}
     return name, words.get(name, f"those of learner {name!r}"), name
+
+
+def _growth_advice(learner) -> str:
+    """The learner parameters that grow a model's trees again: its growth, its shape where it is not the default
+    (max_depth; max_leaves but for oblivious trees, whose depth alone sets them) and its constraints."""
+    growth = learner.growth
+    words = [f"growth={growth}"]
+    if getattr(learner, "max_depth", -1) != -1:
+        words.append(f"max_depth={learner.max_depth}")
+    if growth != "oblivious" and getattr(learner, "max_leaves", 31) != 31:
+        words.append(f"max_leaves={learner.max_leaves}")
+    words += [f"{name}={_constraint(learner, name)}" for name in ("monotone", "interactions")
+              if _constraint(learner, name)]
+    return ",".join(words)
 
 
 def _constraint(learner, name: str) -> str:

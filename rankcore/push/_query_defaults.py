@@ -71,8 +71,9 @@ QUERY_SHAPE_PARAMS = MappingProxyType({"trees": ("growth", "max_depth", "max_lea
 #: Learner spec parameters that replace :data:`QUERY_LEARNER_PARAMS`' own when the rows have categorical columns (a
 #: DataFrame's ``category`` columns, ``categorical_features``) and the user's learner spec names no shape
 #: parameter: an oblivious tree cannot split by category groups, so the trees grow depth-wise to the same depth
-#: (each node its own split, at most ``max_leaves`` leaves) instead of refusing the columns.  Monotone and
-#: interaction constraints keep the oblivious trees (their leaf values are projected onto the monotone order).
+#: (each node its own split, at most ``max_leaves`` leaves) instead of refusing the columns, constraints or not.
+#: Without category columns, monotone and interaction constraints keep the oblivious trees (their leaf values are
+#: projected onto the monotone order).
 QUERY_CATEGORICAL_PARAMS = MappingProxyType({"trees": MappingProxyType({"growth": "depthwise"})})
 
 #: The iteration cap with queries when ``n_iter=None``: every fit runs these trees unless it stops early

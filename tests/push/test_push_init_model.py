@@ -562,3 +562,29 @@ def test_any_growth_change_is_refused_so_learner_spec_stays_true(first_learner, 
     same = rankcore.boost(learner=f"trees:growth={theirs}", n_iter=2, random_state=0).fit(X, y, init_model=first)
     assert same.n_iter_ == 4 and same.init_iterations_ == 2
 
+
+
+def test_the_growth_refusal_of_a_monotone_model_advises_a_learner_that_is_accepted():
+    """The per-query default keeps oblivious trees with monotone constraints: the refusal says so, and its advice
+    (the model's growth, shape and constraints) continues the model, as it does for a depth-wise monotone model."""
+    X, y, qid = graded_queries(8)
+    signs = "/".join(["1"] + ["0"] * (X.shape[1] - 1))
+    oblivious = rankcore.boost(learner=f"trees:monotone={signs}", n_iter=2, random_state=0).fit(X, y, qid=qid)
+    depthwise = rankcore.boost(learner=f"trees:growth=depthwise,max_depth=6,monotone={signs}", n_iter=2,
+                               random_state=0).fit(X, y, qid=qid)
+    for first, asked, theirs in [(oblivious, f"trees:monotone={signs},max_depth=6", "oblivious"),
+                                 (depthwise, f"trees:monotone={signs}", "depthwise")]:
+        advice = f"growth={theirs},max_depth=6,monotone={signs}"
+        with pytest.raises(ValueError) as caught:
+            rankcore.boost(learner=asked, n_iter=2).fit(X, y, qid=qid, init_model=first)
+        text = str(caught.value)
+        assert text.startswith(f"init_model: the model's trees are {theirs}, ")
+        assert ("with qid the default trees are oblivious (monotone and interaction constraints included), but "
+                "depth-wise with category columns, and leaf-wise once the learner names max_depth or max_leaves; "
+                f"continue it with {advice} in the learner") in text
+        assert "cannot take" not in text and "without monotone" not in text
+        assert text.endswith("with the growth wanted") == (theirs == "oblivious")
+        more = rankcore.boost(learner=f"trees:{advice}", n_iter=2, random_state=0).fit(X, y, qid=qid,
+                                                                                    init_model=first)
+        assert more.n_iter_ == 4 and {r.kind for r in more.rankers_} == {r.kind for r in first.rankers_}
+        assert more._learner.max_depth == 6

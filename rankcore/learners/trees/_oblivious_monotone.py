@@ -27,11 +27,12 @@ production-distribution systems", 1985; Luss, Rosset and Shahar,
 2010): a block of leaves at its pooled value m = −ΣG/Σ(H + λ) is final when
 no upper set of the block (closed under "is greater than" within it) has
 Σ_k (H_k + λ)(y_k − m) > 0; otherwise the upper set of largest such sum -- a
-maximum-weight closure, one minimum cut (Edmonds-Karp) -- and the rest are
-solved apart.  Each split leaves two smaller blocks, so at most K − 1 cuts
-for K leaves.  First the leaves split into the connected components of the
-order: a component whose Newton values keep its order keeps them (they are
-its minimizer), and a violated pair alone pools; only the others are cut.
+maximum-weight closure, one minimum cut (Dinic's max-flow, in
+``_isotonic_cuts.pyx``, without the GIL) -- and the rest are solved apart.
+Each split leaves two smaller blocks, so at most K − 1 cuts for K leaves.
+First the leaves split into the connected components of the order: a
+component whose Newton values keep its order keeps them (they are its
+minimizer); only the others are cut (a violated pair alone pools at once).
 Floating point: a block whose best upper set sums to at most 1e-12 of
 Σ|w(y − m)| is final, and a last pass raises each leaf to the largest value
 of the leaves below it (a change of the order of the rounding at most), so
@@ -53,7 +54,12 @@ and gains 0 (``_oblivious_kernels._order_gains``).
 
 Cost: nothing when no level of the tree splits a constrained feature; when
 the Newton values already keep the order (tested first, O(D·2^D)), nothing
-more; else at most K − 1 max-flows on K ≤ 2^D nodes and D·2^(D−1) edges.
+more; else at most K − 1 max-flows on blocks of K ≤ 2^D leaves and
+D·2^(D−1) pairs in all, each on its block's own graph.  Measured (one
+thread): a full tree with every level constrained and random Newton values,
+the worst case, projects in about 0.3 s at depth 14 and 3 s at depth 16
+(65,536 leaves); in fits the grown trees' values are nearly ordered already,
+and depth-16 trees on 200,000 rows project in about 0.5 s.
 
 Both growth routes (the native grower and ``ObliviousSearch``) call
 :func:`monotone_cells` on the same sums and the same cells: the same values,
@@ -63,15 +69,11 @@ the constrained column's scale: the order says nothing about it.
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
+from ._isotonic_cuts import components, partition_blocks
+
 __all__ = ["monotone_cells", "monotone_grown", "order_edges", "isotonic_leaves"]
-
-#: A block is final when its best upper set sums to at most this share of Σ|w(y − m)| (rounding).
-_CUT_TOLERANCE = 1e-12
-
 
 def order_edges(leaf: np.ndarray, level_sign: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The pairs (lo, hi) of distinct leaves with v[lo] ≤ v[hi] that the constrained levels ask for.
@@ -99,126 +101,33 @@ def order_edges(leaf: np.ndarray, level_sign: np.ndarray) -> tuple[np.ndarray, n
     return (key // n).astype(np.intp), (key % n).astype(np.intp)
 
 
-def _max_closure(block: list[int], c: dict, succ: list[list[int]]) -> list[int]:
-    """The smallest upper set U of ``block`` (closed under ``succ`` within it) maximizing Σ_{k∈U} c_k.
-
-    A minimum s–t cut (Edmonds-Karp: breadth-first augmenting paths, a
-    finite number of them): s → k of capacity c_k > 0, k → t of −c_k > 0,
-    k → j unbounded for each order pair inside the block; U is the source
-    side (what s reaches in the residual graph), closed since an unbounded
-    edge is never saturated.  O(V·E²) time for V nodes and E edges.
-    """
-    inside = set(block)
-    source, sink = -1, -2
-    cap: dict[int, dict[int, float]] = {source: {}, sink: {}}
-    for k in block:
-        cap[k] = {}
-
-    def add(u, v, x):
-        cap[u][v] = cap[u].get(v, 0.0) + x
-        cap[v].setdefault(u, 0.0)
-
-    for k in block:
-        if c[k] > 0:
-            add(source, k, c[k])
-        elif c[k] < 0:
-            add(k, sink, -c[k])
-        for j in succ[k]:
-            if j in inside:
-                add(k, j, np.inf)
-    while True:
-        parent = {source: None}
-        queue = deque([source])
-        while queue and sink not in parent:
-            u = queue.popleft()
-            for v, r in cap[u].items():
-                if r > 0 and v not in parent:
-                    parent[v] = u
-                    queue.append(v)
-        if sink not in parent:
-            return sorted(k for k in parent if k >= 0)
-        flow, v = np.inf, sink
-        while parent[v] is not None:
-            flow = min(flow, cap[parent[v]][v])
-            v = parent[v]
-        v = sink
-        while parent[v] is not None:
-            u = parent[v]
-            cap[u][v] -= flow
-            cap[v][u] += flow
-            v = u
-
-
 def isotonic_leaves(G: np.ndarray, w: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """argmin_v Σ_k G_k v_k + ½ w_k v_k² subject to v[lo[e]] ≤ v[hi[e]] for every pair e (w > 0).
 
     The weighted isotonic regression of y = −G/w on the preorder of the
     pairs.  The problem splits into the connected components of the pairs:
     a component whose values y keep its pairs keeps them (y is then its
-    minimizer), a violated pair alone is pooled, and any other component is
-    solved by recursive partitioning (the module's docstring); a block's
-    value is −ΣG/Σw, summed in leaf order.  Exact up to rounding; the order
+    minimizer), and every other component is solved by recursive
+    partitioning (the module's docstring; ``_isotonic_cuts.partition_blocks``);
+    a block's value is −ΣG/Σw, summed in leaf order.  Exact up to rounding; the order
     holds exactly in the result.  At most K − 1 minimum cuts for K leaves.
     """
     n = G.shape[0]
     if np.any(~(w > 0)):
         raise ValueError("isotonic_leaves: the weights H + l2 must be positive")
+    G = np.ascontiguousarray(G, dtype=np.float64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    lo = np.ascontiguousarray(lo, dtype=np.intp)
+    hi = np.ascontiguousarray(hi, dtype=np.intp)
     value = -G / w
-    component = _components(n, lo, hi)
-    violated = np.unique(component[lo[value[lo] > value[hi]]])
-    succ: list[list[int]] = [[] for _ in range(n)]
-    for a, b in zip(lo.tolist(), hi.tolist()):
-        succ[a].append(b)
-    g, ww = G.tolist(), w.tolist()
-    for c in violated.tolist():
-        members = np.flatnonzero(component == c).tolist()
-        if len(members) == 2:
-            a, b = members
-            value[a] = value[b] = -(g[a] + g[b]) / (ww[a] + ww[b])
-            continue
-        for block, m in _partition(members, g, ww, succ):
-            value[block] = m
+    component = components(n, lo, hi)
+    violated = np.zeros(n, dtype=bool)
+    violated[component[lo[value[lo] > value[hi]]]] = True
+    members = np.flatnonzero(violated[component])
+    members = members[np.argsort(component[members], kind="stable")]      # by component, each ascending
+    starts = np.r_[np.flatnonzero(np.r_[True, np.diff(component[members]) != 0]), members.size].astype(np.intp)
+    partition_blocks(G, w, members, starts, lo, hi, value)
     return _raised(value, lo, hi)
-
-
-def _components(n: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Each leaf's connected component of the pairs, numbered by its smallest leaf (union-find).  O(n + E·α)."""
-    root = list(range(n))
-
-    def find(k):
-        while root[k] != k:
-            root[k] = root[root[k]]
-            k = root[k]
-        return k
-    for a, b in zip(lo.tolist(), hi.tolist()):
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            root[max(ra, rb)] = min(ra, rb)
-    return np.array([find(k) for k in range(n)], dtype=np.intp)
-
-
-def _partition(members: list[int], g: list, w: list, succ: list[list[int]]) -> list[tuple[list[int], float]]:
-    """The blocks of ``members`` and their values by recursive partitioning: a block at m = −ΣG/Σw is split by
-    its maximum-weight upper set (:func:`_max_closure`) while that set's Σ w(y − m) is above rounding."""
-    out = []
-    stack = [members]
-    while stack:
-        block = stack.pop()
-        sg = sw = 0.0
-        for k in block:
-            sg += g[k]
-            sw += w[k]
-        m = -sg / sw
-        c = {k: -g[k] - m * w[k] for k in block}           # w_k (y_k − m)
-        upper = _max_closure(block, c, succ) if len(block) > 1 else []
-        gain = sum(c[k] for k in upper)
-        if not upper or len(upper) == len(block) or not gain > _CUT_TOLERANCE * sum(abs(x) for x in c.values()):
-            out.append((block, m))
-            continue
-        taken = set(upper)
-        stack.append([k for k in block if k not in taken])
-        stack.append(upper)
-    return out
 
 
 def _raised(value: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
