@@ -45,7 +45,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..learners import LearnerLayout, WeakRanker
+from ..learners import LearnerLayout, WeakRanker, curvature_floor
 from ..objectives import BoundObjective, CheckedLine, LinePoint, RowBlock
 from ..validation import idle_thread_count
 
@@ -298,10 +298,16 @@ class InMemoryBackend:
         learning rate), sums them per leaf over the tree's rows
         (``layout.leaf_rows``: its row sample) into G and H, and sets
         v ← v − (G + λv)/(H + λ): Newton's step on J(f + v) + λ/2·Σv², whose
-        first step from v = 0 is the tree's own −G/(H + λ).  A step whose
-        values are not finite is not taken (the steps end there).  Returns
-        the tree with the new values (``layout.with_leaf_values``), its
-        values on the rows kept for :meth:`apply_update`.
+        first step from v = 0 is the tree's own −G/(H + λ).  A leaf whose H
+        falls below the curvature floor its tree was grown with
+        (``curvature_floor`` of the layout's ``min_child_weight`` and
+        ``curvature_unit`` at the root's H and row count before the steps)
+        takes no more steps and keeps its value: the split search admitted
+        no leaf that light, and saturated curvatures (init scores far apart)
+        would otherwise give it an unbounded −G/H.  A step whose values are
+        not finite is not taken (the steps end there).  Returns the tree with
+        the new values (``layout.with_leaf_values``), its values on the rows
+        kept for :meth:`apply_update`.
         """
         layout = self.layout
         lam = float(layout.l2)
@@ -315,6 +321,8 @@ class InMemoryBackend:
             sums.append(leaf if kept is None else np.where(kept, leaf, k))
         # the gradient buffers are overwritten below: the line summary must not read the search's gradient
         self._grad_cache = None
+        floor = self._tree_curvature_floor(state, sums, k)
+        stepping = np.ones(k, dtype=bool)
         base = self._scores
         trial = np.empty_like(base)
         for _ in range(int(steps)):
@@ -325,14 +333,12 @@ class InMemoryBackend:
                 grads, hess = self.gradient_and_curvature(self.objective_state(iteration=False))
             finally:
                 self._scores = base
-            G, H = np.zeros(k + 1), np.zeros(k + 1)
-            for index, g, h in zip(sums, grads, hess):
-                G += np.bincount(index, weights=g, minlength=k + 1)
-                H += np.bincount(index, weights=h, minlength=k + 1)
-            G, H = G[:k], H[:k]
+            G, H, _ = _leaf_sums(sums, grads, hess, k)
+            stepping &= H >= floor
             denom = H + lam
             with np.errstate(invalid="ignore", divide="ignore"):
-                step = np.where(denom > 0, -(G + lam * values) / np.where(denom > 0, denom, 1.0), 0.0)
+                live = stepping & (denom > 0)
+                step = np.where(live, -(G + lam * values) / np.where(live, denom, 1.0), 0.0)
             new = values + step
             if not np.all(np.isfinite(new)):
                 break
@@ -344,6 +350,17 @@ class InMemoryBackend:
         h = [np.take(values, leaf, out=buf) for leaf, buf in zip(leaves, self._direction_buffers)]
         self._h_cache = (refined, h)
         return refined
+
+    def _tree_curvature_floor(self, state: ObjectiveState, sums: list[np.ndarray], k: int) -> float:
+        """The curvature floor the search grew the tree with: at the current scores, over its sample's rows."""
+        _, hess = self.gradient_and_curvature(state)
+        _, H, count = _leaf_sums(sums, None, hess, k)
+        rows = float(count.sum())
+        if rows <= 0:
+            return 0.0
+        layout = self.layout
+        return curvature_floor(float(getattr(layout, "min_child_weight", 0.0)), float(H.sum()), rows,
+                               float(layout.curvature_unit))
 
     def line_function(self, state: ObjectiveState, ranker: WeakRanker):
         """α ↦ LinePoint along ``ranker`` from the current scores."""
@@ -393,3 +410,15 @@ class InMemoryBackend:
             _, summary, vals, G = self._summary
             self._next_stages = self.problem.stages_after_step(summary, vals, G, alpha)
         self._summary = None
+
+
+def _leaf_sums(sums: list[np.ndarray], grads: list[np.ndarray] | None, hess: list[np.ndarray], k: int):
+    """(G, H, rows) per leaf of a tree of ``k`` leaves: ``sums`` holds each block's rows' leaves, k for a row
+    outside the tree's sample (dropped); ``grads`` None: G is not summed (zeros)."""
+    G, H, count = np.zeros(k + 1), np.zeros(k + 1), np.zeros(k + 1)
+    for j, (index, h) in enumerate(zip(sums, hess)):
+        if grads is not None:
+            G += np.bincount(index, weights=grads[j], minlength=k + 1)
+        H += np.bincount(index, weights=h, minlength=k + 1)
+        count += np.bincount(index, minlength=k + 1)
+    return G[:k], H[:k], count[:k]

@@ -152,3 +152,78 @@ def test_objectives_without_a_unit_fit_as_before():
     for key, model in fits.items():
         s = model.decision_function(X)
         assert (float(np.abs(s).sum()), float(s[0]), float(s[-1])) == pytest.approx(BEFORE[key], rel=1e-12), key
+
+
+#: (objective, init scale, leaf_newton_steps): before the further steps kept the floor, 2e12, 1e13 and 1.6e9
+FURTHER_STEPS = [("xendcg", 10.0, 2), ("xendcg", 10.0, 4), ("yetirank", 100.0, 2), ("yetirank", 100.0, 4),
+                 ("lambdarank", 100.0, 4)]
+
+
+def _further_steps_case(scale):
+    """The further steps' reproduction: graded labels that follow the features, initial scores N(0, scale²)."""
+    rng = np.random.default_rng(0)
+    n = 400
+    X, qid = rng.normal(size=(n, 5)), np.repeat(np.arange(40), 10)
+    y = np.clip(np.round(X[:, 0] + 0.5 * X[:, 1] * X[:, 2] + rng.normal(size=n) * 0.7 + 1.5), 0, 3).astype(int)
+    return X, y, qid, rng.normal(size=n) * scale
+
+
+@pytest.mark.filterwarnings("ignore:boosting stopped")
+@pytest.mark.parametrize("name,scale,steps", FURTHER_STEPS)
+def test_further_leaf_newton_steps_keep_the_floor(name, scale, steps):
+    X, y, qid, init = _further_steps_case(scale)
+    fit = {}
+    for k in (1, steps):
+        model = rankcore.boost(objective=name, learner=f"trees:leaf_newton_steps={k}", n_iter=20, random_state=0)
+        fit[k] = np.abs(model.fit(X, y, qid=qid, init_score=init).decision_function(X)).max()
+    # a leaf whose curvature falls below its tree's floor takes no further step: the further steps stay within a
+    # few times the single step's scores (before, their −G/H at saturated curvatures reached 1e9 to 1e13)
+    assert np.isfinite(fit[steps]) and fit[steps] < 5 * fit[1] + 10
+
+
+def test_a_leaf_below_the_floor_keeps_its_value():
+    """One leaf saturated by its first step: it keeps that value; the other leaf takes its further steps."""
+    from rankcore.push._backend import InMemoryBackend
+
+    X, y, qid, init = _further_steps_case(10.0)
+    objective = resolve("objective", "xendcg")
+    bound = objective.bind(y, None, queries=check_queries(qid, None, y.shape[0]), random_state=0)
+    layout = resolve("learner", "trees:max_leaves=2,subsample=1,min_samples_leaf=2").prepare(X, random_state=0)
+    layout.curvature_unit = curvature_unit(objective, y.shape[0])
+    backend = InMemoryBackend(bound, layout, X, y, initial_scores=init)
+    state = backend.objective_state()
+    tree = backend.learner_search(state).ranker
+    leaf, _ = layout.leaf_rows(tree, backend.encoded[0])
+    first = np.asarray(tree.values, dtype=np.float64)
+    refined = np.asarray(backend.leaf_newton_steps(state, tree, 3).values, dtype=np.float64)
+    _, _, h = bound.value_gradient_hessian(init + first[leaf])
+    light = np.bincount(leaf, weights=h, minlength=2) < layout.min_child_weight * 1.0
+    assert light.any() and not light.all()
+    np.testing.assert_array_equal(refined[light], first[light])
+    assert np.all(refined[~light] != first[~light])
+
+
+@pytest.mark.parametrize("steps", [2, 3])
+def test_further_steps_of_objectives_without_a_unit_fit_as_before(monkeypatch, steps):
+    """Where no leaf falls below the floor, the further steps are the unfloored ones, bit for bit."""
+    from rankcore.push._backend import InMemoryBackend
+
+    rng = np.random.default_rng(7)
+    n = 300
+    X, qid = rng.normal(size=(n, 4)), np.repeat(np.arange(30), 10)
+    y, w = rng.integers(0, 4, n), rng.uniform(0.5, 2, n)
+    yb = (X[:, 0] + rng.normal(size=n) > 0.8).astype(int)
+    learner = f"trees:leaf_newton_steps={steps},max_leaves=8"
+
+    def fits():
+        return [rankcore.boost(learner=learner, n_iter=6, random_state=0).fit(X, y, qid=qid).decision_function(X),
+                rankcore.boost(learner=learner, n_iter=6, random_state=0)
+                .fit(X, y, qid=qid, sample_weight=w, init_score=10 * X[:, 1]).decision_function(X),
+                rankcore.boost(learner=learner, n_iter=6, random_state=0).fit(X, yb).decision_function(X),
+                rankcore.boost(objective="push:logistic", learner=learner + ",growth=oblivious", n_iter=6,
+                               random_state=0).fit(X, yb, sample_weight=w).decision_function(X)]
+
+    floored = fits()
+    monkeypatch.setattr(InMemoryBackend, "_tree_curvature_floor", lambda self, *a: 0.0)
+    for a, b in zip(floored, fits()):
+        np.testing.assert_array_equal(a, b)

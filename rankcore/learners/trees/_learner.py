@@ -168,8 +168,9 @@ class Trees(Learner):
     (its splits fixed) instead of one: each further step sums the
     objective's gradient and curvature G, H per leaf again at the scores
     moved by the whole leaf values v and adds −(G + l2·v)/(H + l2) to v
-    (CatBoost's ``leaf_estimation_iterations``); the line search or the
-    learning rate then applies to the result.
+    (CatBoost's ``leaf_estimation_iterations``); a leaf whose H falls
+    below the curvature floor its tree was grown with takes no more steps.
+    The line search or the learning rate then applies to the result.
     """
 
     name = "trees"
@@ -226,7 +227,8 @@ class Trees(Learner):
                   doc="Newton steps on each tree's leaf values, its structure fixed: after the first "
                       "(-G/(H + l2)), each further step sums the gradient and curvature again at the scores "
                       "moved by the whole (unshrunk) leaf values and adds -(G + l2*v)/(H + l2) to each leaf "
-                      "value v, as CatBoost's leaf_estimation_iterations; the learning rate (and the line "
+                      "value v, as CatBoost's leaf_estimation_iterations (a leaf whose H falls below the "
+                      "tree's curvature floor, min_child_weight, takes no more steps); the learning rate (and the line "
                       "search, if on) then applies to the result. One objective evaluation per extra step; "
                       "needs an objective with a curvature"),
         Parameter("monotone", monotone_signs, default="",
