@@ -23,7 +23,24 @@ import numpy as np
 from ._caller import outside_stacklevel
 
 __all__ = ["encode_categories", "check_numeric_categories", "categories_to_state", "categories_from_state",
-           "category_columns"]
+           "category_columns", "FittedOnNumbers", "NUMBERS_FIT", "warn_no_category_matches", "wide_integer_columns",
+           "refuse_inexact_ids"]
+
+#: Integers beyond ±2**53 are not all float64 numbers: two such ids may read as one.
+EXACT_INTEGERS = 2 ** 53
+
+#: The refusal of a ``category`` column given to a model fitted on numbers (an array): what follows "column 'c' is a
+#: pandas 'category' column, ".
+NUMBERS_FIT = "but the model kept no categories (it was fitted on numbers); pass the column's values as in fit"
+
+
+class FittedOnNumbers(list):
+    """The ``fitted`` categories of a model fitted on an array: one None per column.
+
+    A frame scored later is encoded as for a model fitted on a DataFrame without ``category`` columns -- such a
+    column is refused by name -- rather than by its own codes, which would put each row's category code where the
+    fit read the column's values (the fallback kept for model files written before categories were kept).
+    """
 
 
 def _is_frame(X: Any) -> bool:
@@ -44,7 +61,7 @@ def category_columns(X: Any) -> tuple[int, ...]:
 
 
 def encode_categories(X: Any, fitted: list | None, *, name: str = "X",
-                      feature_names: Any = None) -> tuple[Any, list | None]:
+                      feature_names: Any = None, warn: bool = True) -> tuple[Any, list | None]:
     """``X`` with its ``category`` columns replaced by float64 codes (missing and unseen values: NaN).
 
     Parameters
@@ -53,12 +70,17 @@ def encode_categories(X: Any, fitted: list | None, *, name: str = "X",
         Anything else than a pandas DataFrame is returned as it is.
     fitted : list or None
         Per column, the categories kept at fit (None for a column that was
-        not categorical).  None at fit -- and for a model saved before
-        categories were kept -- encodes a frame by its own categories.
+        not categorical; :class:`FittedOnNumbers` for a model fitted on an
+        array).  None at fit -- and for a model saved before categories were
+        kept -- encodes a frame by its own categories.
     name : str
         The argument named in errors (``"X"``, ``"eval_set X"``).
     feature_names : array-like of str, optional
         The fit's column names, to name a column when ``X`` has none.
+    warn : bool
+        Warn about a column whose categories match none of the fit's, being
+        of another kind (:func:`warn_no_category_matches`); False where the
+        caller has warned already (a Dask partition, checked on the client).
 
     Returns
     -------
@@ -91,6 +113,9 @@ def encode_categories(X: Any, fitted: list | None, *, name: str = "X",
     if X.shape[1] != len(fitted):
         return X, fitted              # the caller's width check names the mismatch
     for j, (now, then) in enumerate(zip(_category_columns(X), fitted)):
+        if now and isinstance(fitted, FittedOnNumbers):
+            raise ValueError(f"{name}: column {X.columns[j]!r} is a pandas 'category' column, {NUMBERS_FIT} "
+                             f"(e.g. X[{X.columns[j]!r}].astype(float))")
         if now and then is None:
             raise ValueError(f"{name}: column {X.columns[j]!r} is a pandas 'category' column but was not "
                              f"categorical in fit; pass its values as in fit "
@@ -99,7 +124,53 @@ def encode_categories(X: Any, fitted: list | None, *, name: str = "X",
             raise ValueError(f"{name}: column {X.columns[j]!r} was a pandas 'category' column in fit but is "
                              f"{X.dtypes.iloc[j]} here; make it categorical (X[{X.columns[j]!r}]."
                              f"astype('category')): its values are matched to the fit's categories")
-    return _codes(X, fitted), fitted
+    return _codes(X, fitted, warn), fitted
+
+
+def wide_integer_columns(dtypes: Any, columns: Any) -> list[int]:
+    """Of ``columns``, those whose dtype (of ``dtypes``, one a column) is a 64-bit integer: ids float64 may merge."""
+    out = []
+    for j in columns:
+        dtype = dtypes[j]
+        if getattr(dtype, "kind", None) in ("i", "u") and getattr(dtype, "itemsize", 0) >= 8:
+            out.append(int(j))
+    return out
+
+
+def refuse_inexact_ids(X: Any, columns: Any, *, name: str = "X", labels: Any = None) -> None:
+    """Refuse integers beyond ±2**53 in X's ``columns`` split by category groups (``categorical_features``).
+
+    Every column of a fit is read as float64, where such integers are not
+    all distinct (2**53 and 2**53 + 1 are one number): distinct ids would
+    become one category, silently.  A pandas ``category`` column keeps its
+    values exactly (its categories are matched by value, not read as
+    numbers).  ``X``: a pandas DataFrame or a NumPy array (anything else is
+    not checked: a float column has lost the ids already); ``labels``: the
+    columns' names for the message (a DataFrame's own by default).
+    O(n) per 64-bit integer column among ``columns``.
+
+    Raises
+    ------
+    ValueError
+        Naming the first such column, its value and what to do.
+    """
+    if not columns or X is None:
+        return
+    frame = _is_frame(X)
+    if not frame and not (isinstance(X, np.ndarray) and X.ndim == 2):
+        return
+    for j in wide_integer_columns(list(X.dtypes) if frame else [X.dtype] * X.shape[1], columns):
+        values = X.iloc[:, j].dropna().to_numpy() if frame else X[:, j]
+        if not values.shape[0]:
+            continue
+        low, high = int(values.min()), int(values.max())
+        if max(-low, high) > EXACT_INTEGERS:
+            column = X.columns[j] if frame and labels is None else _label(j, labels)
+            raise ValueError(f"{name}: column {column!r} holds the integer {high if high > EXACT_INTEGERS else low}, "
+                             f"beyond ±2**53, where float64 does not tell integers apart, so categorical_features "
+                             f"would merge distinct ids silently; make the column a pandas 'category' column "
+                             f"(X[{column!r}].astype('category')), whose values are matched exactly, or map its "
+                             "ids to smaller numbers")
 
 
 def check_numeric_categories(X: Any, reader: str, *, name: str = "X") -> None:
@@ -127,7 +198,7 @@ def _label(j: int, feature_names: Any) -> Any:
     return str(feature_names[j]) if feature_names is not None and j < len(feature_names) else j
 
 
-def _codes(frame: Any, categories: list) -> Any:
+def _codes(frame: Any, categories: list, warn: bool = False) -> Any:
     """``frame`` with each column of ``categories[j]`` (not None) as its values' positions in it, as float64."""
     import pandas as pd
 
@@ -143,8 +214,8 @@ def _codes(frame: Any, categories: list) -> Any:
         if position.shape[0] == 0:             # a column with no categories at all: every value missing
             out.isetitem(j, np.full(own.shape[0], np.nan))
             continue
-        if len(categories[j]) and (position < 0).all() and _kind(categories[j]) != _kind(column.cat.categories):
-            _warn_no_category_matches(frame.columns[j], categories[j], column.cat.categories)
+        if warn:
+            warn_no_category_matches(frame.columns[j], categories[j], column.cat.categories)
         codes = np.where(own >= 0, position[np.maximum(own, 0)], -1).astype(np.float64)
         codes[codes < 0] = np.nan
         out.isetitem(j, codes)
@@ -156,9 +227,21 @@ def _kind(values: Any) -> str:
     return "numbers" if kind in "iuf" else "booleans" if kind == "b" else "text"
 
 
-def _warn_no_category_matches(column: Any, fitted: Any, given: Any) -> None:
-    """Categories are matched by value: integers at fit and text now (a CSV read as text) match none, silently."""
+def warn_no_category_matches(column: Any, fitted: Any, given: Any) -> None:
+    """Warn when a column's categories ``given`` match none of the fit's (``fitted``) and are of another kind.
+
+    Categories are matched by value: integers at fit and text now (a CSV
+    read as text) would match none, silently, every row then taking the
+    unseen categories' side.  O(K) for the K categories given.
+    """
     import warnings
+
+    import pandas as pd
+
+    if not len(fitted) or not len(given) or _kind(fitted) == _kind(given):
+        return
+    if (pd.Index(fitted).get_indexer(given) >= 0).any():
+        return
 
     seen, now = np.asarray(fitted).tolist()[0], np.asarray(given).tolist()[0]
     warnings.warn(f"X: column {column!r} holds none of the categories seen in fit (fit: {_kind(fitted)} such as "

@@ -40,15 +40,20 @@ def model_features(model) -> list[str] | None:
 
 
 def model_categorical(model) -> list[str]:
-    """The columns the model splits by category, by name: its ``categorical_features``, as the CLI sets them, or
-    the columns whose categories it kept (``categories_``, a model fitted on a frame: ``rankcore auto``)."""
+    """The columns read as categories (pandas ``category`` columns), by name: those whose categories the model kept
+    (``categories_``: a fit on a frame, by the CLI or in Python), else -- a model file written before categories
+    were kept -- its ``categorical_features`` names, as the CLI set them.
+
+    A numeric column named in a Python fit's ``categorical_features`` kept no categories: it is read as numbers,
+    as that fit read it.
+    """
+    names, kept = model_features(model), getattr(model, "categories_", None)
+    if names is not None and kept is not None and len(kept) == len(names):
+        return [name for name, categories in zip(names, kept) if categories is not None]
     value = model.get_params(deep=False).get("categorical_features") if hasattr(model, "get_params") else None
     if value is not None and not isinstance(value, str) and all(isinstance(v, str) for v in value):
         return list(value)
-    names, kept = model_features(model), getattr(model, "categories_", None)
-    if names is None or not kept or len(kept) != len(names):
-        return []
-    return [name for name, categories in zip(names, kept) if categories is not None]
+    return []
 
 
 def load_for_model(args, path: str, model, model_path: str, *, require_label: bool = True,

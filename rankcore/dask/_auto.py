@@ -60,6 +60,11 @@ def _remote_task(data, fold, task: Task, metric: str, base_seed: int, categorica
                     sample_weight=sample_weight)
 
 
+def _computed(X):
+    """X in memory: a Dask collection computed (a pandas DataFrame keeps its columns and dtypes)."""
+    return X.compute() if is_dask_collection(X) else X
+
+
 class DaskAutoRanker(ClientParameter, AutoRanker):
     """AutoRanker with its candidates x folds run as tasks on a Dask cluster.
 
@@ -89,11 +94,23 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
             given = "qid" if qid is not None else "group"
             raise ValueError(f"DaskAutoRanker cannot search within queries ({given}); fit "
                              f"rankcore.AutoRanker(...).fit(X, y, {given}={given}) in memory")
-        X = X.compute() if is_dask_collection(X) else X
-        y = y.compute() if is_dask_collection(y) else y
+        X, y = _computed(X), _computed(y)
         if is_dask_collection(sample_weight):
             sample_weight = sample_weight.compute()
         return super().fit(X, y, sample_weight, callbacks=callbacks)
+
+    def decision_function(self, X) -> np.ndarray:
+        """:meth:`rankcore.AutoRanker.decision_function`; a Dask collection is computed to the client first, as
+        :meth:`fit` computes it (its ``category`` columns then read by value), and the scores are a NumPy array."""
+        return super().decision_function(_computed(X))
+
+    def feature_contributions(self, X) -> np.ndarray:
+        """:meth:`rankcore.AutoRanker.feature_contributions` of X, a Dask collection computed to the client first."""
+        return super().feature_contributions(_computed(X))
+
+    def feature_interactions(self, X, **kwargs) -> np.ndarray:
+        """:meth:`rankcore.AutoRanker.feature_interactions` of X, a Dask collection computed to the client first."""
+        return super().feature_interactions(_computed(X), **kwargs)
 
     def make_executor(self, X, y, plan, metric_spec, seed, n_threads, sample_weight=None):
         return DaskExecutor(get_client(self.client), X, y, plan, metric_spec, seed, self.categorical_columns(),

@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from .._categories import category_columns, encode_categories
+from .._categories import NUMBERS_FIT, category_columns, encode_categories, warn_no_category_matches
 
-__all__ = ["frame_category_columns", "coded_dask_frame", "coded_local_frame", "refuse_category_columns",
-           "fitted_categories_of", "coded_eval_sets"]
+__all__ = ["frame_category_columns", "check_frame_columns", "names_a_column", "coded_dask_frame",
+           "coded_local_frame", "refuse_category_columns", "fitted_categories_of", "category_frame"]
 
 
 def _is_dask_frame(X: Any) -> bool:
@@ -41,6 +41,40 @@ def frame_category_columns(X: Any) -> tuple[int, ...]:
     if _is_dask_frame(X):
         return category_columns(X._meta)
     return category_columns(X)
+
+
+#: The names of pandas' text dtypes (``StringDtype`` with either missing value, Arrow's strings).
+_TEXT_DTYPES = ("str", "string", "string[python]", "string[pyarrow]", "large_string[pyarrow]")
+
+
+def check_frame_columns(X: Any, name: str = "X") -> None:
+    """Refuse on the client, from the dtypes (no pass), what a DataFrame's partitions would fail on later without
+    naming the column: duplicate column names (ValueError) and a text column (TypeError, with the fix)."""
+    if not X.columns.is_unique:
+        repeated = sorted({str(c) for c in X.columns[X.columns.duplicated()]})
+        raise ValueError(f"{name}: expected unique column names, got {repeated[:5]!r} more than once; give each "
+                         "column a name of its own")
+    meta = X._meta if _is_dask_frame(X) else X
+    for j, dtype in enumerate(meta.dtypes):
+        if str(dtype) in _TEXT_DTYPES:
+            column = str(X.columns[j])
+            raise TypeError(f"{name}: column {column!r} holds text, not numbers; encode it as numbers, or as a pandas "
+                            "'category' column for rankcore.boost(learner='trees'), which splits by category groups "
+                            f"(X[{column!r}] = X[{column!r}].astype('category'), then "
+                            f"X = X.categorize(columns=[{column!r}]))")
+
+
+def names_a_column(categorical_features: Any) -> bool:
+    """Whether ``categorical_features`` names a column before X's width is known: a boolean mask with a True entry,
+    or any index or name (the fit checks them against X later).  An all-False mask names none, as in memory."""
+    if categorical_features is None:
+        return False
+    if isinstance(categorical_features, str) or not hasattr(categorical_features, "__iter__"):
+        return True                   # refused by name when the columns are resolved
+    items = list(categorical_features)
+    if items and np.asarray(items).dtype.kind == "b":
+        return any(items)
+    return bool(items)
 
 
 def refuse_category_columns(X: Any, name: str, reason: str) -> None:
@@ -84,12 +118,46 @@ def _refuse_missing(frame: Any, categories: list, name: str) -> None:
                              "or fit in memory")
 
 
-def _coded_partition(frame: Any, categories: list, name: str, at_fit: bool) -> Any:
-    """One partition with its category columns as float64 codes among ``categories``, by value."""
+def _coded_partition(frame: Any, categories: list, name: str, at_fit: bool, warn: bool = True) -> Any:
+    """One partition with its category columns as float64 codes among ``categories``, by value (``warn``: about a
+    column whose categories match none of the fit's; False when the client has checked every such column)."""
     if at_fit:
         _refuse_missing(frame, categories, name)
-    coded, _ = encode_categories(frame, categories, name=name)
+    coded, _ = encode_categories(frame, categories, name=name, warn=warn)
+    if at_fit:
+        _refuse_undeclared(frame, coded, categories, name)
     return coded
+
+
+def _refuse_undeclared(frame: Any, coded: Any, categories: list, name: str) -> None:
+    """Training rows: a value (not missing: ``_refuse_missing`` refused those) that the column's declared categories
+    do not list -- a partition whose dtype is not the frame's meta -- is refused by column, value and index."""
+    for j, values in enumerate(categories):
+        if values is None:
+            continue
+        lost = np.flatnonzero(np.isnan(coded.iloc[:, j].to_numpy(dtype=np.float64)))
+        if lost.shape[0]:
+            column = str(frame.columns[j])
+            raise ValueError(f"{name}: column {column!r} holds {frame.iloc[lost[0], j]!r} at index "
+                             f"{frame.index[lost[0]]!r}, which is not among the column's declared categories (its "
+                             f"dtype: {list(values)[:8]!r}{' ...' if len(values) > 8 else ''}); find them all: "
+                             f"X[{column!r}] = X[{column!r}].cat.as_unknown(); X = X.categorize(columns=[{column!r}]) "
+                             "(one pass), or give the column a dtype listing all its values")
+
+
+def _warned_on_client(X: Any, categories: list) -> bool:
+    """Warn here, where the caller sees it, about each category column of known categories that match none of the
+    fit's (``warn_no_category_matches``, read from the meta: no pass); whether every such column was checked (a
+    column of unknown categories is checked by its partitions, whose warnings reach the worker's log only)."""
+    checked = True
+    for j, values in enumerate(categories):
+        if values is None:
+            continue
+        if not X.iloc[:, j].cat.known:
+            checked = False
+            continue
+        warn_no_category_matches(X.columns[j], values, X._meta.iloc[:, j].cat.categories)
+    return checked
 
 
 def coded_dask_frame(X: Any, categories: list | None, *, name: str = "X") -> tuple[Any, list | None]:
@@ -113,8 +181,9 @@ def coded_dask_frame(X: Any, categories: list | None, *, name: str = "X") -> tup
         fitted_categories_of(X, categories, name=name)
         if not any(values is not None for values in categories):
             return X, categories
+    warn = at_fit or not _warned_on_client(X, categories)
     meta = _meta_of_codes(X._meta, categories)
-    coded = X.map_partitions(_coded_partition, categories, name, at_fit, meta=meta)
+    coded = X.map_partitions(_coded_partition, categories, name, at_fit, warn, meta=meta)
     return coded, categories
 
 
@@ -134,8 +203,7 @@ def fitted_categories_of(X: Any, fitted: list | None, *, name: str = "X", featur
     columns.  Nothing is computed: a Dask DataFrame's dtypes are read from its meta."""
     if _is_dask_frame(X):
         if fitted is None:
-            refuse_category_columns(X, name, "but the model kept no categories (it was fitted on numbers); pass "
-                                              "the column's values as in fit")
+            refuse_category_columns(X, name, NUMBERS_FIT)
             return
         if len(X.columns) != len(fitted):
             return                    # the caller's width check names the mismatch
@@ -159,18 +227,20 @@ def fitted_categories_of(X: Any, fitted: list | None, *, name: str = "X", featur
                          f"fit's categories), got {type(X).__name__}")
 
 
-def coded_eval_sets(sets: Any, categories: list | None) -> Any:
-    """Validation sets (in memory) with each DataFrame's category columns as codes among the fit's ``categories``:
-    what the in-memory fit on one worker, given the training rows as codes, reads (``None``: the sets as given)."""
-    from dataclasses import replace
+def category_frame(X: np.ndarray, names: Any, categories: list) -> Any:
+    """The rows of a fit (codes) as the pandas DataFrame they were read from: each column with categories a
+    ``category`` column of them (codes 0 .. K−1, none missing: the fit refused those), the others as in ``X``.
 
-    if categories is None or sets is None:
-        return sets
+    ``names``: the columns' names (None: 0 .. d−1).  O(n·d) time and one copy of X.
+    """
+    import pandas as pd
 
-    def coded(entry):
-        if not isinstance(entry, (tuple, list)) or not entry:
-            return entry
-        X, _ = encode_categories(entry[0], categories, name="eval_set X")
-        return (X, *entry[1:])
-
-    return replace(sets, sets=tuple(coded(entry) for entry in sets.sets))
+    columns = {}
+    for j, values in enumerate(categories):
+        column = X[:, j]
+        if values is not None:
+            column = pd.Categorical.from_codes(column.astype(np.int64), categories=pd.Index(values))
+        columns[j] = column
+    frame = pd.DataFrame(columns)
+    frame.columns = pd.Index(list(names) if names is not None else range(len(categories)), dtype=object)
+    return frame

@@ -28,7 +28,7 @@ from ..metrics import check_queries
 from ..objectives import BoundQueryBlocks, curvature_unit, require_curvature
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     Validation, check_callbacks, check_eval_init_scores, check_init_score, check_some_query_ranks,
-                    check_tie_break_scale, int_seed, learner_with_column_names, prepend_init_model,
+                    check_tie_break_scale, columns_named, int_seed, learner_with_column_names, prepend_init_model,
                     plan_validation, read_eval_sets, refuse_positions_without_queries, resolve_early_stopping,
                     warn_sparse_places)
 from ..spec import Kind, Parameter
@@ -38,7 +38,7 @@ from ._client import ClientParameter
 from ._backend import backend_kind, make_backend, pairwise_trees_refusal
 from ._init_models import one_list_grades, read_dask_init_model, start_scores
 from ._init_scores import init_vector, local_scores
-from ._categories import coded_eval_sets, frame_category_columns
+from ._categories import frame_category_columns, names_a_column
 from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
 from ._prepare import DaskRows, summarize
 from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker, named_warnings, searches_in_passes
@@ -247,7 +247,8 @@ class _DaskBoost(ClientParameter):
         within_queries = qid is not None or group is not None
         setup, probe, refusal, client = self._check_request(y, eval_set, within_queries, positions=position is not None,
                                                             category_frame=bool(frame_category_columns(X)))
-        data = as_row_chunks(X, y, sample_weight, categories=_splits_categories(setup.learner)).persist_if_local(client)
+        data = as_row_chunks(X, y, sample_weight, categories=_splits_categories(setup.learner),
+                             categorical_features=self.categorical_features).persist_if_local(client)
         data = replace(data, init=init_vector(init_score, data.chunk_rows, client))
         self._record_features(data, setup.learner)      # and the columns split by category groups
         # columns the learner names become indices before init_model's groups are compared with them, as in memory
@@ -335,16 +336,20 @@ class _DaskBoost(ClientParameter):
         params["learner"] = learner_with_column_names(params["learner"], data.feature_names)
         if getattr(self, "_categorical_columns", ()):     # the gathered rows are codes: these columns by index
             params["categorical_features"] = list(self._categorical_columns)
+        # rows with category columns are fitted as the frame they were read from: the in-memory fit of it, whose
+        # categories the init model's and the validation frames' are matched to
+        frame = None
+        if any(values is not None for values in data.categories or ()):
+            frame = (data.feature_names, data.categories)
         local = self._local_class(**params)
         q = None if qid is None and group is None else query_vector(qid, group, data)
         p = None if position is None else position_vector(position, data)      # checked by the in-memory fit
         # the sets as read on the client (the training data recognized by the objects given to fit)
-        kwargs = {} if eval_set is None else {"eval_set": coded_eval_sets(_local_sets(eval_set),
-                                                                          getattr(self, "categories_", None))}
+        kwargs = {} if eval_set is None else {"eval_set": _local_sets(eval_set)}
         if init_model is not None:
             kwargs["init_model"] = init_model
         fitted, address, threads = fit_on_one_worker(client, local, data, setup.task, qid=q, position=p,
-                                                     init=data.init, fit_kwargs=kwargs,
+                                                     init=data.init, fit_kwargs=kwargs, frame=frame,
                                                      renamed=named_warnings(setup.learner, data))
         skip = {"_setup_cache"}
         for name in type(fitted)._fitted_names - skip:
@@ -441,7 +446,8 @@ class _DaskBoost(ClientParameter):
                                                             category_frame=bool(frame_category_columns(X)))
         if refusal is not None:             # a session is distributed whatever the placement
             raise refusal
-        data = as_row_chunks(X, y, sample_weight, categories=_splits_categories(setup.learner)).persist_if_local(client)
+        data = as_row_chunks(X, y, sample_weight, categories=_splits_categories(setup.learner),
+                             categorical_features=self.categorical_features).persist_if_local(client)
         self._record_features(data, setup.learner)
         return self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group)
 
@@ -514,8 +520,9 @@ class _DaskBoost(ClientParameter):
         # the learner's declared preparation from the distributed rows (the in-memory rule; see _prepare.py)
         categorical = getattr(self, "_categorical_columns", ())
         extra = {"categorical_features": categorical} if categorical and _splits_categories(learner) else {}
-        layout = learner.prepare_distributed(DaskRows(client, data, summary), thresholds=self.thresholds,
-                                             random_state=seed, n_threads=1, **extra)
+        with columns_named(data.feature_names):
+            layout = learner.prepare_distributed(DaskRows(client, data, summary), thresholds=self.thresholds,
+                                                 random_state=seed, n_threads=1, **extra)
         if hasattr(layout, "curvature_unit"):       # the in-memory fit's, from the training rows' totals
             layout.curvature_unit = curvature_unit(objective, data.n_rows, summary.weight)
         problem = probe
@@ -562,7 +569,7 @@ class _DaskBoost(ClientParameter):
         columns split by category groups, ``category_frame`` or ``categorical_features``, trees that split them)."""
         setup = self._setup_record()
         if within_queries:
-            given = self.categorical_features is not None and np.size(self.categorical_features) > 0
+            given = names_a_column(self.categorical_features)
             return self._query_setup(setup, categorical=given or (category_frame and _splits_categories(setup.learner)))
         setup.objective.check_queries(None)          # an objective that needs queries refuses a fit without
         return setup
@@ -650,8 +657,8 @@ class _DaskBoost(ClientParameter):
     # ------------------------------------------------------------------
     # Prediction
     # ------------------------------------------------------------------
-    def _dask_matrix(self, X):
-        return fitted_dask_matrix(self, X)
+    def _dask_matrix(self, X, lengths: bool = False):
+        return fitted_dask_matrix(self, X, lengths=lengths)
 
     def _lazy_scores(self, X, stop: int | None = None):
         rankers = self.rankers_[:stop]
@@ -700,7 +707,7 @@ class _DaskBoost(ClientParameter):
         interactions = getattr(self._learner, "interaction_values", None)
         if not is_dask_collection(X) or interactions is None:      # (no learner's values: the TypeError)
             return super().feature_interactions(X, max_bytes=max_bytes)
-        X = self._dask_matrix(X)
+        X = self._dask_matrix(X, lengths=True)        # the chunks' sizes, which max_bytes bounds
         interactions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])), 1, max_bytes)   # covers, columns
         width = X.shape[1] + 1
         check_interaction_size(max(X.chunks[0], default=0), X.shape[1], max_bytes,
@@ -777,7 +784,9 @@ class _DaskBoost(ClientParameter):
         if getattr(self, "task_", "bipartite") == "graded":
             raise ValueError(f"score: the graded metric {metric.spec!r} has no distributed form; "
                              "score a local copy (X.compute()) instead")
-        scores = self.decision_function(X)
+        check_is_fitted(self)
+        # init_score is cut by the rows' chunks: a dask.dataframe's partition lengths are then computed
+        scores = self._lazy_scores(self._dask_matrix(X, lengths=init_score is not None))
         if init_score is not None:
             chunk_rows = tuple(int(c) for c in scores.chunks[0])
             scores = scores + init_vector(init_score, chunk_rows, get_client(self.client))

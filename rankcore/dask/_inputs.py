@@ -17,7 +17,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._categories import coded_dask_frame, coded_local_frame, fitted_categories_of, refuse_category_columns
+from .._categories import refuse_inexact_ids, wide_integer_columns
+from ..validation import check_categorical_features
+from ._categories import (check_frame_columns, coded_dask_frame, coded_local_frame, fitted_categories_of,
+                          refuse_category_columns)
 from ._workers import worker_info
 
 #: The largest share of the workers' summed memory limit that a fit's rows may take to be persisted for the
@@ -76,10 +79,12 @@ def as_dask_matrix(X: Any, *, name: str = "X", chunk_rows: int | None = None):
     return arr, names
 
 
-def _dask_matrix(X: Any, name: str, chunk_rows: int | None, *, categories: bool):
+def _dask_matrix(X: Any, name: str, chunk_rows: int | None, *, categories: bool, categorical_features: Any = None):
     """:func:`as_dask_matrix`, and the categories: with ``categories``, a DataFrame's ``category`` columns become
     float64 codes by value (``rankcore.dask._categories``) and the third item lists per column its categories or
-    None (None for an array); without, such columns are refused by name and the third item is None."""
+    None (None for an array); without, such columns are refused by name and the third item is None.
+    ``categorical_features`` (the estimator's): its 64-bit integer columns are checked for ids float64 would merge
+    (``rankcore._categories.refuse_inexact_ids``), in the pass that finds the partitions' lengths."""
     import dask.array as da
     import dask.dataframe as dd
 
@@ -87,7 +92,11 @@ def _dask_matrix(X: Any, name: str, chunk_rows: int | None, *, categories: bool)
     if not categories:
         refuse_category_columns(X, name, _CATEGORIES_REFUSED)
     if isinstance(X, dd.DataFrame):
+        check_frame_columns(X, name)
         names = [str(c) for c in X.columns] if all(isinstance(c, str) for c in X.columns) else None
+        exact = wide_integer_columns(list(X._meta.dtypes), _given_columns(categorical_features, len(X.columns), names))
+        if exact:
+            X = X.map_partitions(_checked_ids, exact, name, meta=X._meta)
         if categories:
             X, found = coded_dask_frame(X, None, name=name)
         arr = X.to_dask_array(lengths=True)
@@ -95,6 +104,10 @@ def _dask_matrix(X: Any, name: str, chunk_rows: int | None, *, categories: bool)
         raise ValueError(f"{name}: expected a 2-D collection (rows × features), got a dask Series")
     elif isinstance(X, da.Array):
         arr = X
+        exact = [] if X.ndim != 2 else wide_integer_columns([X.dtype] * X.shape[1],
+                                                            _given_columns(categorical_features, X.shape[1], None))
+        if exact:
+            arr = X.rechunk({1: -1}).map_blocks(_checked_ids, exact, name, dtype=X.dtype)
     elif is_dask_collection(X):
         raise TypeError(f"{name}: expected a dask.array or dask.dataframe collection, got {type(X).__name__}")
     else:
@@ -107,6 +120,7 @@ def _dask_matrix(X: Any, name: str, chunk_rows: int | None, *, categories: bool)
         local = np.asarray(X)
         if local.ndim != 2:
             raise ValueError(f"{name}: expected a 2-D array, got shape {local.shape}")
+        refuse_inexact_ids(X, _given_columns(categorical_features, local.shape[1], names), name=name)
         rows = chunk_rows or max(1, -(-local.shape[0] // 4))
         arr = da.from_array(local, chunks=(rows, -1))
     if arr.ndim != 2:
@@ -121,13 +135,27 @@ def _dask_matrix(X: Any, name: str, chunk_rows: int | None, *, categories: bool)
     return arr, names, found
 
 
-def fitted_dask_matrix(estimator, X):
+def _given_columns(categorical_features: Any, n_features: int, names: Any) -> tuple[int, ...]:
+    """The columns ``categorical_features`` names (checked as the fit checks them), none for None."""
+    return () if categorical_features is None else check_categorical_features(categorical_features, n_features, names)
+
+
+def _checked_ids(chunk: Any, columns: list[int], name: str) -> Any:
+    """A partition or block, its ``columns`` checked for ids float64 would merge (:func:`refuse_inexact_ids`)."""
+    refuse_inexact_ids(chunk, columns, name=name)
+    return chunk
+
+
+def fitted_dask_matrix(estimator, X, *, lengths: bool = False):
     """X to predict on with a fitted estimator: a 2-D Dask array with its features, one column chunk.
 
     A dask.dataframe's columns must be the features seen in fit (when fit
     saw names); the number of columns must be ``n_features_in_``.  Its
     ``category`` columns are encoded by the fit's categories (``categories_``),
     by value, partition by partition (``rankcore.dask._categories``).
+    ``lengths``: a dask.dataframe's partition lengths are computed (one pass
+    over its partitions), for callers that align other vectors with the rows
+    or bound the chunks; else they may be unknown (NaN).
     """
     import dask.array as da
     import dask.dataframe as dd
@@ -138,12 +166,13 @@ def fitted_dask_matrix(estimator, X):
     names = getattr(estimator, "feature_names_in_", None)
     fitted_categories_of(X, fitted, feature_names=names)
     if isinstance(X, dd.DataFrame):
+        check_frame_columns(X)
         if names is not None and [str(c) for c in X.columns] != [str(c) for c in names]:
             raise ValueError(f"X: the columns {list(X.columns)!r} differ from the features seen in fit "
                              f"{list(names)!r}")
         if fitted is not None and len(fitted) == len(X.columns):
             X, _ = coded_dask_frame(X, fitted)        # by value: the fit's categories give the codes
-        X = X.to_dask_array()
+        X = X.to_dask_array(lengths=True if lengths else None)
     if X.ndim != 2:
         raise ValueError(f"X: expected a 2-D array, got {X.ndim} dimension(s)")
     if X.shape[1] != estimator.n_features_in_:
@@ -352,13 +381,15 @@ class RowChunks:
 
 
 def as_row_chunks(X: Any, y: Any = None, sample_weight: Any = None, *, chunk_rows: int | None = None,
-                  categories: bool = False) -> RowChunks:
+                  categories: bool = False, categorical_features: Any = None) -> RowChunks:
     """Normalize (X, y, sample_weight) to aligned row-chunked Dask arrays (see the module docs).
 
     ``categories``: a DataFrame's ``category`` columns become float64 codes by value, their categories kept in
     ``RowChunks.categories`` (for a learner that splits them by category groups); else they are refused by name.
+    ``categorical_features``: the estimator's, whose 64-bit integer columns must hold ids float64 keeps apart.
     """
-    arr, names, found = _dask_matrix(X, "X", chunk_rows, categories=categories)
+    arr, names, found = _dask_matrix(X, "X", chunk_rows, categories=categories,
+                                     categorical_features=categorical_features)
     chunks = tuple(int(c) for c in arr.chunks[0])
     y_arr = None if y is None else _as_dask_vector(y, chunks, name="y")
     w_arr = None if sample_weight is None else _as_dask_vector(sample_weight, chunks, name="sample_weight")

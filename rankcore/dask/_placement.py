@@ -36,6 +36,7 @@ import numpy as np
 
 from .._caller import outside_stacklevel
 from ._borrow import Borrowed, borrow_threads
+from ._categories import category_frame
 from ._malloc import pages_kept
 from ._prepare import check_chunk
 
@@ -253,10 +254,12 @@ def _rows_here(task, X_parts, y_parts, w_parts, q_parts, p_parts=None, i_parts=N
     return [X, y, w, qid, None if p_parts is None else _joined(p_parts), None if i_parts is None else _joined(i_parts)]
 
 
-def _fit_here(estimator, rows, fit_kwargs, borrowed: int = 0):
+def _fit_here(estimator, rows, fit_kwargs, borrowed: int = 0, frame=None):
     """On the worker: the in-memory fit on ``rows`` ([X, y, w, qid, position, init] from :func:`_rows_here`), on the
     worker's threads and ``borrowed`` more (held on other workers of its host, ``_borrow``), at most the CPUs this
-    process may use.
+    process may use.  ``frame``: (column names, per column its categories or None) of rows read from a DataFrame
+    with ``category`` columns, whose codes X holds: the fit is then the in-memory fit of that frame
+    (:func:`rankcore.dask._categories.category_frame`), its categories kept and its columns named.
 
     The rows are taken out of the list (which Dask holds as the result of
     :func:`_rows_here` until this task ends) and handed to the estimator's
@@ -274,6 +277,8 @@ def _fit_here(estimator, rows, fit_kwargs, borrowed: int = 0):
     X, y, w, qid, position, init = rows
     rows.clear()
     del rows
+    if frame is not None:
+        X = category_frame(X, *frame)
     held = _worker_threads() + int(borrowed)
     # the threads the fit will run on: the held ones, fewer where the host's CPUs are busy now (OpenMP's waiting
     # threads spin, and a region on more threads than the host has free waits for descheduled ones); asked under
@@ -304,8 +309,9 @@ def named_warnings(learner, data) -> dict[str, str]:
     """The warnings of a one-worker fit of ``data`` that name columns by index, each with its text naming them by
     the client's column names (``data.feature_names``); empty when X has none or ``learner`` names no column.
 
-    The worker fits the rows as an array, so the in-memory fit's "in no
-    group" warning of ``interactions`` there shows indices only.
+    The worker fits rows without ``category`` columns as an array, so the
+    in-memory fit's "in no group" warning of ``interactions`` there shows
+    indices only.
     """
     message = getattr(learner, "unused_columns_message", None)
     if message is None or data.feature_names is None:
@@ -315,7 +321,8 @@ def named_warnings(learner, data) -> dict[str, str]:
 
 
 def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, position=None, init=None,
-                      fit_kwargs: dict, renamed: dict[str, str] | None = None) -> tuple[Any, str, int]:
+                      fit_kwargs: dict, renamed: dict[str, str] | None = None,
+                      frame=None) -> tuple[Any, str, int]:
     """Fit the in-memory ``estimator`` on one worker holding every row of ``data``; (fitted estimator, worker,
     threads of the fit).
 
@@ -324,8 +331,9 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, position=
     scheduler's choice for the fitting task): never through the client.
     ``qid``: a Dask vector with the chunks of ``data`` (query codes), or None; ``position`` likewise (the display
     positions as given, checked by the in-memory fit); ``init`` likewise (the initial scores, ``init_score``).
-    The fit's printed output and warnings are shown on the client, a warning whose text is a key of ``renamed``
-    with that key's value (:func:`named_warnings`).
+    ``frame``: (column names, categories) to fit the rows as the DataFrame of ``category`` columns they were read
+    from (:func:`_fit_here`), or None.  The fit's printed output and warnings are shown on the client, a warning
+    whose text is a key of ``renamed`` with that key's value (:func:`named_warnings`).
     """
     import sys
 
@@ -365,7 +373,8 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, position=
             borrowed = borrow_threads(client, fit_worker)
             where = {"workers": [fit_worker], "allow_other_workers": True}
     try:
-        future = client.submit(_fit_here, estimator, rows, dict(fit_kwargs), borrowed.threads, pure=False, **where)
+        future = client.submit(_fit_here, estimator, rows, dict(fit_kwargs), borrowed.threads, frame, pure=False,
+                               **where)
         del rows
         try:
             fitted, address, printed, caught, threads = future.result()

@@ -44,7 +44,7 @@ from ._line_search import convex_piecewise_linear_search, piecewise_linear_searc
 from ._query_defaults import QUERY_METRIC
 from ._scoring import LARGE_DATA_METRIC, within_largest_query
 from ._tie_break import check_tie_break_scale, tie_break_offsets
-from ._column_names import learner_with_column_names
+from ._column_names import columns_named, learner_with_column_names
 from ._validation import (AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, large_data_learner, plan_query_validation,
                           plan_validation, resolve_early_stopping)
 
@@ -56,4 +56,4 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets",
            "refuse_positions_without_queries", "warn_sparse_places", "check_init_score", "check_eval_init_scores",
            "row_weights", "InitModel", "read_init_model", "prepend_init_model", "TREE_KINDS", "write_exported_text",
-           "learner_with_column_names"]
+           "learner_with_column_names", "columns_named"]

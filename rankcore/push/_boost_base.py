@@ -27,7 +27,7 @@ from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, ignore_score_weights,
                     require_score_queries, resolve_parameter)
 from ..spec import ParameterError
-from .._categories import category_columns
+from .._categories import FittedOnNumbers, category_columns, refuse_inexact_ids
 from ..validation import (check_bipartite_target, check_categorical_features, check_finite_scores,
                           check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
@@ -52,7 +52,7 @@ from ._query_defaults import QUERY_CATEGORICAL_PARAMS, QUERY_LEARNER_PARAMS, QUE
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
                        within_largest_query)
 from ._tie_break import check_tie_break_scale, tie_break_offsets
-from ._column_names import setup_with_column_names
+from ._column_names import columns_named, setup_with_column_names
 from ._validation import (
     MIN_HOLDOUT_ROWS,
     NO_VALIDATION,
@@ -227,8 +227,7 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
     def _check_X(self, X, *, reset: bool, learner=None) -> np.ndarray:
         reject_1d(X)
         validate_data(self, X, reset=reset, skip_check_array=True)
-        # sparse X and a DataFrame's category columns as far as the learner takes them (validation.py):
-        # a fit keeps the category columns' categories, and later frames are encoded by their values
+        # sparse X and category columns as far as the learner takes them; a fit keeps categories, read by value
         learner = learner if learner is not None else getattr(self, "_learner", None)
         X_arr, categories = check_learner_matrix(X, learner, categories=None if reset else self._categories(),
                                                  feature_names=getattr(self, "feature_names_in_", None))
@@ -238,7 +237,7 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
             elif category_columns(X):       # read by their values; LightGBM would read such a column's codes
                 self.category_columns_read_as_values_ = category_columns(X)
             from_frame = [j for j, c in enumerate(categories or ()) if c is not None]
-            self._categorical_columns = self._categorical(from_frame, X_arr.shape[1], learner)
+            self._categorical_columns = self._categorical(from_frame, X_arr.shape[1], learner, X)
         if not reset and X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
         return X_arr
@@ -247,16 +246,20 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
     _with_column_names = staticmethod(setup_with_column_names)
 
     def _categories(self) -> list | None:
-        """The categories kept at fit (None: fitted on an array, or loaded from a file written without them)."""
-        return getattr(self, "categories_", None)
+        """The categories kept at fit (``FittedOnNumbers`` for a fit on an array, without feature names; None: a
+        file of a DataFrame fit written before categories were kept, whose frames are read by their own codes)."""
+        if hasattr(self, "categories_") or hasattr(self, "feature_names_in_") or not hasattr(self, "n_features_in_"):
+            return getattr(self, "categories_", None)
+        return FittedOnNumbers([None] * int(self.n_features_in_))
 
-    def _categorical(self, from_frame, n_features: int, learner) -> tuple[int, ...]:
-        """The columns split by category groups: a DataFrame's ``category`` columns and ``categorical_features``."""
+    def _categorical(self, from_frame, n_features: int, learner, X=None) -> tuple[int, ...]:
+        """The columns split by category groups: a frame's ``category`` columns and ``categorical_features``."""
         given = check_categorical_features(self.categorical_features, n_features,
                                            getattr(self, "feature_names_in_", None))
         if given and not getattr(learner, "accept_categorical", False):
             raise ValueError(f"categorical_features: the learner {getattr(learner, 'spec', learner)!r} does not "
                              f"split by category groups (learner='trees' does); got columns {list(given)}")
+        refuse_inexact_ids(X, given)
         return tuple(sorted(set(from_frame) | set(given)))
 
     def _check_target(self, objective, y, n: int):
@@ -477,11 +480,11 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
         thresholds = setup.params.thresholds
 
         def fit_on(X, y, w, queries=None, inputs=RowInputs()):
-            # a DataFrame's category columns, for learners that split by category groups
-            categorical = getattr(self, "_categorical_columns", ())
+            categorical = getattr(self, "_categorical_columns", ())      # split by category groups (the trees)
             extra = {"categorical_features": categorical} if categorical and learner.accept_categorical else {}
-            layout = learner.prepare(X, sample_weight=w, thresholds=thresholds, random_state=seed,
-                                     n_threads=n_threads, **extra)
+            with columns_named(getattr(self, "feature_names_in_", None)):
+                layout = learner.prepare(X, sample_weight=w, thresholds=thresholds, random_state=seed,
+                                         n_threads=n_threads, **extra)
             if queries is not None and getattr(layout, "wants_row_groups", False):
                 # the trees' Bayesian bootstrap by query (trees:bagging_unit=query) weighs each row by its query
                 layout.set_row_groups(queries.codes)

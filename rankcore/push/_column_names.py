@@ -11,10 +11,11 @@ against the file's ``feature_names_in``.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-__all__ = ["setup_with_column_names", "learner_with_column_names"]
+__all__ = ["setup_with_column_names", "learner_with_column_names", "columns_named"]
 
 
 def setup_with_column_names(setup, feature_names):
@@ -56,3 +57,17 @@ def learner_with_column_names(given: Any, feature_names) -> Any:
         else:
             kwargs[p.name] = str(value)
     return name + ":" + ",".join([*args, *(f"{key}={value}" for key, value in kwargs.items())])
+
+
+@contextmanager
+def columns_named(feature_names):
+    """Name the column of a learner's error that gives it by index only (a ValueError with ``column`` and
+    ``with_column_name``, as the trees' too-many-categories error), when the fit has ``feature_names``."""
+    try:
+        yield
+    except ValueError as exc:
+        column = getattr(exc, "column", None)
+        if feature_names is None or column is None or not hasattr(exc, "with_column_name") \
+                or not 0 <= column < len(feature_names):
+            raise
+        raise exc.with_column_name(str(feature_names[column])) from None

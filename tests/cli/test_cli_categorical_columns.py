@@ -244,3 +244,21 @@ def test_a_category_that_does_not_read_as_the_fits_type_is_refused(tmp_path):
     (tmp_path / "rows.csv").write_text("a,store\n0.5,3\n0.1,north\n")
     status, _, err = run_main("score", tmp_path / "m.json", tmp_path / "rows.csv")
     assert status == 2 and "column 'store': the category 'north' is not an integer" in err, err
+
+
+@pytest.mark.parametrize("categorical_features", [None, ["num_id"], [2]], ids=["none", "by-name", "by-index"])
+def test_score_reads_the_columns_a_python_fit_kept_categories_of(tmp_path, categorical_features):
+    # fitted in Python on a frame with a category column 'c' and a numeric column given in categorical_features:
+    # the file's 'c' is read as categories (the model kept them), 'num_id' as the numbers that fit read
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"c": pd.Categorical(rng.choice(list("abcd"), 300)), "x": rng.normal(size=300),
+                          "num_id": rng.choice([-3.0, 0.0, 5.0, 12.0], 300)})
+    y = ((frame["c"].isin(["b", "d"])) ^ (frame["num_id"] == 5) ^ (frame["x"] > 1)).astype(int).to_numpy()
+    model = rankcore.PushBoost(learner="trees:max_leaves=8", n_iter=5, random_state=0,
+                               categorical_features=categorical_features).fit(frame, y)
+    rankcore.save_model(model, tmp_path / "m.json")
+    frame.head(40).to_csv(tmp_path / "rows.csv", index=False)
+    status, out, err = run_main("score", tmp_path / "m.json", tmp_path / "rows.csv")
+    assert status == 0, err
+    scores = np.array([float(v) for v in out.split()[1:]])
+    np.testing.assert_allclose(scores, model.decision_function(frame.head(40)), rtol=1e-12, atol=1e-12)

@@ -242,5 +242,6 @@ def test_dask_rows_find_every_category_as_in_memory(dask_client):  # noqa: F811
     assert direct.categories.keys() == through.categories.keys() == {0}
     np.testing.assert_array_equal(direct.categories[0], through.categories[0])
     np.testing.assert_array_equal(direct.edges[0], through.edges[0])
-    with pytest.raises(ValueError, match="categorical: column 2 has more categories, more than max_bins=255"):
+    with pytest.raises(ValueError, match=r"categorical: column 2 has more than max_bins=255 categories \(a column "
+                                         r"may hold at most 255"):
         learner.prepare_distributed(rows, random_state=7, categorical_features=[2])

@@ -36,11 +36,24 @@ def _categorical_histogram(codes, g, h, K):
     return hist
 
 
+def _tie_runs_by_bin(order, key, tolerance=1e-10):
+    """``order`` (sorted by key) with each run of neighbours whose keys differ by at most tolerance × max |key|
+    sorted by bin: the kernel's order of near-tied categories, written plainly."""
+    atol = tolerance * max((abs(key[b]) for b in order), default=0.0)
+    runs = []
+    for b in order:
+        if runs and atol > 0 and key[b] - key[runs[-1][-1]] <= atol:
+            runs[-1].append(b)
+        else:
+            runs.append([b])
+    return [b for run in runs for b in sorted(run)]
+
+
 def _reference_scan(hist, l2, smooth, max_cat, msl, mcw):
     """The kernel's candidate list, written plainly: present categories by G/(H + smooth), prefixes both ways."""
     present = [b for b in range(hist.shape[0]) if hist[b, 2] > 0]
     key = {b: hist[b, 0] / (hist[b, 1] + smooth) if hist[b, 1] + smooth > 0 else 0.0 for b in present}
-    order = sorted(present, key=lambda b: (key[b], b))
+    order = _tie_runs_by_bin(sorted(present, key=lambda b: (key[b], b)), key)
     G, H, C = hist.sum(axis=0)
     parent = G * G / (H + l2) if H + l2 > 0 else 0.0
     cands = []
@@ -108,6 +121,44 @@ def test_category_scan_matches_the_plain_reference(seed, K, smooth, max_cat, lim
     first = next(c for c in cands if c[0] >= top - 1e-10 * max(top, hist.sum(0)[0] ** 2 / (hist.sum(0)[1] + l2)))
     nan_present = hist[K, 2] > 0
     assert group - ({K} if not nan_present else set()) == first[1]
+
+
+def test_categories_whose_keys_differ_by_rounding_go_by_bin():
+    """Keys equal but for the rounding of their sums are ordered by bin, whichever of them rounds higher: the group
+    a limited prefix (max_cat) cuts out of tied categories does not depend on the summation order."""
+    groups = []
+    for noise in (-1, 0, 1):
+        # bins 1, 2 and 4 tie at the low end (bin 2's G one ulp off, either way); the best group of at most two
+        # categories is two of them
+        g = np.array([0.5, -6.0, -6.0, 1.0, -6.0, 1.5, 2.0, 2.5])
+        g[2] = np.nextafter(g[2], noise * np.inf) if noise else g[2]
+        hist = np.vstack([np.column_stack([g, np.full(8, 2.0), np.full(8, 5.0)]), np.zeros(3)])     # no NaN
+        found, out, group = _kernel_split(hist, max_cat=2)
+        cands = _reference_scan(hist, 0.0, 0.0, 2, 1.0, 0.0)
+        top = max(c[0] for c in cands)
+        assert found and group - {8} == next(c[1] for c in cands if c[0] >= top - 1e-10 * top)
+        groups.append(group - {8})
+    assert groups == [{1, 2}] * 3           # the lower bins of the tie, whatever the rounding
+
+
+def test_row_order_does_not_change_a_categorical_fit():
+    """Many small categories with the same counts tie at the first tree: permuting the rows changes only the
+    rounding of their sums, and so (ties by bin) not the model."""
+    rng = np.random.default_rng(0)
+    n, k = 2000, 150
+    x = rng.normal(size=n)
+    c = rng.permutation(np.arange(n) % k)
+    y = (rng.normal(size=k)[c] + 0.3 * x + 0.3 * rng.normal(size=n) > 0.5).astype(int)
+    X = np.column_stack([c, x]).astype(float)
+    params = dict(learner="trees:categorical=0,subsample=1", n_iter=4, random_state=1, early_stopping=False)
+    model = rankcore.PushBoost(**params).fit(X, y)
+    for seed in range(2):
+        p = np.random.default_rng(seed).permutation(n)
+        other = rankcore.PushBoost(**params).fit(X[p], y[p])
+        for a, b in zip(model.rankers_, other.rankers_):
+            assert [None if g is None else sorted(g.tolist()) for g in a.categories] == \
+                [None if g is None else sorted(g.tolist()) for g in b.categories]
+        np.testing.assert_allclose(other.decision_function(X), model.decision_function(X), rtol=1e-9, atol=1e-12)
 
 
 def test_categorical_split_finds_a_scattered_group_and_matches_histgradientboosting():

@@ -85,3 +85,41 @@ def test_check_categorical_features_reference():
     assert check_categorical_features(["b", "a"], 2, ["a", "b"]) == (0, 1)
     with pytest.raises(ValueError, match="'z' is not a column of X"):
         check_categorical_features(["z"], 2, ["a", "b"])
+
+
+def test_integer_ids_beyond_2_53_are_refused_as_categories():
+    """float64 reads 2**53 and 2**53 + 1 as one number: as categorical_features two shops would merge silently."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    ids = rng.choice(np.array([2**53, 2**53 + 1], dtype=np.int64), 200)
+    x = rng.normal(size=200)
+    y = ((ids == 2**53 + 1) ^ (x > 1.5)).astype(int)
+    frame = pd.DataFrame({"shop": ids, "x": x})
+    with pytest.raises(ValueError, match=r"X: column 'shop' holds the integer 9007199254740993, beyond ±2\*\*53.*"
+                                         r"X\['shop'\]\.astype\('category'\)"):
+        rankcore.boost(learner="trees", categorical_features=["shop"], n_iter=2).fit(frame, y)
+    with pytest.raises(ValueError, match="column 0 holds the integer -9007199254740993"):
+        rankcore.boost(learner="trees", categorical_features=[0], n_iter=2).fit(
+            np.column_stack([-ids, ids]), y)
+    # ids float64 holds exactly, or the column not categorical, or a 'category' column: fitted
+    rankcore.boost(learner="trees", categorical_features=["shop"], n_iter=2).fit(frame.assign(shop=ids - 2), y)
+    rankcore.boost(learner="trees", n_iter=2).fit(frame, y)
+    model = rankcore.boost(learner="trees", n_iter=2).fit(frame.assign(shop=frame["shop"].astype("category")), y)
+    assert list(model.categories_[0]) == [2**53, 2**53 + 1]
+
+
+@pytest.mark.parametrize("max_bins, advice", [(255, "a column may hold at most 255; encode rare categories together"),
+                                              (20, r"raise max_bins \(up to 255\)")])
+def test_too_many_categories_name_the_column(max_bins, advice):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    n = 600
+    frame = pd.DataFrame({"x": rng.normal(size=n), "one": np.ones(n), "shop_id": np.arange(n) % 300})
+    y = (frame["x"] > 0).astype(int)
+    learner = f"trees:max_bins={max_bins}"
+    # the constant column 'one' is not stored: the index is still X's
+    with pytest.raises(ValueError, match=rf"categorical: column 'shop_id' \(column 2\) has 300 categories, more than "
+                                         rf"max_bins={max_bins} \({advice}"):
+        rankcore.boost(learner=learner, categorical_features=["shop_id"], n_iter=2).fit(frame, y)
+    with pytest.raises(ValueError, match=rf"categorical: column 2 has 300 categories, more than max_bins={max_bins}"):
+        rankcore.boost(learner=learner + ",categorical=2", n_iter=2).fit(frame.to_numpy(), y)

@@ -132,6 +132,28 @@ def test_categories_by_value_arrays_keep_no_categories():
     assert "categories" not in model_to_dict(model)["state"]
 
 
+def test_categories_by_value_a_model_fitted_on_numbers_refuses_a_category_frame(tmp_path):
+    """Fitted on an array (the column's values 3/17/40/41), a frame whose column is a 'category' of those values is
+    refused by name -- its codes 0..3 would have been read where the fit read the values -- after a save too."""
+    rng = np.random.default_rng(0)
+    shop = rng.choice([3, 17, 40, 41], 300)
+    x = rng.normal(size=300)
+    y = ((shop == 17) ^ (x > 1)).astype(int)
+    model = rankcore.boost(learner="trees:categorical=0", n_iter=3, random_state=0).fit(
+        np.column_stack([shop, x]).astype(float), y)
+    rankcore.save_model(model, tmp_path / "m.json")
+    frame = pd.DataFrame({"shop": pd.Categorical(shop), "x": x})
+    for fitted in (model, rankcore.load_model(tmp_path / "m.json")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)          # (scikit-learn: fitted without names)
+            with pytest.raises(ValueError, match=r"X: column 'shop' is a pandas 'category' column, but the model kept "
+                                                 r"no categories \(it was fitted on numbers\)"):
+                fitted.decision_function(frame)
+            # its values, as in fit, score as the array does
+            np.testing.assert_array_equal(fitted.decision_function(frame.assign(shop=shop.astype(float))),
+                                          model.decision_function(np.column_stack([shop, x]).astype(float)))
+
+
 def test_categories_by_value_a_file_written_before_loads_and_scores_by_codes(fitted):
     """A model file without ``categories`` (written before they were kept) scores a frame by its codes."""
     model, _, _, test, aligned = fitted

@@ -20,7 +20,7 @@ from ._bundles import (MAX_BUNDLE_CODES, MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION
 __all__ = ["tree_edges", "tree_bundles", "tree_columns", "splittable_columns", "unsplittable_columns",
            "column_counts", "take_columns", "is_sparse",
            "csr_float", "column_indices", "categorical_columns", "category_edges",
-           "edges_of_categories"]
+           "edges_of_categories", "CategoryCountError"]
 
 #: Bundles are used only when they remove at least this fraction of the code columns: a bundled
 #: member's default-bin sums come by subtraction (other rounding), which is worth it where it saves
@@ -417,7 +417,29 @@ def edges_of_categories(categories: np.ndarray, j: int, max_bins: int, *,
     ``max_bins + 1`` only (a distributed source's answer, :meth:`rankcore.learners.RowSource.distinct`).
     """
     if categories.shape[0] > max_bins:
-        many = f"{categories.shape[0]} categories" if counted else "more categories"
-        raise ValueError(f"categorical: column {j} has {many}, more than max_bins={max_bins} (encode rare "
-                         f"categories together, or raise max_bins up to 255)")
+        raise CategoryCountError(j, categories.shape[0] if counted else None, max_bins)
     return _midpoints(categories[:-1], categories[1:]), categories
+
+
+class CategoryCountError(ValueError):
+    """A categorical column with more categories than ``max_bins``.
+
+    ``column`` is its index in X; a caller that knows the columns' names
+    raises ``with_column_name(name)`` instead (the learners do not see them).
+    ``count``: how many categories, or None when the rows were read only up
+    to ``max_bins + 1`` of them (a distributed source).
+    """
+
+    def __init__(self, column: int, count: int | None, max_bins: int, label: str | None = None):
+        self.column, self.count, self.max_bins = int(column), count, int(max_bins)
+        label = f"column {self.column}" if label is None else label
+        many = (f"{count} categories, more than max_bins={max_bins}" if count is not None
+                else f"more than max_bins={max_bins} categories")
+        # (255 bins is the most a column has: advise raising max_bins only below it)
+        advice = ("raise max_bins (up to 255), or encode rare categories together" if max_bins < 255
+                  else "a column may hold at most 255; encode rare categories together")
+        super().__init__(f"categorical: {label} has {many} ({advice})")
+
+    def with_column_name(self, name: str) -> "CategoryCountError":
+        """The same error naming the column ``name`` (and its index)."""
+        return CategoryCountError(self.column, self.count, self.max_bins, f"column {name!r} (column {self.column})")

@@ -38,8 +38,9 @@ from ...spec import Parameter, SpecError
 from ...validation import INTERACTION_MAX_BYTES
 from . import _histogram
 from .._base import Learner
-from ._binning import (categorical_columns, category_edges, column_counts, column_indices, edges_of_categories,
-                       is_sparse, splittable_columns, take_columns, tree_columns, tree_edges, unsplittable_columns)
+from ._binning import (CategoryCountError, categorical_columns, category_edges, column_counts, column_indices,
+                       edges_of_categories, is_sparse, splittable_columns, take_columns, tree_columns, tree_edges,
+                       unsplittable_columns)
 from ._contributions import forest_contributions
 from ._interaction_values import forest_interactions
 from ._covers import tree_cover_from_state
@@ -342,7 +343,10 @@ class Trees(Learner):
         edges = tree_edges(X, self.max_bins, sample_weight, self.bin_subsample, random_state, n_threads)
         categories = {}
         for j in categorical:
-            edges[j], categories[j] = category_edges(X, j, self.max_bins)
+            try:
+                edges[j], categories[j] = category_edges(X, j, self.max_bins)
+            except CategoryCountError as exc:        # named by its column of the X given, not of the kept ones
+                raise CategoryCountError(j if columns is None else int(columns[j]), exc.count, exc.max_bins) from None
         bundles, n_sparse = tree_columns(X, edges, n_threads) if self.bundle else ([], 0)
         if signs is not None:
             # a constrained column keeps a code column of its own (its splits are checked against its sign)

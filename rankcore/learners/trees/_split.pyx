@@ -298,19 +298,53 @@ cdef double _scan_binary(const double* fh, Py_ssize_t j, const SplitParams* p, d
     return best if not find else 0.0
 
 
+cdef inline void _order_ties_by_bin(int* order, const double* key, Py_ssize_t P, double tolerance) noexcept nogil:
+    """Reorder by bin each run of ``order`` (sorted by ``key``) whose neighbouring keys differ by at most
+    ``tolerance`` × max |key|.  Runs end at gaps wider than that, so rounding noise far below it never moves a
+    category across a run's end; without near ties nothing moves.  O(P²) time, no memory."""
+    cdef Py_ssize_t i, start = 0, end, k
+    cdef double scale = 0.0, atol
+    cdef int b
+    for i in range(P):
+        if key[i] > scale:
+            scale = key[i]
+        elif -key[i] > scale:
+            scale = -key[i]
+    atol = tolerance * scale
+    if not atol > 0:
+        return
+    while start < P:
+        end = start + 1
+        while end < P and key[end] - key[end - 1] <= atol:
+            end += 1
+        for i in range(start + 1, end):        # insertion by bin within the run [start, end)
+            b = order[i]
+            k = i
+            while k > start and order[k - 1] > b:
+                order[k] = order[k - 1]
+                k -= 1
+            order[k] = b
+        start = end
+
+
 cdef double _scan_categorical(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const SplitParams* p,
                               double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
     """One categorical feature's candidates: groups of its categories (bins, and NaN as one more) going left.
 
     The categories present at the node (count > 0) are ordered by
-    G/(H + cat_smooth) (ties: the lower bin), and the candidates are the
+    G/(H + cat_smooth), and the candidates are the
     first k of that order, k = 1 .. min(P − 1, max_cat), then the last k
     (the order read backwards) -- for a Newton gain, the best binary
     partition of the categories is a prefix of this order (Fisher 1958; as
     LightGBM and scikit-learn's HistGradientBoosting split categories).
     Categories absent from the node go right; NaN, when absent, to the side
-    with more rows.  Modes and returns as :func:`_scan_feature`.
-    O(K log K) for the K categories, 4 KiB of stack.
+    with more rows.  Keys within ``tie_tolerance`` × the node's largest |key|
+    of their neighbour in that order are tied (chains of them form one run),
+    and a run goes by bin: categories whose statistics agree in exact
+    arithmetic (the same rows and labels, say) would otherwise be ordered by
+    the rounding of their sums, which changes with the row order and the
+    Dask partitions.  Modes and returns as :func:`_scan_feature`.
+    O(K²) for the K categories (insertion sorts, K <= 256), 4 KiB of stack.
     """
     cdef Py_ssize_t K = n_edges_j + 1, P = 0, b, i, q, k, limit, v
     cdef int direction
@@ -335,6 +369,7 @@ cdef double _scan_categorical(const double* fh, Py_ssize_t j, Py_ssize_t n_edges
                 order[k - 1], order[k] = order[k], order[k - 1]
                 k -= 1
             P += 1
+    _order_ties_by_bin(order, key, P, p.tie_tolerance)
     parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
     if p.monotone != NULL:
         parent = _bounded_term(tg, th, l2, p)

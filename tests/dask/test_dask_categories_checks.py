@@ -1,0 +1,181 @@
+"""Categorical columns on Dask, the edges: near-tied categories, the one-worker fit of a category frame, what the
+caller is told (warnings, refusals by column name) and what a Dask frame is scored with.
+
+On the shared 2-worker LocalCluster; no part of Dask is mocked.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask.dataframe")
+pytest.importorskip("distributed")
+
+import dask.array as da  # noqa: E402
+import dask.dataframe as dd  # noqa: E402
+import pandas as pd  # noqa: E402
+
+import rankcore  # noqa: E402
+from rankcore.dask import DaskAutoRanker, DaskPushBoost  # noqa: E402
+
+from _dask_cluster import dask_client  # noqa: E402,F401
+
+
+def _shops(n=400, seed=0):
+    """(frame, y): 'shop' a category column of integers, 'x' numbers."""
+    rng = np.random.default_rng(seed)
+    shop = rng.choice([3, 17, 40, 41], n)
+    x = rng.normal(size=n)
+    y = ((shop == 17) ^ (x > 1)).astype(int)
+    return pd.DataFrame({"shop": pd.Categorical(shop), "x": x}), y
+
+
+def _groups(model):
+    return [[None if g is None else sorted(g.tolist()) for g in r.categories] for r in model.rankers_]
+
+
+def test_many_small_categories_give_the_in_memory_groups_distributed(dask_client):  # noqa: F811
+    """150 categories of about 13 rows: many tie at the first tree, and the distributed sums round otherwise than
+    the in-memory ones; ties go by bin, so the groups are the in-memory fit's."""
+    rng = np.random.default_rng(0)
+    n, k = 2000, 150
+    x = rng.normal(size=n)
+    c = rng.permutation(np.arange(n) % k)
+    y = (rng.normal(size=k)[c] + 0.3 * x + 0.3 * rng.normal(size=n) > 0.5).astype(int)
+    frame = pd.DataFrame({"c": pd.Categorical(c.astype(str)), "x": x})
+    params = dict(learner="trees:subsample=1", n_iter=3, random_state=1, early_stopping=False)
+    local = rankcore.PushBoost(**params).fit(frame, y)
+    model = DaskPushBoost(placement="distributed", **params).fit(dd.from_pandas(frame, npartitions=4),
+                                                                 da.from_array(y, chunks=500))
+    assert _groups(model) == _groups(local)
+    np.testing.assert_allclose(model.decision_function(frame), local.decision_function(frame), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("placement", ["one_worker", "distributed"])
+def test_an_all_false_mask_within_queries_keeps_the_per_query_trees(dask_client, placement):  # noqa: F811
+    rng = np.random.default_rng(0)
+    n = 400
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+    g = np.clip(np.round(X["a"] + 0.5 * rng.normal(size=n) + 1), 0, 3).to_numpy()
+    qid = np.sort(rng.integers(0, 30, n))
+    params = dict(learner="trees", n_iter=3, random_state=2, early_stopping=False, categorical_features=[False, False])
+    local = rankcore.PushBoost(**params).fit(X, g, qid=qid)
+    model = DaskPushBoost(placement=placement, **params).fit(dd.from_pandas(X, npartitions=3), g, qid=qid)
+    assert type(model.rankers_[0]) is type(local.rankers_[0])
+    np.testing.assert_allclose(model.to_local().decision_function(X), local.decision_function(X), rtol=1e-9,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("placement", ["one_worker", "auto"])
+def test_init_model_continues_a_category_frame_on_one_worker(dask_client, placement):  # noqa: F811
+    frame, y = _shops()
+    frame = frame.assign(colour=pd.Categorical(np.random.default_rng(1).choice(list("abcdef"), len(frame))))
+    params = dict(learner="trees:max_leaves=8", random_state=0, early_stopping=False)
+    first = rankcore.PushBoost(n_iter=3, **params).fit(frame, y)
+    local = rankcore.PushBoost(n_iter=2, **params).fit(frame, y, init_model=first)
+    model = DaskPushBoost(placement=placement, n_iter=2, **params).fit(dd.from_pandas(frame, npartitions=2), y,
+                                                                       init_model=first)
+    assert model.fit_info_["placement"] == "one_worker" and model.init_iterations_ == 3
+    assert [None if c is None else list(c) for c in model.categories_] == \
+        [None if c is None else list(c) for c in local.categories_]
+    np.testing.assert_array_equal(model.decision_function(frame), local.decision_function(frame))
+
+
+def test_one_worker_names_the_category_columns_of_an_eval_set_array(dask_client):  # noqa: F811
+    frame, y = _shops()
+    with pytest.raises(ValueError, match=r"eval_set X: the model was fitted on a DataFrame with the category "
+                                         r"column\(s\) 'shop'"):
+        DaskPushBoost(placement="one_worker", learner="trees:max_leaves=4", n_iter=2).fit(
+            dd.from_pandas(frame, npartitions=2), y, eval_set=(frame.to_numpy(dtype=float), y))
+
+
+def test_score_with_init_score_on_a_dask_frame(dask_client):  # noqa: F811
+    frame, y = _shops()
+    numbers = frame.assign(shop=frame["shop"].astype(float))
+    model = DaskPushBoost(placement="distributed", learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(
+        dd.from_pandas(frame, npartitions=2), y)
+    init = np.random.default_rng(3).normal(size=len(frame))
+    expected = model.to_local().score(frame, y, init_score=init)
+    assert model.score(dd.from_pandas(frame, npartitions=3), y, init_score=init) == pytest.approx(expected, rel=1e-12)
+    plain = DaskPushBoost(placement="distributed", learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(
+        dd.from_pandas(numbers, npartitions=2), y)
+    assert plain.score(dd.from_pandas(numbers, npartitions=3), da.from_array(y, chunks=150), init_score=init) == \
+        pytest.approx(plain.to_local().score(numbers, y, init_score=init), rel=1e-12)
+
+
+def test_the_auto_ranker_scores_a_dask_frame_with_category_columns(dask_client):  # noqa: F811
+    frame, y = _shops()
+    fd = dd.from_pandas(frame, npartitions=2)
+    auto = DaskAutoRanker(candidates=["trees:n_iter=4"], random_state=0).fit(fd, y)
+    expected = auto.decision_function(frame)
+    np.testing.assert_array_equal(auto.decision_function(fd), expected)
+    np.testing.assert_array_equal(auto.feature_contributions(fd), auto.feature_contributions(frame))
+
+
+def test_categories_matching_none_of_the_fits_are_warned_about_in_the_caller(dask_client):  # noqa: F811
+    frame, y = _shops()
+    model = DaskPushBoost(placement="distributed", learner="trees:max_leaves=8", n_iter=3, random_state=0).fit(
+        dd.from_pandas(frame, npartitions=2), y)
+    as_text = frame.assign(shop=frame["shop"].astype(int).astype(str).astype("category"))     # read from a CSV
+    with pytest.warns(UserWarning, match="column 'shop' holds none of the categories seen in fit"):
+        model.decision_function(dd.from_pandas(as_text, npartitions=2)).compute()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # the training frame's categories: no warning
+        model.decision_function(dd.from_pandas(frame, npartitions=2)).compute()
+
+
+def test_text_columns_and_repeated_names_are_refused_by_column(dask_client):  # noqa: F811
+    frame, y = _shops()
+    text = dd.from_pandas(frame.assign(colour=np.where(frame["x"] > 0, "a", "b")), npartitions=2)
+    with pytest.raises(TypeError, match=r"^X: column 'colour' holds text, not numbers.*"
+                                        r"X = X\.categorize\(columns=\['colour'\]\)"):
+        DaskPushBoost(placement="distributed", learner="trees:max_leaves=4", n_iter=2,
+                      categorical_features=["colour"]).fit(text, y)
+    repeated = frame.assign(z=frame["x"])
+    repeated.columns = ["shop", "x", "shop"]
+    for X in (repeated, repeated.assign(shop=0.0)):
+        with pytest.raises(ValueError, match=r"X: expected unique column names, got \['shop'\] more than once"):
+            DaskPushBoost(placement="distributed", learner="trees:max_leaves=4", n_iter=2).fit(
+                dd.from_pandas(X, npartitions=2), y)
+
+
+def test_a_value_outside_the_declared_categories_is_named(dask_client):  # noqa: F811
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"colour": pd.Categorical(rng.choice(list("abcdef"), 300)), "x": rng.normal(size=300)})
+    frame.loc[frame.index[200], "colour"] = "f"
+    y = (frame["x"] > 0).astype(int).to_numpy()
+    meta = frame.iloc[:0].assign(colour=frame["colour"].iloc[:0].cat.set_categories(list("abcde")))      # no 'f'
+    parts = [frame.iloc[:150], frame.iloc[150:]]
+    stale = dd.from_map(lambda i: parts[i], range(2), meta=meta, divisions=None)
+    with pytest.raises(ValueError, match=r"X: column 'colour' holds 'f' at index \d+, which is not among the "
+                                         r"column's declared categories.*cat\.as_unknown\(\)"):
+        DaskPushBoost(placement="distributed", learner="trees:max_leaves=4", n_iter=2).fit(stale, y)
+
+
+def test_too_many_categories_name_the_column_distributed(dask_client):  # noqa: F811
+    frame = pd.DataFrame({"x": np.linspace(-1, 1, 600), "shop_id": pd.Categorical((np.arange(600) % 300).astype(str))})
+    y = (frame["x"] > 0).astype(int).to_numpy()
+    with pytest.raises(ValueError, match=r"categorical: column 'shop_id' \(column 1\) has more than max_bins=255 "
+                                         r"categories \(a column may hold at most 255"):
+        DaskPushBoost(placement="distributed", learner="trees:max_leaves=4", n_iter=2).fit(
+            dd.from_pandas(frame, npartitions=2), y)
+
+
+def test_integer_ids_beyond_2_53_are_refused_as_categories_on_dask(dask_client):  # noqa: F811
+    rng = np.random.default_rng(0)
+    ids = rng.choice(np.array([2**53, 2**53 + 1], dtype=np.int64), 300)
+    frame = pd.DataFrame({"shop": ids, "x": rng.normal(size=300)})
+    y = ((ids == 2**53 + 1) ^ (frame["x"] > 1.5)).astype(int).to_numpy()
+    with pytest.raises(ValueError, match=r"X: column 'shop' holds the integer 9007199254740993, beyond ±2\*\*53"):
+        DaskPushBoost(placement="distributed", learner="trees:max_leaves=4", n_iter=2,
+                      categorical_features=["shop"]).fit(dd.from_pandas(frame, npartitions=2), y)
+    with pytest.raises(ValueError, match=r"X: column 0 holds the integer 9007199254740993"):
+        DaskPushBoost(placement="distributed", learner="trees:max_leaves=4", n_iter=2, categorical_features=[0]).fit(
+            da.from_array(np.column_stack([ids, ids % 7]), chunks=(100, 1)), y)
+    # the same ids as a 'category' column are matched exactly
+    model = DaskPushBoost(placement="distributed", learner="trees:max_leaves=4", n_iter=2).fit(
+        dd.from_pandas(frame.assign(shop=frame["shop"].astype("category")), npartitions=2), y)
+    assert list(model.categories_[0]) == [2**53, 2**53 + 1]
