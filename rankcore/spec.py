@@ -33,6 +33,7 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 
 __all__ = [
+    "number_like",
     "REQUIRED",
     "Kind",
     "Parameter",
@@ -157,13 +158,13 @@ def _list_hint(key: str, value: str, item: str) -> str:
     if key in _LIST_HINTS and _GROUPS_RE.fullmatch(value) and _GROUPS_RE.fullmatch(item):
         return f" ({_LIST_HINTS[key]})"
     # a list written with commas (monotone=1,0,-1): its items are separated by '/' in a spec
-    if _number_like(item) and _number_like(value):
+    if number_like(item) and number_like(value):
         return f" (if {key} takes a list, separate its items with '/': {key}={value}/{item}/...)"
     return ""
 
 
-def _number_like(text: str) -> bool:
-    """Whether ``text`` reads as a number (an item of a numeric list, ``-1``, ``0.5``)."""
+def number_like(text: str) -> bool:
+    """Whether ``text`` reads as a number (``-1``, ``0.5``, ``nan``): an item of a numeric list, never a name."""
     try:
         float(text)
     except ValueError:

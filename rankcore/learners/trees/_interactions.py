@@ -22,6 +22,8 @@ import re
 
 import numpy as np
 
+from ...spec import number_like
+
 __all__ = ["interaction_groups", "named_groups", "column_groups", "feature_groups", "InteractionGroups",
            "rule_arrays"]
 
@@ -63,7 +65,7 @@ def _column_item(p) -> int | str:
                 raise ValueError(f"{p!r} has a leading zero: a string of digits is a column index, written "
                                  f"without one ({int(p)}); a column named {p!r} is given by its index")
             return int(p)
-        if _number_like(p):
+        if number_like(p):
             raise ValueError(f"{p!r} is not a column index (an integer >= 0) or a column name (a name that "
                              "reads as a number is not taken as one)")
         if any(c in p for c in _SEPARATORS):
@@ -79,15 +81,6 @@ def _column_item(p) -> int | str:
     if not isinstance(p, (int, np.integer)) or p < 0:
         raise ValueError(f"{p!r} is not a column index (an integer >= 0) or a column name (a string)")
     return int(p)
-
-
-def _number_like(text: str) -> bool:
-    """Whether ``text`` reads as a number (``-1``, ``1.5``, ``nan``)."""
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _order(column: int | str) -> tuple:
