@@ -878,13 +878,17 @@ INTERACTION_MAX_BYTES = 1 << 30
 
 
 def check_interaction_size(n: int, d: int, max_bytes, owner: str = "feature_interactions") -> None:
-    """Refuse (``ValueError``) an output of n · (d + 1)² float64 over ``max_bytes`` bytes (None: no limit)."""
-    if max_bytes is None:
-        return
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes < 0:
-        raise ValueError(f"max_bytes: expected an int >= 0 (bytes) or None (no limit), got {max_bytes!r}")
+    """Refuse (``ValueError``) an output of n · (d + 1)² float64 over ``max_bytes`` bytes (None: no limit; an
+    integral float such as 1e9 is that int)."""
+    if isinstance(max_bytes, (float, np.floating)) and float(max_bytes).is_integer():
+        max_bytes = int(max_bytes)
+    if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer))
+                                  or max_bytes < 0):
+        raise ValueError(f"max_bytes: expected an int >= 0 (bytes, e.g. 2**30) or None (no limit), got {max_bytes!r}")
     size, per_row = 8 * n * (d + 1) ** 2, 8 * (d + 1) ** 2
-    if size > max_bytes:
-        raise ValueError(f"{owner}: the output of {n} rows × {d + 1} × {d + 1} float64 takes {size / 2**20:.1f} MiB, "
-                         f"over max_bytes={int(max_bytes)}; pass the rows in chunks of at most "
-                         f"{int(max_bytes) // per_row}, or a larger max_bytes (None: no limit)")
+    if max_bytes is not None and size > max_bytes:
+        advice = (f"one row alone takes {per_row} bytes: pass max_bytes >= {per_row}" if per_row > max_bytes else
+                  f"pass the rows in chunks of at most {int(max_bytes) // per_row}, or a larger max_bytes")
+        mib = f" ({size / 2**20:.1f} MiB)" if size >= 1 << 20 else ""
+        raise ValueError(f"{owner}: the output of {n} rows × {d + 1} × {d + 1} float64 takes {size} bytes{mib}, "
+                         f"over max_bytes={int(max_bytes)}; {advice} (None: no limit)")

@@ -31,8 +31,11 @@ from ._impute import MissingValueImputer
 
 __all__ = ["ScoreComposition", "score_composition"]
 
-#: What has exact contributions, for the refusals' messages.
-EXPLAINED = "tree boosters ('trees' candidates, 'lightgbm', 'xgboost') scored by their raw decision_function"
+#: What has exact values of each method, for the refusals' messages (LightGBM computes no interaction values).
+EXPLAINED = {"feature_contributions": "tree boosters ('trees' candidates, 'lightgbm', 'xgboost') scored by their raw "
+                                      "decision_function have exact contributions",
+             "feature_interactions": "tree boosters ('trees' candidates, 'xgboost') scored by their raw "
+                                     "decision_function have exact interaction values"}
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,7 @@ def _member_values(member: _Member, X: np.ndarray, method: str = "feature_contri
         # a learner without trees: every model of a bag is the same candidate, so the candidate is at fault, and
         # AutoRanker's advice (its candidates) replaces the model's own (its learner parameter)
         raise TypeError(f"{owner}: the chosen candidate {member.name!r} ({type(member.model).__name__}) has no "
-                        f"exact {_WHAT[method]} ({exc}); only {EXPLAINED} have them") from exc
+                        f"exact {_WHAT[method]} ({exc}); only {EXPLAINED[method]}") from exc
     except ValueError as exc:
         # a model file without covers: the model of the bag at fault is named
         raise ValueError(f"{owner}: candidate {member.name!r}{member.where}: {exc}") from exc
@@ -149,7 +152,7 @@ def score_composition(estimator: Any, name: str, candidate: Candidate | None = N
                         f"contributions do not add up to its score (fit with blend=False to explain the chosen "
                         f"single candidate)")
     if isinstance(estimator, FoldBag):
-        _check_scorer(estimator.scorer, estimator.name, prefix)
+        _check_scorer(estimator.scorer, estimator.name, prefix, method)
         count = len(estimator.estimators)
         terms = [(model, 1.0 / (count * scale), -center / (count * scale), f" (model {i} of its fold bag)")
                  for i, (model, center, scale) in enumerate(zip(estimator.estimators, estimator.centers,
@@ -157,7 +160,7 @@ def score_composition(estimator: Any, name: str, candidate: Candidate | None = N
         name = estimator.name
     else:
         if candidate is not None:
-            _check_scorer(candidate.scores, name, prefix)
+            _check_scorer(candidate.scores, name, prefix, method)
         terms = [(estimator, 1.0, 0.0, "")]
     members = []
     for model, weight, offset, where in terms:
@@ -165,16 +168,16 @@ def score_composition(estimator: Any, name: str, candidate: Candidate | None = N
         problem = _refusal(inner, method) if steps is not None else "it reads X through steps other than the imputer"
         if problem is not None:
             raise TypeError(f"{prefix} the chosen candidate {name!r} ({type(inner).__name__}): {problem}; "
-                            f"only {EXPLAINED} have exact contributions")
+                            f"only {EXPLAINED[method]}")
         members.append(_Member(name, where, float(weight), float(offset), steps, inner))
     return ScoreComposition(members)
 
 
-def _check_scorer(scorer, name: str, prefix: str) -> None:
+def _check_scorer(scorer, name: str, prefix: str, method: str) -> None:
     """Refuse a candidate scored by its own ``scores`` (a transform of its model not known to be linear)."""
     if getattr(scorer, "__func__", scorer) not in (Candidate.scores, candidate_scores):
         raise TypeError(f"{prefix} the candidate {name!r} scores its model by its own scores method, a transform "
-                        f"not known to be linear; only {EXPLAINED} have exact contributions")
+                        f"not known to be linear; only {EXPLAINED[method]}")
 
 
 def _unwrap(estimator: Any) -> tuple[tuple | None, Any]:

@@ -12,7 +12,7 @@ from ._columns import load_for_model, model_features
 from ._common import add_data_options, add_force_option, check_output, info, positive_int
 from ._outputs import output_file, output_name
 from ._explanations import Explanations, _item, ranked_rows, write, write_summary
-from ._interaction_output import write_interaction_summary, write_interactions_per_row
+from ._interaction_output import split_features, write_interaction_summary, write_interactions_per_row
 from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
 from ._models import check_model_missing, decision_scores, describe_estimator
 from ._permutation import add_permutation_options, check_permutation_options, run_permutation
@@ -125,9 +125,10 @@ def run(args) -> int:
     def output(handle):
         if args.interactions and args.per_row:
             write_interactions_per_row(pairs, explained.names, rows, _lead_columns(explained, rows, ranks), fmt,
-                                       handle)
+                                       handle, split_features(model, len(explained.names)))
         elif args.interactions:
-            write_interaction_summary(pairs, explained.names, rows, fmt, args.features, handle)
+            write_interaction_summary(pairs, explained.names, rows, fmt, args.features, handle,
+                                      split_features(model, len(explained.names)))
         elif args.summary:
             write_summary(explained, rows, fmt, handle)
         else:

@@ -31,8 +31,8 @@ class FeatureContributions:
         covers (the training rows of the tree's row sample that reached
         them).  The last column is the expected score v(∅) = Σ_t α_t
         Σ_leaves cover · value / root cover, the same for every row, so each
-        row sums to ``decision_function(X)`` (up to rounding, which grows on
-        paths of ~50 distinct features and more); a feature no
+        row sums to ``decision_function(X)`` (up to rounding, at any path
+        length: long paths are divided stably, docs/trees.md); a feature no
         tree splits on gets exactly 0.  Computed exactly in
         O(n · Σ_t L_t · D_t²) time for trees of L_t leaves and depth D_t
         (Algorithm 2 of Lundberg, Erion & Lee, "Consistent individualized

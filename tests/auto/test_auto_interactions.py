@@ -89,8 +89,10 @@ def test_xgboost_candidates_use_pred_interactions_and_lightgbm_is_refused():
     if pytest.importorskip("xgboost"):
         _assert_consistent(_fit(X, y, candidates=["xgboost"]), X, rtol=1e-5)
     pytest.importorskip("lightgbm")
-    with pytest.raises(TypeError, match=r"feature_interactions: the chosen candidate 'lightgbm'.*LightGBM computes no"):
+    with pytest.raises(TypeError, match=r"feature_interactions: the chosen candidate 'lightgbm'.*LightGBM computes no"
+                                        r".*only tree boosters \('trees' candidates, 'xgboost'\)") as refusal:
         _fit(X, y, candidates=["lightgbm"]).feature_interactions(X)
+    assert str(refusal.value).count("lightgbm") == 1          # named as the candidate, not among those that have them
 
 
 def test_refusals():

@@ -117,3 +117,30 @@ def test_a_model_of_stumps_is_refused(files):
     status, _, err = run_main("explain", files / "stumps.json", files / "d.csv", "--drop", "name,color",
                               "--interactions")
     one_line_error(status, err, "cannot explain its scores", "learner 'stumps'")
+
+
+def test_wide_data_sums_and_writes_only_the_features_the_trees_split_on(tmp_path):
+    """200 columns of which the trees split a few: the CSV holds only the pairs that are not 0, each equal to the
+    library's value, and the values of the unsplit features are never summed (a block is sliced to the split ones)."""
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(150, 200)), 1)
+    y = (X[:, 0] * X[:, 1] + X[:, 2] > 0).astype(int)
+    pd.DataFrame(X, columns=[f"f{j}" for j in range(200)]).assign(label=y).to_csv(tmp_path / "w.csv", index=False)
+    status, _, err = run_main("fit", tmp_path / "w.csv", "--learner", "trees:max_leaves=4,min_samples_leaf=5",
+                              "--n-iter", "5", "--quiet", "--out", tmp_path / "m.json")
+    assert status == 0, err
+    model = rankcore.load_model(tmp_path / "m.json")
+    used = _interaction_output.split_features(model, 200)
+    assert 2 <= used.size < 20
+    Phi = model.feature_interactions(X)
+    features = Phi[:, :200, :200]
+    assert not np.any(np.delete(features, used, axis=1)) and not np.any(np.delete(features, used, axis=2))
+    status, out, err = run_main("explain", tmp_path / "m.json", tmp_path / "w.csv", "--interactions",
+                                "--table-format", "csv")
+    assert status == 0, err
+    records = list(csv.DictReader(io.StringIO(out)))
+    mean_abs = np.abs(Phi[:, :200, :200]).mean(axis=0)
+    assert len(records) == int(np.count_nonzero(np.triu(mean_abs, 1))) < 200
+    for record in records:
+        i, j = int(record["feature_i"][1:]), int(record["feature_j"][1:])
+        assert float(record["mean_abs_interaction"]) == pytest.approx(mean_abs[i, j], rel=1e-12) != 0

@@ -50,3 +50,18 @@ def test_a_chunk_too_large_and_a_learner_without_trees_are_refused_before_comput
     stumps = DaskPushBoost(learner="stumps", n_iter=2, random_state=0).fit(Xd, yd)
     with pytest.raises(TypeError, match="feature_interactions: the learner 'stumps'"):
         stumps.feature_interactions(Xd)
+
+
+def test_a_dataframe_partition_too_large_is_refused_before_computing(dask_client):
+    """A Dask DataFrame's partitions have unknown sizes: they are counted, and the largest is checked up front."""
+    import dask.dataframe as dd
+    import pandas as pd
+
+    X, y = _data()
+    frame = dd.from_pandas(pd.DataFrame(X, columns=list("abcde")), npartitions=3)
+    model = DaskPushBoost(learner="trees:max_leaves=4", n_iter=2, random_state=0).fit(frame, dd.from_pandas(
+        pd.Series(y), npartitions=3))
+    with pytest.raises(ValueError, match=r"largest chunk of X's rows: rechunk them\): the output of 200 rows"):
+        model.feature_interactions(frame, max_bytes=1000)
+    lazy = model.feature_interactions(frame, max_bytes=200 * 36 * 8)
+    np.testing.assert_array_equal(lazy.compute(), model.feature_interactions(pd.DataFrame(X, columns=list("abcde"))))

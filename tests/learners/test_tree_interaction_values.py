@@ -207,6 +207,18 @@ def test_the_output_size_is_bounded():
             est.feature_interactions(X, max_bytes=bad)
 
 
+def test_a_row_over_max_bytes_says_what_one_row_needs_and_integral_floats_are_taken():
+    X, y = _data()
+    est = PushBoost(learner=f"trees:{SMALL}", n_iter=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"takes 288 bytes, over max_bytes=199; one row alone takes 288 bytes: "
+                                         r"pass max_bytes >= 288") as refusal:
+        est.feature_interactions(X[:1], max_bytes=199)
+    assert "MiB" not in str(refusal.value) and "chunks of at most 0" not in str(refusal.value)
+    np.testing.assert_array_equal(est.feature_interactions(X, max_bytes=1e9), est.feature_interactions(X))
+    np.testing.assert_array_equal(est.feature_interactions(X, max_bytes=np.float64(2**30)),
+                                  est.feature_interactions(X))
+
+
 def test_other_learners_say_they_have_no_trees():
     X, y = _data(nan=0.0)
     est = PushBoost(learner="stumps", n_iter=3, random_state=0).fit(X, y)

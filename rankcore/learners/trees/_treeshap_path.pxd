@@ -7,10 +7,24 @@
 # Only ``cdef inline`` functions live here: each kernel module compiles its own copy.
 # Complexity: O(depth) time per call of the path's functions, no allocation; a walk is O(L · D²) for a tree of
 # L leaves and depth D.
+#
+# Precision.  UNWIND and UNWOUND_SUM divide the path's subset weights by one element's EXTEND factor.  Algorithm 2
+# does it by one recurrence from the largest subset size down, which multiplies the error carried from the step
+# before by zero·(m − i) / (one·(i + 1)) at size i of a path of m features: over a long path that grows without
+# bound (measured on adversarial paths, relative to the exact sums: 9e-14 at m = 12, 1e-12 at 16, 3e-8 at 32,
+# 1e57 at 256).  Paths of more than ``EXACT_PATH`` features are divided by composite deflation instead (Peters &
+# Wilkinson, "Practical problems arising in the solution of polynomial equations", 1971): the same equations,
+# solved from the top where that factor is at most 1 and from the bottom where its inverse is, so no step lets a
+# carried error grow (measured ≤ 4e-15 relative up to m = 256).  Same O(m) cost; paths of at most ``EXACT_PATH``
+# features keep Algorithm 2's arithmetic bit for bit.
 
 from libc.stdint cimport uint8_t, int32_t, int64_t
 
 from rankcore.learners.trees._route cimport child_of
+
+
+cdef enum:
+    EXACT_PATH = 12             # the longest path (distinct features) divided by Algorithm 2's own recurrence
 
 
 cdef struct PathElement:
@@ -46,18 +60,49 @@ cdef inline void _extend(PathElement* path, Py_ssize_t depth, double zero, doubl
         path[i].weight = zero * path[i].weight * (depth - i) / <double> (depth + 1)
 
 
+cdef inline double _deflate(PathElement* path, Py_ssize_t depth, double zero, double one,
+                           bint write) noexcept nogil:
+    """The weights a_0..a_{depth−1} of the path with an element (``zero``, ``one``) taken out, by composite
+    deflation: the equations w_i = zero·a_i·(depth − i)/(depth + 1) + one·a_{i−1}·i/(depth + 1) (EXTEND's) are
+    solved from the top for a_{i−1} while zero·(depth − i) <= one·i, then from the bottom for a_0, a_1, ... up to
+    the first a the top gave; every step scales the error carried in by a factor of at most 1.  Returns Σ a; with
+    ``write`` stores a_i in path[i].weight (path[depth].weight is left as it was)."""
+    cdef Py_ssize_t i = depth, j
+    cdef double total = 0.0, a, carried = 0.0, w_i = path[depth].weight, scale = <double> (depth + 1)
+    if one != 0:
+        while i >= 1 and zero * (depth - i) <= one * i:
+            a = (w_i - zero * carried * (depth - i) / scale) * scale / (i * one)
+            w_i = path[i - 1].weight
+            if write:
+                path[i - 1].weight = a
+            total = total + a
+            carried = a
+            i -= 1
+    carried = 0.0
+    for j in range(i):          # zero > 0 here: with zero == 0 the top solves every equation
+        a = (path[j].weight - one * carried * j / scale) * scale / (zero * (depth - j))
+        if write:
+            path[j].weight = a
+        total = total + a
+        carried = a
+    return total
+
+
 cdef inline void _unwind(PathElement* path, Py_ssize_t depth, Py_ssize_t index) noexcept nogil:
     """UNWIND: take element ``index`` out of the path (the inverse of its EXTEND)."""
     cdef Py_ssize_t i
     cdef double one = path[index].share_known, zero = path[index].share_unknown
     cdef double next_one = path[depth].weight, tmp
-    for i in range(depth - 1, -1, -1):
-        if one != 0:
-            tmp = path[i].weight
-            path[i].weight = next_one * (depth + 1) / ((i + 1) * one)
-            next_one = tmp - path[i].weight * zero * (depth - i) / <double> (depth + 1)
-        else:
-            path[i].weight = path[i].weight * (depth + 1) / (zero * (depth - i))
+    if depth > EXACT_PATH:
+        _deflate(path, depth, zero, one, True)
+    else:
+        for i in range(depth - 1, -1, -1):
+            if one != 0:
+                tmp = path[i].weight
+                path[i].weight = next_one * (depth + 1) / ((i + 1) * one)
+                next_one = tmp - path[i].weight * zero * (depth - i) / <double> (depth + 1)
+            else:
+                path[i].weight = path[i].weight * (depth + 1) / (zero * (depth - i))
     for i in range(index, depth):
         path[i].feature = path[i + 1].feature
         path[i].share_unknown = path[i + 1].share_unknown
@@ -69,6 +114,8 @@ cdef inline double _unwound_sum(const PathElement* path, Py_ssize_t depth, Py_ss
     cdef Py_ssize_t i
     cdef double one = path[index].share_known, zero = path[index].share_unknown
     cdef double next_one = path[depth].weight, total = 0.0, tmp
+    if depth > EXACT_PATH:
+        return _deflate(<PathElement*> path, depth, zero, one, False)
     for i in range(depth - 1, -1, -1):
         if one != 0:
             tmp = next_one * (depth + 1) / ((i + 1) * one)
