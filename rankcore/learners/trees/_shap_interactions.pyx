@@ -39,7 +39,7 @@ from libc.math cimport isnan
 from libc.stdlib cimport calloc, malloc, free
 
 from rankcore._parallel cimport threads_for
-from rankcore.learners.trees._treeshap_path cimport Forest, PathElement, _walk_conditioned
+from rankcore.learners.trees._treeshap_path cimport Forest, PathElement, _walk_conditioned, _cell_of
 
 
 cdef void _tree_block(const Forest* f, Py_ssize_t base, const double* x, Py_ssize_t cell, double scale,
@@ -246,19 +246,14 @@ def add_cell_interactions(const double[:, ::1] X,              # IN  (n, d) raw 
     if T == 0 or n == 0:
         return
     n_threads = threads_for(<double> n * T, n_threads, 4096.0)
+    # the levels' arrays as pointers (none when every tree is a single leaf: no level is read then)
+    cdef const int32_t* lf = &level_feature[0] if level_feature.shape[0] > 0 else NULL
+    cdef const double* lt = &level_threshold[0] if level_threshold.shape[0] > 0 else NULL
+    cdef const uint8_t* ln = &level_nan_left[0] if level_nan_left.shape[0] > 0 else NULL
     with nogil:
         for r in prange(n, schedule="static", num_threads=n_threads):
             for t in range(T):
-                cell = 0
-                for l in range(level_start[t + 1] - level_start[t]):
-                    k = level_start[t] + l
-                    x = X[r, level_feature[k]]
-                    if isnan(x):
-                        right = not level_nan_left[k]
-                    else:
-                        right = x > level_threshold[k]
-                    if right:
-                        cell = cell | (1 << l)
+                cell = _cell_of(&X[r, 0], lf, lt, ln, level_start[t], level_start[t + 1])
                 u0 = unique_start[t]
                 U = unique_start[t + 1] - u0
                 block = &table[table_start[t] + cell * U * U]

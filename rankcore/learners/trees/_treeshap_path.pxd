@@ -126,6 +126,24 @@ cdef inline double _unwound_sum(const PathElement* path, Py_ssize_t depth, Py_ss
     return total
 
 
+cdef inline Py_ssize_t _cell_of(const double* x, const int32_t* level_feature, const double* level_threshold,
+                                const uint8_t* level_nan_left, Py_ssize_t k0, Py_ssize_t k1) noexcept nogil:
+    """The cell of row ``x`` in the oblivious tree whose levels are k0..k1 − 1, as prediction finds it: bit l set
+    iff x[feature] > threshold at level l, NaN iff not nan_left.  O(depth)."""
+    cdef Py_ssize_t l, cell = 0
+    cdef double v
+    cdef bint right
+    for l in range(k1 - k0):
+        v = x[level_feature[k0 + l]]
+        if v != v:
+            right = not level_nan_left[k0 + l]
+        else:
+            right = v > level_threshold[k0 + l]
+        if right:
+            cell = cell | (1 << l)
+    return cell
+
+
 cdef inline void _walk_conditioned(const Forest* f, Py_ssize_t base, const double* x, double* phi, double scale,
                             Py_ssize_t node, Py_ssize_t depth, PathElement* parent, double zero, double one,
                             Py_ssize_t feature, Py_ssize_t cell, Py_ssize_t level, int condition,
