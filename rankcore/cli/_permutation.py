@@ -60,24 +60,15 @@ def run_permutation(args) -> int:
     import numpy as np
 
     from ..inspection import permutation_importance
-    from ..persistence import load_model
     from ._columns import load_for_model, model_features
-    from ._common import check_output
     from ._outputs import output_file, output_name
-    from ._init_scores import check_scored_with_init_scores
     from ._model_labels import evaluation_positive
     from ._models import check_model_missing
     from ._queries import query_labels
+    from ._scored_model import load_scoring_model
 
     spec = _scoring(args.scoring)
-    if args.out:
-        check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
-    model = load_model(args.model)
-    check_scored_with_init_scores(model, args.model, args.init_score)
-    if args.id_column and args.id_column in (model_features(model) or ()):
-        raise CommandError(f"--id {args.id_column}: a feature of the model {args.model}; --id names the rows by an "
-                           "identifier column, which the model does not read")
-    keep = [args.id_column] if args.id_column else []
+    model, keep = load_scoring_model(args)
     if spec is None and not callable(getattr(model, "score", None)):       # a plugin's estimator may have none
         raise CommandError(f"--scoring: {args.model} is a {type(model).__name__}, which has no score method and so "
                            f"no metric of its own; name one with --scoring (pauc:0.1, auc, ndcg@k:10 with --qid, ...)")

@@ -9,12 +9,13 @@ import sys
 
 from . import CommandError
 from ._columns import load_for_model, model_features
-from ._common import add_data_options, add_force_option, check_output, info, positive_int
+from ._common import add_data_options, add_force_option, info, positive_int
 from ._outputs import output_file, output_name
 from ._explanations import Explanations, _item, ranked_rows, write, write_summary
 from ._interaction_output import split_features, write_interaction_summary, write_interactions_per_row
-from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
+from ._init_scores import SCORED_HELP, with_init_scores
 from ._models import check_model_missing, decision_scores, describe_estimator
+from ._scored_model import load_scoring_model
 from ._permutation import add_permutation_options, check_permutation_options, run_permutation
 
 #: Rows shown by the text output when --top is not given (the CSV and JSON outputs hold every row).
@@ -88,21 +89,12 @@ def add_parser(subparsers):
 def run(args) -> int:
     import numpy as np
 
-    from ..persistence import load_model
-
     check_permutation_options(args)
     check_interaction_options(args)
     if args.permutation:
         return run_permutation(args)
-    if args.out:
-        check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
-    model = load_model(args.model)
+    model, keep = load_scoring_model(args)
     check_explains(model, args.model, "feature_interactions" if args.interactions else "feature_contributions")
-    check_scored_with_init_scores(model, args.model, args.init_score)
-    if args.id_column and args.id_column in (model_features(model) or ()):
-        raise CommandError(f"--id {args.id_column}: a feature of the model {args.model}; --id names the rows by an "
-                           "identifier column, which the model does not read")
-    keep = [args.id_column] if args.id_column else []
     data, X = load_for_model(args, args.data, model, args.model, require_label=False, keep=keep, queries=True)
 
     def explain(rows):

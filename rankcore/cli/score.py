@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import csv
 
-from . import CommandError
-from ._columns import load_for_model, model_features
-from ._common import add_data_options, add_force_option, check_output, info
+from ._columns import load_for_model
+from ._common import add_data_options, add_force_option, info
 from ._outputs import output_file, output_name
-from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
+from ._init_scores import SCORED_HELP, with_init_scores
 from ._models import check_model_missing, decision_scores
+from ._scored_model import load_scoring_model
 
 
 def add_parser(subparsers):
@@ -41,16 +41,7 @@ def add_parser(subparsers):
 def run(args) -> int:
     import numpy as np
 
-    from ..persistence import load_model
-
-    if args.out:
-        check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
-    model = load_model(args.model)
-    check_scored_with_init_scores(model, args.model, args.init_score)
-    if args.id_column and args.id_column in (model_features(model) or ()):
-        raise CommandError(f"--id {args.id_column}: a feature of the model {args.model}; --id copies an identifier "
-                           "column, which the model does not read, to the output")
-    keep = [args.id_column] if args.id_column else []
+    model, keep = load_scoring_model(args)
     data, X = load_for_model(args, args.data, model, args.model, require_label=args.with_label, keep=keep,
                              queries=True)
     check_model_missing(model, args.model, data)
