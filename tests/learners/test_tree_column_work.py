@@ -26,6 +26,7 @@ def _works(n_cols, rng):
     yield "zeros between", np.where(rng.random(n_cols) < 0.5, 0.0, rng.integers(1, 4, n_cols).astype(float))
     yield "one column holds it all", np.eye(n_cols)[n_cols // 3]
     yield "first costs most", np.r_[1000.0, np.ones(n_cols - 1)]
+    yield "last costs most", np.r_[np.ones(n_cols - 1), 1000.0]           # the last group empty, ending the columns
 
 
 def _counted_slots(slots):
@@ -141,6 +142,26 @@ def test_two_thread_fit_with_costed_columns_equals_one_thread(spec):
     scores = [rankcore.boost(learner=spec, n_iter=30, random_state=0, n_jobs=t).fit(X, y, qid=qid).decision_function(X)
               for t in (1, 2)]
     np.testing.assert_array_equal(scores[0], scores[1])
+
+
+@pytest.mark.parametrize("spec", ["trees:max_leaves=2", "trees:max_leaves=8", "trees:max_leaves=8,subsample=1",
+                                  "trees:growth=oblivious,max_depth=3"])
+def test_two_columns_last_costing_most_two_threads_equal_one_thread(spec):
+    """Two columns, the second of 64 bins costing more than half: by cost the second thread gets no column.
+    Its empty group ended the columns and once read a slot bound past them (zeroing the other thread's slots,
+    or memory before the histogram): trees differed on every two-thread fit."""
+    import rankcore
+
+    rng = np.random.default_rng(0)
+    n = 4000
+    category = rng.integers(0, 4, n).astype(float)
+    number = rng.normal(size=n)
+    X = np.column_stack([category, number])
+    y = (np.array([0.0, 1.0, -1.0, 0.5])[category.astype(int)] + number + rng.normal(size=n) > 0.5).astype(int)
+    scores = [rankcore.PushBoost(learner=spec, n_iter=5, random_state=0, n_jobs=t).fit(X, y).decision_function(X)
+              for t in (1, 2, 2, 2)]
+    for s in scores[1:]:
+        np.testing.assert_array_equal(s, scores[0])
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])

@@ -417,8 +417,10 @@ cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const dou
     if tid < T:
         j0 = column_share(c, fs.col_work, tid, T)
         j1 = column_share(c, fs.col_work, tid + 1, T)
-        lo = 0 if tid == 0 else fs.col_base[j0]
-        hi = fs.n_slots if tid == T - 1 else fs.col_base[j1]
+        # a group may be empty and end the columns (by cost, one of two threads can get none: the last column
+        # costing more than half): col_base has no entry at n_cols, so such a group owns the slots from S on
+        lo = 0 if tid == 0 else (fs.col_base[j0] if j0 < c else fs.n_slots)
+        hi = fs.n_slots if tid == T - 1 or j1 >= c else fs.col_base[j1]
         for q in range(fs.n_bundled):
             if j0 <= fs.col[fs.bundled[q]] < j1:
                 bundles = True
