@@ -32,3 +32,31 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "rankcore"))
 def _fixed_terminal_width(monkeypatch):
     """Tables and wrapped text laid out for 100 columns, whatever terminal (or test worker) runs the suite."""
     monkeypatch.setenv("COLUMNS", "100")
+
+
+#: The largest thread count ``exact_threads`` lets ``n_jobs`` ask for (more threads than cores are fine here:
+#: the waits are passive).
+EXACT_MAX_THREADS = 8
+
+
+@pytest.fixture
+def exact_threads(monkeypatch):
+    """``n_jobs=k`` (k <= 8; -1: 8) runs k threads, whatever the machine; returns a check that it does.
+
+    ``effective_n_threads`` leaves out the CPUs other processes keep busy and caps ``n_jobs`` at the
+    affinity mask and the OpenMP limit: on a loaded two-core test machine ``n_jobs=2`` gave one thread
+    (a load average of 9.8 on 2 cores: ``effective_n_threads(2) == 1``), and a test comparing one thread
+    with "two" compared one with one -- with the bug it was written for, it passed.  Tests that compare
+    thread counts take this fixture and call the check with the largest count they compare.
+    """
+    from rankcore import _cpus, _openmp
+    from rankcore.validation import effective_n_threads
+
+    monkeypatch.setattr(_cpus, "LOAD_AWARE", False)
+    monkeypatch.setattr(_cpus, "available_cpus", lambda: EXACT_MAX_THREADS)
+    monkeypatch.setattr(_openmp, "max_threads", lambda: EXACT_MAX_THREADS)
+
+    def check(k):
+        assert effective_n_threads(k) == k
+
+    return check

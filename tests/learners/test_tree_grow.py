@@ -122,8 +122,9 @@ def test_native_growth_does_not_depend_on_threads_above_every_parallel_threshold
     assert states[0] == states[1] == states[2]
 
 
-def test_early_stopped_trees_do_not_depend_on_threads():
+def test_early_stopped_trees_do_not_depend_on_threads(exact_threads):
     """early_stopping="auto" (12,000 rows): the same trees and hold-out scores on 1 and 2 threads."""
+    exact_threads(2)
     rng = np.random.default_rng(4)
     X = _data(8, n=12_000, d=8)
     y = (np.nan_to_num(X[:, 0]) + rng.normal(size=12_000) > 1.2).astype(int)

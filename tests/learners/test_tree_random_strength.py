@@ -224,7 +224,8 @@ def test_oblivious_level_choice_matches_numpy(seed, r, noise_seed, level):
 # test_tree_grow.py's GRID, its thread test and its boosting test.
 
 
-def test_noisy_oblivious_fits_do_not_depend_on_threads():
+def test_noisy_oblivious_fits_do_not_depend_on_threads(exact_threads):
+    exact_threads(3)
     X = _data(9, n=20_000, d=12)
     rng = np.random.default_rng(3)
     y = (np.nan_to_num(X[:, 0]) + rng.normal(size=X.shape[0]) > 0.8).astype(int)

@@ -335,7 +335,8 @@ def test_linear_kernel_refuses_a_thread_count_below_one():
         QueryPush("exp", "identity").bind(y, check_qid(qid, len(y)), w, n_threads=0)
 
 
-def test_a_fit_within_queries_on_two_threads_is_the_one_thread_fit():
+def test_a_fit_within_queries_on_two_threads_is_the_one_thread_fit(exact_threads):
+    exact_threads(2)
     y, qid, _, _ = _threaded_data(3, n_queries=800)
     X = np.random.default_rng(3).normal(size=(y.shape[0], 3)) + y[:, None] * 0.3
     fits = [rankcore.boost(learner="trees:max_depth=2", n_iter=3, random_state=0, n_jobs=t).fit(X, y, qid=qid)

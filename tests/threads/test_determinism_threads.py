@@ -18,6 +18,13 @@ from rankcore.objectives import _exp_kernels
 THREADS = [1, 2, 3]
 
 
+@pytest.fixture(autouse=True)
+def _threads_as_asked(exact_threads):
+    """n_jobs=k runs k threads here (-1: 8), however busy the machine: else a busy one compares one thread
+    with one (``exact_threads``, conftest.py)."""
+    exact_threads(2)
+
+
 def _all_equal(results):
     first = results[0]
     for other in results[1:]:
