@@ -35,7 +35,9 @@ __all__ = ["ScoreComposition", "score_composition"]
 EXPLAINED = {"feature_contributions": "tree boosters ('trees' candidates, 'lightgbm', 'xgboost') scored by their raw "
                                       "decision_function have exact contributions",
              "feature_interactions": "tree boosters ('trees' candidates, 'xgboost') scored by their raw "
-                                     "decision_function have exact interaction values"}
+                                     "decision_function have exact interaction values",
+             "interventional contributions": "'trees' candidates scored by their raw decision_function have exact "
+                                             "interventional contributions (background rows)"}
 
 
 @dataclass(frozen=True)
@@ -60,13 +62,16 @@ class ScoreComposition:
     def __init__(self, members: list[_Member]):
         self.members = members
 
-    def contributions(self, X: np.ndarray) -> np.ndarray:
+    def contributions(self, X: np.ndarray, background: np.ndarray | None = None) -> np.ndarray:
         """(n, d + 1) float64: Σ_m a_m φ_m(x) per original column, then Σ_m a_m φ0_m + b.
 
-        Time: the members' TreeSHAP (one call each); memory O(n · d) besides
-        one member's output at a time.
+        With ``background`` (rows encoded as X), each member's interventional
+        values against it (read through the member's steps as X is), and the
+        expected value Σ_m a_m E_z f_m(z) + b = E_z F(z).  Time: the members'
+        TreeSHAP (one call each); memory O(n · d) besides one member's output
+        at a time.
         """
-        return self._composed(X, "feature_contributions", {})
+        return self._composed(X, "feature_contributions", {} if background is None else {"background": background})
 
     def interactions(self, X: np.ndarray, max_bytes) -> np.ndarray:
         """(n, d + 1, d + 1) float64: Σ_m a_m Φ_m(x) per pair of original columns, Σ_m a_m φ0_m + b at (d, d).
@@ -98,18 +103,22 @@ def _member_values(member: _Member, X: np.ndarray, method: str = "feature_contri
     d + 1) contributions, or (n, d + 1, d + 1) interactions (the indicators' rows and columns added)."""
     d = X.shape[1]
     owner = f"AutoRanker.{method}"
+    options = dict(options or {})
     Z, indicated = X, []
     for step in member.steps:
         if isinstance(step, MissingValueImputer):
             indicated.append((Z.shape[1], np.asarray(step.indicator_features_, dtype=np.intp)))
         Z = step.transform(Z)
+        if options.get("background") is not None:       # the background is read as X is
+            options["background"] = step.transform(options["background"])
+    what = "interventional contributions" if options.get("background") is not None else method
     try:
-        values = np.asarray(getattr(member.model, method)(Z, **(options or {})), dtype=np.float64)
+        values = np.asarray(getattr(member.model, method)(Z, **options), dtype=np.float64)
     except TypeError as exc:
         # a learner without trees: every model of a bag is the same candidate, so the candidate is at fault, and
         # AutoRanker's advice (its candidates) replaces the model's own (its learner parameter)
         raise TypeError(f"{owner}: the chosen candidate {member.name!r} ({type(member.model).__name__}) has no "
-                        f"exact {_WHAT[method]} ({exc}); only {EXPLAINED[method]}") from exc
+                        f"exact {_WHAT[what]} ({exc}); only {EXPLAINED[what]}") from exc
     except ValueError as exc:
         # a model file without covers: the model of the bag at fault is named
         raise ValueError(f"{owner}: candidate {member.name!r}{member.where}: {exc}") from exc
@@ -130,7 +139,8 @@ def _member_values(member: _Member, X: np.ndarray, method: str = "feature_contri
 
 
 #: What each method gives, for the refusals' messages.
-_WHAT = {"feature_contributions": "contributions", "feature_interactions": "interaction values"}
+_WHAT = {"feature_contributions": "contributions", "feature_interactions": "interaction values",
+         "interventional contributions": "interventional contributions"}
 
 
 def score_composition(estimator: Any, name: str, candidate: Candidate | None = None,

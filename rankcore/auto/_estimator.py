@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._background import check_background
 from .._blas import blas_limit
 from .._categories import encode_categories
 from .._setup import EstimatorSetup
@@ -663,7 +664,7 @@ class AutoRanker(TreeExport, Ranker):
         return X_arr
 
     @reads_a_snapshot
-    def feature_contributions(self, X) -> np.ndarray:
+    def feature_contributions(self, X, background=None) -> np.ndarray:
         """Each feature's contribution to each row's score: exact TreeSHAP values of the chosen model.
 
         SHAP values are linear in the model explained, so for a chosen model
@@ -680,12 +681,20 @@ class AutoRanker(TreeExport, Ranker):
         behind the missing-value imputer is explained on the imputed columns
         it reads: a filled column's value is given to its original column,
         and so is its missing-value indicator's, so the columns are X's.
-        See ``docs/auto.md``, *Why a row scored high*.
+        See ``docs/auto.md``, *Why a row scored high*.  With ``background``
+        rows, the interventional SHAP values instead (composed the same way;
+        the expected value is the background's mean score): see
+        :meth:`rankcore.PushBoost.feature_contributions`.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Checked as :meth:`decision_function` checks it.
+        background : array-like of shape (n_background, n_features), optional
+            Reference rows of interventional values (None: path-dependent
+            TreeSHAP), checked as X is; a few hundred rows, at most about
+            1,000, are recommended.  Only ``trees`` candidates have them
+            (a ``lightgbm`` or ``xgboost`` one: ``TypeError``).
 
         Returns
         -------
@@ -707,7 +716,10 @@ class AutoRanker(TreeExport, Ranker):
 
         check_is_fitted(self)
         composition = score_composition(self.best_estimator_, self.best_candidate_, getattr(self, "_candidate", None))
-        return composition.contributions(self._prediction_rows(X))
+        X_arr = self._prediction_rows(X)
+        if background is None:
+            return composition.contributions(X_arr)
+        return composition.contributions(X_arr, check_background(self._prediction_rows, background))
 
     @reads_a_snapshot
     def feature_interactions(self, X, *, max_bytes: int | None = INTERACTION_MAX_BYTES) -> np.ndarray:

@@ -8,6 +8,7 @@ import argparse
 import sys
 
 from . import CommandError
+from ._background import BACKGROUND_HELP, check_background_options, read_background
 from ._columns import load_for_model, model_features
 from ._common import add_data_options, add_force_option, info, positive_int
 from ._outputs import output_file, output_name
@@ -39,10 +40,13 @@ def add_parser(subparsers):
                     "term (init_score). --permutation says instead how much a ranking metric (--scoring; the\n"
                     "model's own score by default) drops when each feature's column is shuffled: any model, one\n"
                     "table of features. --interactions ranks the pairs of features by their mean |SHAP interaction\n"
-                    "value| over the rows (--per-row: each row's values, one record per row and pair).",
+                    "value| over the rows (--per-row: each row's values, one record per row and pair).\n"
+                    "--background FILE gives interventional SHAP values instead: each contribution averaged over\n"
+                    "FILE's rows, the expected score their mean score.",
         epilog="examples:\n"
                "  rankcore explain trees.json loans.csv --id loan --top 20\n"
                "  rankcore explain trees.json loans.csv --id loan --out contributions.csv\n"
+               "  rankcore explain trees.json loans.csv --id loan --background sample.csv\n"
                "  rankcore explain trees.json queries.csv --qid query --top 3 --features 5\n"
                "  rankcore explain model.json queries.csv --qid query --permutation --scoring ndcg@k:5\n"
                "  rankcore explain trees.json loans.csv --interactions --out pairs.csv\n"
@@ -83,6 +87,7 @@ def add_parser(subparsers):
                        help="with --interactions: each row's values instead, one record per row and pair "
                             "feature_i <= feature_j whose value is not 0 (the same feature twice: its main effect)")
     add_permutation_options(parser)
+    parser.add_argument("--background", metavar="FILE", help=BACKGROUND_HELP)
     return parser
 
 
@@ -91,14 +96,17 @@ def run(args) -> int:
 
     check_permutation_options(args)
     check_interaction_options(args)
+    check_background_options(args)
     if args.permutation:
         return run_permutation(args)
     model, keep = load_scoring_model(args)
     check_explains(model, args.model, "feature_interactions" if args.interactions else "feature_contributions")
     data, X = load_for_model(args, args.data, model, args.model, require_label=False, keep=keep, queries=True)
+    background = read_background(args, model, args.model) if args.background else None
 
     def explain(rows):
-        return contributions(model, args.model, X.iloc[rows] if hasattr(X, "iloc") else X[rows], data.n_features)
+        return contributions(model, args.model, X.iloc[rows] if hasattr(X, "iloc") else X[rows], data.n_features,
+                             background)
 
     def pairs(rows):
         return interaction_values(model, args.model, X.iloc[rows] if hasattr(X, "iloc") else X[rows],
@@ -196,8 +204,9 @@ def interaction_values(model, model_path: str, X, n_features: int):
     return phi
 
 
-def contributions(model, model_path: str, X, n_features: int):
-    """The model's ``feature_contributions(X)`` as float64, shape (n_rows, n_features + 1), checked.
+def contributions(model, model_path: str, X, n_features: int, background=None):
+    """The model's ``feature_contributions(X)`` (``background``: the interventional values against those rows) as
+    float64, shape (n_rows, n_features + 1), checked.
 
     A ``TypeError`` of the method is a model that has it but cannot compute
     them (a push model of stumps): said as the refusal of
@@ -208,7 +217,8 @@ def contributions(model, model_path: str, X, n_features: int):
     import numpy as np
 
     try:
-        phi = model.feature_contributions(X)
+        phi = model.feature_contributions(X) if background is None else \
+            model.feature_contributions(X, background=background)
     except TypeError as exc:
         raise CommandError(f"the model {model_path} ({describe_estimator(model)}) cannot explain its scores: "
                            f"{exc}; {_how_to_explain(model)}") from None

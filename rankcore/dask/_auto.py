@@ -104,9 +104,10 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
         :meth:`fit` computes it (its ``category`` columns then read by value), and the scores are a NumPy array."""
         return super().decision_function(_computed(X))
 
-    def feature_contributions(self, X) -> np.ndarray:
-        """:meth:`rankcore.AutoRanker.feature_contributions` of X, a Dask collection computed to the client first."""
-        return super().feature_contributions(_computed(X))
+    def feature_contributions(self, X, background=None) -> np.ndarray:
+        """:meth:`rankcore.AutoRanker.feature_contributions` of X (and of ``background``, interventional values), a
+        Dask collection computed to the client first."""
+        return super().feature_contributions(_computed(X), background=_computed(background))
 
     def feature_interactions(self, X, **kwargs) -> np.ndarray:
         """:meth:`rankcore.AutoRanker.feature_interactions` of X, a Dask collection computed to the client first."""

@@ -32,9 +32,9 @@ from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping,
                     plan_validation, read_eval_sets, refuse_positions_without_queries, resolve_early_stopping,
                     warn_sparse_places)
 from ..spec import Kind, Parameter
-from ..validation import (INTERACTION_MAX_BYTES, check_finite_scores, check_interaction_size, check_learner_matrix,
-                          check_matrix)
+from ..validation import check_finite_scores, check_learner_matrix
 from ._client import ClientParameter
+from ._explain import DaskExplanations, chunk_rows
 from ._backend import backend_kind, make_backend, pairwise_trees_refusal
 from ._init_models import one_list_grades, read_dask_init_model, start_scores
 from ._init_scores import init_vector, local_scores
@@ -58,16 +58,9 @@ BOOSTING = RankBoost.parameters
 FIT_INFO = Fitted("fit_info_")
 
 
-def _chunk_rows(X, allow_nan: bool):
-    """One chunk's rows checked as the in-memory estimator checks them (NaN where its learner routes it)."""
-    X = np.asarray(X)
-    return check_matrix(X, name="X", dtype=np.float32 if X.dtype == np.float32 else np.float64, min_rows=0,
-                        allow_nan=allow_nan)
-
-
 def _score_chunk(X, rankers, alphas, allow_nan=False):
     """Σ_t α_t h_t(x) on one chunk, with the arithmetic of the in-memory ``decision_function``."""
-    X = _chunk_rows(X, allow_nan)
+    X = chunk_rows(X, allow_nan)
     scores = np.zeros(X.shape[0])
     with np.errstate(over="ignore", invalid="ignore"):     # refused just below
         for ranker, alpha in zip(rankers, alphas):
@@ -75,19 +68,9 @@ def _score_chunk(X, rankers, alphas, allow_nan=False):
     return check_finite_scores(scores, owner="decision_function (Dask chunk)", X=X)
 
 
-def _contributions_chunk(X, contributions, rankers, alphas, allow_nan=False):
-    """``feature_contributions`` of one chunk, with the arithmetic of the in-memory estimator (one thread)."""
-    return contributions(rankers, alphas, _chunk_rows(X, allow_nan), 1)
-
-
-def _interactions_chunk(X, interactions, rankers, alphas, allow_nan=False, max_bytes=None):
-    """``feature_interactions`` of one chunk, with the arithmetic of the in-memory estimator (one thread)."""
-    return interactions(rankers, alphas, _chunk_rows(X, allow_nan), 1, max_bytes)
-
-
 def _leaves_chunk(X, leaves, rankers, allow_nan=False):
     """``apply`` of one chunk, with the walk of the in-memory estimator (one thread: the same leaves)."""
-    return leaves(rankers, _chunk_rows(X, allow_nan), 1)
+    return leaves(rankers, chunk_rows(X, allow_nan), 1)
 
 
 def _splits_categories(learner) -> bool:
@@ -164,7 +147,7 @@ class _FitSession:
         self.shards.close()
 
 
-class _DaskBoost(ClientParameter):
+class _DaskBoost(DaskExplanations, ClientParameter):
     """The Dask fit, prediction and conversion shared by the Dask push estimators (a mixin)."""
 
     _local_class: type
@@ -682,38 +665,6 @@ class _DaskBoost(ClientParameter):
         if not is_dask_collection(X):
             return super().decision_function(X)
         return self._lazy_scores(self._dask_matrix(X))
-
-    @reads_a_snapshot
-    def feature_contributions(self, X):
-        """:meth:`PushBoost.feature_contributions`; a lazy ``dask.array`` of shape (n_samples, n_features + 1) for a
-        Dask collection, each chunk's rows computed on its worker (the checks -- a tree learner, covers -- run
-        here)."""
-        check_is_fitted(self)
-        contributions = getattr(self._learner, "contributions", None)
-        if not is_dask_collection(X) or contributions is None:      # (no learner's values: the TypeError)
-            return super().feature_contributions(X)
-        X = self._dask_matrix(X)
-        contributions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])))       # covers and columns
-        return X.map_blocks(_contributions_chunk, contributions, self.rankers_, self.alphas_, self._routes_nan(),
-                            chunks=(X.chunks[0], (X.shape[1] + 1,)), dtype=np.float64)
-
-    @reads_a_snapshot
-    def feature_interactions(self, X, *, max_bytes: int | None = INTERACTION_MAX_BYTES):
-        """:meth:`PushBoost.feature_interactions`; a lazy ``dask.array`` of shape (n_samples, n_features + 1,
-        n_features + 1) for a Dask collection, each chunk's rows computed on its worker.  ``max_bytes`` bounds each
-        chunk's output (rechunk the rows to fit); the checks -- a tree learner, covers, the chunk sizes -- run
-        here."""
-        check_is_fitted(self)
-        interactions = getattr(self._learner, "interaction_values", None)
-        if not is_dask_collection(X) or interactions is None:      # (no learner's values: the TypeError)
-            return super().feature_interactions(X, max_bytes=max_bytes)
-        X = self._dask_matrix(X, lengths=True)        # the chunks' sizes, which max_bytes bounds
-        interactions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])), 1, max_bytes)   # covers, columns
-        width = X.shape[1] + 1
-        check_interaction_size(max(X.chunks[0], default=0), X.shape[1], max_bytes,
-                               "feature_interactions (the largest chunk of X's rows: rechunk them)")
-        return X.map_blocks(_interactions_chunk, interactions, self.rankers_, self.alphas_, self._routes_nan(),
-                            max_bytes, chunks=(X.chunks[0], (width,), (width,)), new_axis=2, dtype=np.float64)
 
     @reads_a_snapshot
     def apply(self, X):

@@ -42,7 +42,9 @@ def node_form(ranker) -> dict:
 
     Node (l, k) of level l and cell bits k < 2^l is node 2^l − 1 + k; its
     children are (l + 1, k) on the left and (l + 1, k + 2^l) on the right
-    (bit l of the cell: right at level l).  O(2^D) time and memory.
+    (bit l of the cell: right at level l).  O(2^D) time and memory.  A tree
+    without covers (a model file written before they were recorded) gets
+    zero covers: enough for the walks that do not read them.
     """
     if ranker.kind == TreeRanker.kind:
         return {name: getattr(ranker, name) for name in _NODE_ARRAYS}
@@ -54,7 +56,7 @@ def node_form(ranker) -> dict:
     right = left.copy()
     left[:n_internal] = (1 << (level + 1)) - 1 + k
     right[:n_internal] = left[:n_internal] + (1 << level)
-    covers = [np.asarray(ranker.cover, dtype=np.float64)]
+    covers = [np.asarray(ranker.cover if ranker.cover is not None else np.zeros(1 << depth), dtype=np.float64)]
     for _ in range(depth):                                               # a node's rows: its two children's
         half = covers[0].shape[0] // 2
         covers.insert(0, covers[0][:half] + covers[0][half:])

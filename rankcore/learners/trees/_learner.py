@@ -42,6 +42,7 @@ from ._binning import (CategoryCountError, categorical_columns, category_edges, 
                        edges_of_categories, is_sparse, splittable_columns, take_columns, tree_columns, tree_edges,
                        unsplittable_columns)
 from ._contributions import forest_contributions
+from ._interventional import forest_interventional
 from ._interaction_values import forest_interactions
 from ._covers import tree_cover_from_state
 from ._layout import TreeBlock, TreeLayout
@@ -474,9 +475,12 @@ class Trees(Learner):
         return predict_forest(rankers, alphas, X, n_threads)
 
     @staticmethod
-    def contributions(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
+    def contributions(rankers, alphas, X, n_threads: int = 1, background=None) -> np.ndarray:
         """(n, d + 1): each feature's exact TreeSHAP value of Σ_t α_t h_t(x), then the expected value
-        (``_contributions.forest_contributions``; the trees must carry covers)."""
+        (``_contributions.forest_contributions``; the trees must carry covers); with ``background`` rows the
+        interventional values and E_z f(z) (``_interventional.forest_interventional``; no covers needed)."""
+        if background is not None:
+            return forest_interventional(rankers, alphas, X, background, n_threads)
         return forest_contributions(rankers, alphas, X, n_threads)
 
     @staticmethod

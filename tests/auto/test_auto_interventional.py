@@ -1,0 +1,103 @@
+"""AutoRanker.feature_contributions(X, background=...): the members' interventional values, composed linearly."""
+
+import numpy as np
+import pytest
+
+import rankcore
+from rankcore import AutoRanker
+from rankcore.auto import Candidate, FoldBag, MissingValueImputer
+
+from _candidate_plugins import registered_candidate
+
+TREES = "trees:n_iter=6,min_samples_leaf=5"
+TOL = dict(rtol=1e-9, atol=1e-9)
+
+
+def _data(n=200, d=4, seed=0, nan=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.7 * rng.normal(size=n) > 0.6).astype(int)
+    if nan:
+        X[rng.random(size=X.shape) < 0.08] = np.nan
+    return X, y
+
+
+def _fit(X, y, candidates=(TREES,), **params):
+    return AutoRanker(candidates=list(candidates), random_state=0, n_jobs=1, **params).fit(X, y)
+
+
+def _assert_sums(model, X, Z):
+    phi = model.feature_contributions(X, background=Z)
+    np.testing.assert_allclose(phi.sum(axis=1), model.decision_function(X), **TOL)
+    np.testing.assert_allclose(phi[:, -1], model.decision_function(Z).mean(), **TOL)
+    return phi
+
+
+def test_a_single_refit_is_explained_by_its_own_values():
+    X, y = _data()
+    model = _fit(X, y, bag_folds=False)
+    assert isinstance(model.best_estimator_, rankcore.PushBoost)
+    phi = _assert_sums(model, X[:40], X[100:120])
+    np.testing.assert_array_equal(phi, model.best_estimator_.feature_contributions(X[:40], background=X[100:120]))
+    assert not np.allclose(phi, model.feature_contributions(X[:40]))      # not the path-dependent values
+
+
+def test_a_fold_bag_composes_its_models_standardized():
+    X, y = _data(seed=1)
+    model = _fit(X, y)
+    bag = model.best_estimator_
+    assert isinstance(bag, FoldBag)
+    Z = X[150:170]
+    phi = _assert_sums(model, X[:30], Z)
+    expected = sum((m.feature_contributions(X[:30], background=Z) - np.r_[np.zeros(4), c]) / s
+                   for m, c, s in zip(bag.estimators, bag.centers, bag.scales)) / len(bag.estimators)
+    np.testing.assert_allclose(phi, expected, rtol=1e-12, atol=1e-12)
+
+
+class _ImputedTrees(Candidate):
+    """Trees that take no NaN: AutoRanker fits them behind the missing-value imputer."""
+
+    name = "imputed-trees-for-interventional-tests"
+    relative_cost = 0.01
+    accepts_missing = False
+
+    def build(self, context):
+        return rankcore.PushBoost(learner="trees:min_samples_leaf=5", n_iter=5, random_state=context.random_state)
+
+
+def test_the_background_goes_through_the_imputer_as_X_does():
+    X, y = _data(nan=True, seed=4)
+    with registered_candidate(_ImputedTrees, "auto-imputed-trees-interventional-test"):
+        model = _fit(X, y, candidates=["imputed-trees-for-interventional-tests"], bag_folds=False)
+    imputer, trees = model.best_estimator_.steps[0][1], model.best_estimator_.steps[1][1]
+    assert isinstance(imputer, MissingValueImputer)
+    Z = X[100:115]
+    assert np.isnan(Z).any()
+    phi = _assert_sums(model, X[:20], Z)
+    wide = trees.feature_contributions(imputer.transform(X[:20]), background=imputer.transform(Z))
+    d = X.shape[1]
+    expected = np.column_stack([wide[:, :d], wide[:, -1]])
+    expected[:, imputer.indicator_features_] += wide[:, d:-1]
+    np.testing.assert_allclose(phi, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("package", ["lightgbm", "xgboost"])
+def test_lightgbm_and_xgboost_candidates_are_refused(package):
+    pytest.importorskip(package)
+    X, y = _data(seed=6)
+    model = _fit(X, y, candidates=[package], bag_folds=False)
+    model.feature_contributions(X[:3])                       # their path-dependent values: fine
+    with pytest.raises(TypeError, match=f"candidate '{package}'.*path-dependent TreeSHAP values only.*'trees' "
+                                        f"candidates .* interventional"):
+        model.feature_contributions(X[:3], background=X[:5])
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.empty((0, 4)), "background: expected at least 1 row"),
+    (np.ones((2, 3)), "background has 3 features, but AutoRanker is expecting 4"),
+])
+def test_bad_backgrounds_are_refused_by_name(bad, message):
+    X, y = _data()
+    model = _fit(X, y, bag_folds=False)
+    with pytest.raises(ValueError, match=message):
+        model.feature_contributions(X[:3], background=bad)
