@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import reads_a_snapshot
-from ..learners import checked_feature_names, lightgbm_model_string, numeric_split_on, xgboost_json_string
+from ..learners import (checked_feature_names, lightgbm_model_string, numeric_split_on, xgboost_json_string,
+                        xgboost_model_string)
 from ..push import TREE_KINDS, write_exported_text
 from ._bag import FoldBag
 from ._blend import RankAverage
@@ -248,7 +249,8 @@ class TreeExport:
         ``feature_names`` if given, else ``feature_names_in_``, else
         ``f0, f1, ...``.  A DataFrame's ``category`` column cannot be
         written: a ``trees`` candidate splits it by groups of categories,
-        which the format has no sets for, or -- oblivious trees, more
+        which the engines read no sets for (:meth:`to_xgboost_model` writes
+        them), or -- oblivious trees, more
         categories than ``max_bins`` -- as numbers, the category's position
         in ``categories_`` the candidates read, where an engine holds its
         value; both are refused (``to_lightgbm`` holds them).  The file is
@@ -289,6 +291,51 @@ class TreeExport:
         return text
 
 
+    @reads_a_snapshot
+    def to_xgboost_model(self, path=None, *, feature_names=None) -> str:
+        """The chosen model as an XGBoost model file (``xgboost.Booster`` loads it), written to ``path``.
+
+        The trees of :meth:`to_lightgbm` -- one refit's, or a fold bag's
+        models' in turn with leaf values times their weights and a last tree
+        of one leaf, the bag's constant -- written as the push estimators'
+        ``to_xgboost_model`` writes them (``docs/serving.md``): XGBoost's
+        ``output_margin`` scores are :meth:`decision_function` to float32
+        rounding; categorical splits are written as category sets, a
+        DataFrame's ``category`` columns read by their codes (give the frame
+        the fit's ``categories_``).  The file is written atomically.
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Also write the text to this file (UTF-8).
+        feature_names : sequence of str, optional
+            One unique nonempty name per feature (``n_features_in_``).
+
+        Returns
+        -------
+        str
+            The JSON text.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            The AutoRanker is not fitted.
+        TypeError
+            As :meth:`to_lightgbm`; or a name is not a string.
+        ValueError
+            A categorical split holds a category that is not an integer from
+            0 to 2^24 − 1; ``feature_names`` is not one unique nonempty name
+            per feature.
+        """
+        trees = tree_sum(self, "to_xgboost_model")
+        if feature_names is None:
+            feature_names = getattr(self, "feature_names_in_", None)
+        text = xgboost_model_string(trees.rankers, trees.alphas, int(self.n_features_in_),
+                                    feature_names=feature_names, categories=getattr(self, "categories_", None),
+                                    owner=f"{type(self).__name__} {self.best_candidate_!r}", offset=trees.offset)
+        write_exported_text(text, path)
+        return text
+
 def _refuse_category_splits(auto, trees: TreeSum) -> None:
     """Refuse a split of a category column -- by groups or as numbers -- before anything is written, naming the
     column and the AutoRanker's ways out."""
@@ -302,8 +349,8 @@ def _refuse_category_splits(auto, trees: TreeSum) -> None:
                 if categories is not None:
                     j = int(ranker.feature[node])
                     raise ValueError(f"{start} {_column(names, j)} by categories ({model_of}tree {t}, node {node}); "
-                                     f"XGBoost's JSON dump format has no category sets: export with to_lightgbm, "
-                                     f"or {NUMBERS}")
+                                     f"the engines reading XGBoost's JSON dump test numbers only: export with "
+                                     f"to_xgboost_model or to_lightgbm, or {NUMBERS}")
             found = numeric_split_on(ranker, coded)
             if found is not None:
                 node, j = found

@@ -1,4 +1,5 @@
-"""``rankcore export MODEL --format lightgbm|xgboost-json -o OUT``: a saved model in another library's model format."""
+"""``rankcore export MODEL --format lightgbm|xgboost-json|xgboost-model -o OUT``: a saved model in another library's
+model format."""
 
 from __future__ import annotations
 
@@ -9,10 +10,14 @@ from ._common import add_force_option, check_output, info
 
 #: The formats ``--format`` takes: (the estimator's method writing it, what the file is).
 FORMATS = {"lightgbm": ("to_lightgbm", "a LightGBM model"),
-           "xgboost-json": ("to_xgboost_json", "an XGBoost JSON dump")}
+           "xgboost-json": ("to_xgboost_json", "an XGBoost JSON dump"),
+           "xgboost-model": ("to_xgboost_model", "an XGBoost model")}
 #: The Python API's advice in the estimators' refusals a model file can reach, and the command line's, replaced in
 #: this order.  (A ``lightgbm`` / ``xgboost`` candidate's advice is not here: such an ``auto`` model is not saved.)
 CLI_ADVICE = (
+    ("export with to_xgboost_model (an XGBoost model file) or to_lightgbm",
+     "export with --format xgboost-model (an XGBoost model file) or --format lightgbm"),
+    ("export with to_xgboost_model or to_lightgbm", "export with --format xgboost-model or --format lightgbm"),
     ("export with to_lightgbm", "export with --format lightgbm"),
     ("candidates=['trees']", "`rankcore auto --candidates trees`"),
     ("blend=False", "--no-blend"),
@@ -26,7 +31,8 @@ CLI_ADVICE = (
 def add_parser(subparsers):
     parser = subparsers.add_parser(
         "export",
-        help="write a saved model of trees or stumps as a LightGBM model file or an XGBoost JSON dump",
+        help="write a saved model of trees or stumps as a LightGBM model file, an XGBoost JSON dump or an XGBoost "
+             "model file",
         description="Write a saved model in another library's format, so that engines and tools reading that "
                     "format can serve it. --format lightgbm writes LightGBM's text model file: "
                     "lightgbm.Booster(model_file=OUT).predict(X, raw_score=True) gives the scores `rankcore score` "
@@ -35,12 +41,15 @@ def add_parser(subparsers):
                     "warning says so). --format xgboost-json writes XGBoost's JSON dump (a "
                     "list of trees, split by feature name), the format of the Elasticsearch / OpenSearch Learning "
                     "to Rank plugin (model/xgboost+json) and of Vespa's xgboost feature: exact for features given "
-                    "as float32 values; categorical splits are refused. Models of trees (any growth) and stumps "
+                    "as float32 values; categorical splits are refused. --format xgboost-model writes an XGBoost "
+                    "model file (JSON) that xgboost.Booster loads, categorical splits included: its output_margin "
+                    "scores are `rankcore score`'s to float32 rounding. Models of trees (any growth) and stumps "
                     "are exported, and an `auto` model whose choice is trees or stumps: one refit, or its fold "
                     "bag as one file of every model's weighted trees; others (linear, kernel, ExactBoost, blends) "
                     "are refused.",
         epilog="examples:\n  rankcore export trees.json --format lightgbm -o trees-lightgbm.txt\n"
                "  rankcore export trees.json --format xgboost-json -o trees-xgboost.json\n"
+               "  rankcore export trees.json --format xgboost-model -o trees-xgboost-model.json\n"
                "  rankcore export trees.json -o -          (to standard output)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

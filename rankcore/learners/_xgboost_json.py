@@ -128,7 +128,8 @@ def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None,
     TypeError
         A weak ranker that is not a tree or a stump.
     ValueError
-        A categorical split (the format has no category sets), a numeric
+        A categorical split (the engines reading the dump test numbers
+        only; :func:`xgboost_model_string` writes category sets), a numeric
         split of a column coded by position (``categories``), a split of a
         feature beyond ``n_features``, a non-finite leaf value or offset, or
         bad names.
@@ -188,7 +189,8 @@ def _refuse_categorical(ranker, names: list[str], where: str) -> None:
         if categories is not None:
             j = int(ranker.feature[node])
             raise ValueError(f"{where} splits feature {names[j]!r} (column {j}) by categories at node {node}; "
-                             f"XGBoost's JSON dump format has no category sets (numeric tests only): export with "
+                             f"the engines reading XGBoost's JSON dump (the Elasticsearch / OpenSearch plugin, Vespa) "
+                             f"test numbers only: export with to_xgboost_model (an XGBoost model file) or "
                              f"to_lightgbm, or refit with the column numeric")
 
 
@@ -229,7 +231,7 @@ def _refuse_position_split(ranker, coded: list[int], names: list[str], where: st
 
 def _check_tree(tree: LightGBMTree, n_features: int, where: str) -> None:
     if any(d & CATEGORICAL for d in tree.decision_type):      # (refused above; a guard for new weak rankers)
-        raise ValueError(f"{where}: has a categorical split, which XGBoost's JSON dump format cannot hold")
+        raise ValueError(f"{where}: has a categorical split, which the engines reading XGBoost's JSON dump cannot hold")
     if tree.split_feature and max(tree.split_feature) >= n_features:
         raise ValueError(f"{where} splits feature {max(tree.split_feature)}, but the model has {n_features} "
                          f"features")

@@ -173,6 +173,19 @@ def test_a_frame_with_a_category_column():
     _close(lightgbm.Booster(model_str=text).predict(frame, raw_score=True), expected)
 
 
+def test_xgboost_models_of_a_frame_with_a_category_column():
+    # the fold bag's categorical splits as category sets, the oblivious trees' splits of the positions as numeric
+    # tests of XGBoost's codes: both read the frame's codes, which are the positions (the fit's categories)
+    xgboost = pytest.importorskip("xgboost")
+    frame, y = _frame()
+    for candidate in (TREES, "trees:growth=oblivious,max_leaves=4,n_iter=8"):
+        auto = _auto(frame, y, candidates=[candidate])
+        booster = xgboost.Booster(model_file=bytearray(auto.to_xgboost_model(), "utf-8"))
+        margin = booster.predict(xgboost.DMatrix(frame, enable_categorical=True), output_margin=True)
+        expected = auto.decision_function(frame)
+        np.testing.assert_allclose(margin, expected, rtol=1e-6, atol=1e-6 * float(np.max(np.abs(expected))))
+
+
 def test_a_fold_bag_of_stumps():
     X, y = _data(5, nan=0.0)
     auto = _auto(X, y, candidates=["stumps:n_iter=15"])

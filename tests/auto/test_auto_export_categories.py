@@ -72,8 +72,9 @@ def test_the_dump_refuses_a_numeric_split_of_a_category_column(spec, n_stores, w
 def test_the_group_split_refusal_no_longer_advises_oblivious_trees():
     frame, y, _ = _store_frame()
     auto = _auto(frame, y, ["trees:n_iter=6,max_leaves=4"])
-    with pytest.raises(ValueError, match=r"splits 'store' \(column 1\) by categories .*export with to_lightgbm, or "
-                                         r"refit with the column as numbers") as refused:
+    with pytest.raises(ValueError, match=r"splits 'store' \(column 1\) by categories .*export with "
+                                         r"to_xgboost_model or to_lightgbm, or refit with the column as numbers") \
+            as refused:
         auto.to_xgboost_json()
     assert "oblivious" not in str(refused.value)
 

@@ -189,3 +189,23 @@ def test_export_refuses_an_auto_blend_saying_why(tmp_path, capsys):
     assert err.startswith("rankcore: error: ") and "blend.json: AutoRanker.to_lightgbm: the chosen model" in err
     assert "rank-average blend" in err and "--no-blend" in err
     assert not (tmp_path / "blend.txt").exists()
+
+
+def test_export_writes_an_xgboost_model_with_categorical_splits(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    cat = rng.integers(0, 80, 600).astype(float)
+    cat[rng.random(600) < 0.1] = np.nan
+    X = np.column_stack([cat, np.round(rng.normal(size=600), 1)])
+    y = (np.isin(np.nan_to_num(cat) % 5, [1, 2]) ^ (X[:, 1] > 1)).astype(int)
+    model = rankcore.boost(learner="trees:categorical=0,max_leaves=6", n_iter=4, random_state=0).fit(X, y)
+    assert any(c is not None for r in model.rankers_ for c in r.categories)
+    save_model(model, tmp_path / "m.json")
+    out = tmp_path / "m.xgb.json"
+    assert main(["export", str(tmp_path / "m.json"), "--format", "xgboost-model", "-o", str(out)]) == 0
+    assert "as an XGBoost model" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == model.to_xgboost_model()
+    xgboost = pytest.importorskip("xgboost")
+    X32 = X.astype(np.float32)
+    margin = xgboost.Booster(model_file=str(out)).predict(
+        xgboost.DMatrix(X32, feature_types=["c", "float"], enable_categorical=True), output_margin=True)
+    np.testing.assert_allclose(margin, model.decision_function(X32), rtol=1e-6, atol=1e-6)   # float32 sums

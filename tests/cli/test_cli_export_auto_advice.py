@@ -34,11 +34,13 @@ def test_the_category_refusals_name_the_command_lines_ways_out(tmp_path, capsys)
     n = 400
     frame = pd.DataFrame({"a": rng.normal(size=n), "color": pd.Categorical(rng.choice(["red", "green", "blue"], n))})
     y = ((frame["a"] + (frame["color"] == "red")) > 0.8).astype(int)
-    for name, spec in (("groups.json", "trees:n_iter=4,max_leaves=4"),
-                       ("positions.json", "trees:n_iter=4,max_leaves=4,growth=oblivious")):
+    for name, spec, advice in (("groups.json", "trees:n_iter=4,max_leaves=4",
+                                "export with --format xgboost-model or --format lightgbm"),
+                               ("positions.json", "trees:n_iter=4,max_leaves=4,growth=oblivious",
+                                "export with --format lightgbm")):
         _saved_auto(tmp_path, frame, y, name, candidates=[spec])
         err = _export_error(tmp_path, capsys, name, "xgboost-json")
-        assert "'color' (column 1)" in err and "export with --format lightgbm" in err
+        assert "'color' (column 1)" in err and advice in err
         assert "refit with the column as numbers (left out of --categorical, numbers in the data file;" in err
         assert main(["export", str(tmp_path / name), "--format", "lightgbm", "-o", str(tmp_path / f"{name}.txt")]) == 0
         capsys.readouterr()

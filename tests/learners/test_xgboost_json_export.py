@@ -334,7 +334,8 @@ def test_refusals():
     with pytest.raises(TypeError, match=r"PushBoost.to_xgboost_json: the learner 'features' .*XGBoost's JSON dump"):
         linear.to_xgboost_json()
     _, model = category_frame_model()
-    with pytest.raises(ValueError, match=r"splits feature 'shop' \(column 0\) by categories .*no category sets"):
+    with pytest.raises(ValueError, match=r"splits feature 'shop' \(column 0\) by categories .*test numbers only: "
+                                         r"export with to_xgboost_model"):
         model.to_xgboost_json()
     odd = TreeRanker([0, -1, -1], [0.5, 0.0, 0.0], [0, 0, 0], [1, -1, -1], [2, -1, -1], [0.0, 1.0, math.inf],
                      [1.0, 0.0, 0.0])
