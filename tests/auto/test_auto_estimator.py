@@ -119,7 +119,8 @@ def test_auto_same_seed_same_search_and_model():
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
 
 
-def test_auto_results_do_not_depend_on_the_thread_count():
+def test_auto_results_do_not_depend_on_the_thread_count(exact_threads):
+    exact_threads(2)
     X, y = _data(seed=2)
     a = AutoRanker(candidates=FAST, random_state=0, n_jobs=1).fit(X, y)
     b = AutoRanker(candidates=FAST, random_state=0, n_jobs=2).fit(X, y)

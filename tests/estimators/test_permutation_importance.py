@@ -159,7 +159,8 @@ def test_seeded_shuffles_are_repeatable_and_a_feature_does_not_depend_on_the_oth
         np.testing.assert_array_equal(run(random_state=make(9)), run(random_state=make(9)))
 
 
-def test_threads_do_not_change_the_importances(queries):
+def test_threads_do_not_change_the_importances(queries, exact_threads):
+    exact_threads(2)
     model, X, y, qid = queries
     runs = []
     for threads in (1, 2):

@@ -105,7 +105,8 @@ def test_binned_training_loss_is_the_loss_of_the_stumps(metric):
 
 
 @pytest.mark.parametrize("metric", ["auc", "ks"])
-def test_binned_model_is_the_same_whatever_n_jobs(metric):
+def test_binned_model_is_the_same_whatever_n_jobs(metric, exact_threads):
+    exact_threads(2)
     X, y = data_with_ties(seed=2)
     one = ExactBoost(metric=metric, n_runs=7, n_rounds=10, max_bins=8, random_state=3, n_jobs=1).fit(X, y)
     two = ExactBoost(metric=metric, n_runs=7, n_rounds=10, max_bins=8, random_state=3, n_jobs=2).fit(X, y)

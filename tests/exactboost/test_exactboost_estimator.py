@@ -218,7 +218,8 @@ def test_exactboost_without_subsampling_is_deterministic(synthetic):
 
 
 @pytest.mark.parametrize("metric", ["auc", "prec@k:0.2"])
-def test_exactboost_same_model_whatever_n_jobs(synthetic, metric):
+def test_exactboost_same_model_whatever_n_jobs(synthetic, metric, exact_threads):
+    exact_threads(2)
     X, y = synthetic
     one = ExactBoost(metric=metric, n_runs=8, n_rounds=10, random_state=5, n_jobs=1).fit(X, y)
     two = ExactBoost(metric=metric, n_runs=8, n_rounds=10, random_state=5, n_jobs=2).fit(X, y)

@@ -105,7 +105,10 @@ RECORDED = {  # recorded with the kernel before the split (main at 7016e22)
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
-def test_exactboost_fit_matches_the_recorded_digest(name):
+def test_exactboost_fit_matches_the_recorded_digest(name, exact_threads):
+    """Fits on two threads (``digest``'s n_jobs=2, really two: ``exact_threads``): with the one-thread test below,
+    the recorded digests compare the thread counts."""
+    exact_threads(2)
     assert digest(CONFIGS[name]) == RECORDED[name]
 
 

@@ -158,7 +158,8 @@ def test_step_table_max_score_is_the_largest_score():
     assert table.max_score() == pytest.approx(table.decision(X).max(), abs=1e-12)
 
 
-def test_head_and_tail_independent_of_n_jobs(data):
+def test_head_and_tail_independent_of_n_jobs(data, exact_threads):
+    exact_threads(2)
     X, y = data
     one = ExactBoost(metric="prec@k:0.05", n_jobs=1, **SMALL).fit(X, y)
     two = ExactBoost(metric="prec@k:0.05", n_jobs=2, **SMALL).fit(X, y)

@@ -159,7 +159,8 @@ def test_tie_break_ranks_the_whole_list_on_a_planted_problem():
     assert tied.train_loss_[:, -1].mean() <= plain.train_loss_[:, -1].mean()
 
 
-def test_tie_break_independent_of_n_jobs():
+def test_tie_break_independent_of_n_jobs(exact_threads):
+    exact_threads(2)
     X, y = planted(seed=2)
     one = ExactBoost(metric="ks", n_runs=6, n_rounds=10, random_state=4, n_jobs=1).fit(X, y)
     two = ExactBoost(metric="ks", n_runs=6, n_rounds=10, random_state=4, n_jobs=2).fit(X, y)

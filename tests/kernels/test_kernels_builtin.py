@@ -43,7 +43,8 @@ def data(rng, n, d=4, offset=0.0):
 @pytest.mark.parametrize("impl", ["reference", "fast"])
 @pytest.mark.parametrize("spec", sorted(CASES))
 @pytest.mark.parametrize("n_threads", [1, 2], ids=lambda t: f"threads={t}")
-def test_gram_matches_reference(spec, impl, n_threads):
+def test_gram_matches_reference(spec, impl, n_threads, exact_threads):
+    exact_threads(n_threads)
     rng = np.random.default_rng(3)
     X, Y = data(rng, 57), data(rng, 23)
     expected_xx, expected_xy = CASES[spec](X, X), CASES[spec](X, Y)

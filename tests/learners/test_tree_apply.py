@@ -131,7 +131,8 @@ def test_sparse_rows_get_the_leaves_of_their_dense_form(learner):
 
 
 @pytest.mark.parametrize("learner", GROWTHS[:3])
-def test_the_leaves_do_not_depend_on_the_thread_count(learner):
+def test_the_leaves_do_not_depend_on_the_thread_count(learner, exact_threads):
+    exact_threads(2)
     X, y = _data(seed=6, n=3000)
     est = PushBoost(learner=learner, n_iter=20, random_state=0).fit(X, y)
     one = forest_leaves(est.rankers_, X, 1)

@@ -150,7 +150,8 @@ def test_every_boosting_estimator(cls):
 
 
 @pytest.mark.parametrize("learner", ["trees", "trees:growth=oblivious,max_depth=4"])
-def test_the_thread_count_changes_nothing(learner):
+def test_the_thread_count_changes_nothing(learner, exact_threads):
+    exact_threads(2)
     X, y = _data(seed=6, n=2000, d=6)
     est = PushBoost(learner=learner, n_iter=15, random_state=0, n_jobs=1).fit(X, y)
     one = est.feature_interactions(X)

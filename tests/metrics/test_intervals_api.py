@@ -85,7 +85,8 @@ def test_docstring_examples_print_what_they_show():
     assert failures == 0
 
 
-def test_replicates_on_request_and_seeded(data):
+def test_replicates_on_request_and_seeded(data, exact_threads):
+    exact_threads(2)                # n_jobs=None: 8 threads, against n_jobs=1
     y, s1, _ = data
     a = confidence_interval(y, s1, "prec@k:0.1", n_boot=200, random_state=3, return_replicates=True)
     b = confidence_interval(y, s1, "prec@k:0.1", n_boot=200, random_state=3, return_replicates=True, n_jobs=1)

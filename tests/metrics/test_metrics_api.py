@@ -69,7 +69,8 @@ def test_evaluate_accepts_one_spec_and_metric_objects():
 
 
 @pytest.mark.parametrize("n_jobs", [None, 1, 2, -1])
-def test_evaluate_n_jobs_does_not_change_results(n_jobs):
+def test_evaluate_n_jobs_does_not_change_results(n_jobs, exact_threads):
+    exact_threads(2)                # None and -1: 8 threads
     rng = np.random.default_rng(0)
     n = 150_000  # above the parallel-sort threshold
     y = (rng.random(n) < 0.2).astype(np.int8)
@@ -78,7 +79,8 @@ def test_evaluate_n_jobs_does_not_change_results(n_jobs):
     assert rankcore.evaluate(y, s, ["auc", "ks", "prec@k:0.01"], n_jobs=n_jobs) == expected
 
 
-def test_split_sorted_threaded_equals_sequential():
+def test_split_sorted_threaded_equals_sequential(exact_threads):
+    exact_threads(2)
     rng = np.random.default_rng(1)
     n = 200_000
     y = (rng.random(n) < 0.4).astype(np.int8)

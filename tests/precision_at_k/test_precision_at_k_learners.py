@@ -161,7 +161,8 @@ def test_epochs_equal_reference(cfg, sparse, k):
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
-def test_fit_shuffled_epochs_equal_reference(n_jobs):
+def test_fit_shuffled_epochs_equal_reference(n_jobs, exact_threads):
+    exact_threads(n_jobs)
     rng = np.random.default_rng(3)
     X = rng.standard_normal((300, 4))
     y = (X @ [1.0, -1.0, 0.5, 0.0] + rng.standard_normal(300) > 1.0).astype(int)
@@ -175,7 +176,8 @@ def test_fit_shuffled_epochs_equal_reference(n_jobs):
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
-def test_threaded_scoring_equals_one_thread(sparse):
+def test_threaded_scoring_equals_one_thread(sparse, exact_threads):
+    exact_threads(2)
     # batches of 3000 rows × 100 features pass the kernel's threshold for threads
     rng = np.random.default_rng(8)
     X = rng.standard_normal((6000, 100)) * (rng.random((6000, 100)) < (0.9 if sparse else 1.0))

@@ -97,7 +97,8 @@ def test_non_separable_objective_needs_one_block():
         InMemoryBackend(objective.bind(y.astype(np.int8)), layout, X, y.astype(np.int8), block_rows=10)
 
 
-def test_results_do_not_depend_on_n_jobs():
+def test_results_do_not_depend_on_n_jobs(exact_threads):
+    exact_threads(2)
     X, y = _data(5, n=500)
     a = PushBoost(price="pow:8", learner="stumps", n_iter=20, n_jobs=1).fit(X, y)
     b = PushBoost(price="pow:8", learner="stumps", n_iter=20, n_jobs=2).fit(X, y)

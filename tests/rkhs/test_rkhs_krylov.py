@@ -227,7 +227,14 @@ def test_estimator_matrix_free_route():
     assert free.n_iter_ < dense.n_iter_  # block steps
 
 
-def test_estimator_matrix_free_block_route_is_seeded_and_thread_independent():
+def test_estimator_matrix_free_block_route_is_seeded_and_thread_independent(exact_threads, monkeypatch):
+    exact_threads(2)
+    # BLAS on one thread: rankcore's kernels still run two, and OpenBLAS's own two threads on a busy machine
+    # (its waits ignore OMP_WAIT_POLICY) took this fit from seconds to minutes
+    from rankcore import _blas
+    from rankcore.rkhs import _estimator
+
+    monkeypatch.setattr(_estimator, "_blas_limit", lambda threads: _blas.blas_limit(1))
     X, y = graded(1100, seed=10)  # above PARALLEL_MIN_ROWS: n_jobs=2 really runs 2 threads
     lams = np.array([1e-1, 1e-3, 1e-5])
     kw = dict(solver="krylov", lam=lams, filter=["tikhonov", "showalter"], memory_budget=8 * 1100 * 1100 - 1)
@@ -320,7 +327,8 @@ def test_estimator_krylov_bipartite_holdout_equals_exact():
     np.testing.assert_allclose(krylov.holdout_losses_, exact.holdout_losses_, atol=1e-12)
 
 
-def test_estimator_krylov_does_not_depend_on_threads():
+def test_estimator_krylov_does_not_depend_on_threads(exact_threads):
+    exact_threads(2)
     X, y = graded(1100, seed=15)  # above PARALLEL_MIN_ROWS: n_jobs takes effect
     lams = np.array([1e-2, 1e-4])
     one = KernelRanker(solver="krylov", lam=lams, n_jobs=1).fit(X, y)
