@@ -381,9 +381,15 @@ class _RawScores:
     def __init__(self, model):
         self.model = model
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, init_score=None):
+        """Fit the classifier; ``init_score``: each row's initial score, LightGBM's ``init_score`` and XGBoost's
+        ``base_margin`` (the boosting starts there; the margin scored afterwards is the trees' alone)."""
         # the rankcore.gbdt objective gets the weights from the library (docs/gbdt.md)
-        self.model.fit(X, y, sample_weight=float32_weights(sample_weight))
+        extra = {}
+        if init_score is not None:
+            xgb = type(self.model).__module__.startswith("xgboost")
+            extra = {"base_margin" if xgb else "init_score": np.asarray(init_score, dtype=np.float64)}
+        self.model.fit(X, y, sample_weight=float32_weights(sample_weight), **extra)
         return self
 
     def decision_function(self, X):

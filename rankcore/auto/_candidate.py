@@ -21,10 +21,15 @@ import numpy as np
 from ..spec import Component, SpecError, parse_spec
 
 __all__ = ["Candidate", "CandidateContext", "build_estimator", "fit_estimator", "candidate_scores",
-           "registered_candidates", "NO_SAMPLE_WEIGHT", "fit_takes_sample_weight"]
+           "registered_candidates", "NO_SAMPLE_WEIGHT", "NO_INIT_SCORE", "NO_POSITION", "fit_takes_sample_weight",
+           "fit_takes"]
 
 #: The skip reason of a candidate whose estimator takes no ``sample_weight``, on a weighted fit.
 NO_SAMPLE_WEIGHT = "takes no sample_weight"
+#: The skip reason of a candidate whose estimator takes no ``init_score``, on a fit from initial scores.
+NO_INIT_SCORE = "takes no init_score"
+#: The skip reason of a candidate whose estimator takes no ``position``, on a fit with display positions.
+NO_POSITION = "takes no position"
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,15 @@ class CandidateContext:
         training row's weight (``fit(X, y, sample_weight=w)``).  A candidate
         whose estimator takes no weights is skipped
         (:meth:`Candidate.takes_sample_weight`).
+    init_score : bool
+        The fit starts from initial scores (``fit(..., init_score=s)``):
+        the estimator is fitted with each training row's initial score and
+        its scores are added to them; a candidate whose estimator takes none
+        is skipped (:meth:`Candidate.takes_init_score`).
+    position : bool
+        The fit has display positions (``fit(..., qid=q, position=p)``): the
+        estimator is fitted with each training row's position; a candidate
+        whose estimator takes none is skipped.
     """
 
     metric: str
@@ -76,6 +90,8 @@ class CandidateContext:
     categorical: tuple[tuple[int, int], ...] = ()
     n_queries: int | None = None
     weighted: bool = False
+    init_score: bool = False
+    position: bool = False
 
 
 class Candidate(Component):
@@ -86,7 +102,8 @@ class Candidate(Component):
     ``rankcore_register_auto_candidates`` hook.  On a weighted fit
     (``context.weighted``) the estimator gets ``fit(X, y, sample_weight=w)``;
     a candidate whose estimator takes no weights
-    (:meth:`takes_sample_weight`) is skipped.
+    (:meth:`takes_sample_weight`) is skipped.  So are ``init_score`` and
+    ``position`` (:meth:`takes_init_score`, :meth:`takes_position`).
 
     Attributes
     ----------
@@ -198,6 +215,10 @@ class Candidate(Component):
             return f"more than {self.max_features} features"
         if context.weighted and not self.takes_sample_weight(context):
             return NO_SAMPLE_WEIGHT
+        if context.init_score and not self.takes_init_score(context):
+            return NO_INIT_SCORE
+        if context.position and not self.takes_position(context):
+            return NO_POSITION
         return None
 
     def takes_sample_weight(self, context: CandidateContext) -> bool:
@@ -210,6 +231,17 @@ class Candidate(Component):
         weighted fit.
         """
         return fit_takes_sample_weight(self.build(context))
+
+    def takes_init_score(self, context: CandidateContext) -> bool:
+        """Whether the built estimator takes ``fit(..., init_score=s)`` (read from its ``fit`` signature, as
+        :meth:`takes_sample_weight`): it learns a correction to ``s`` and scores without it.  AutoRanker asks only
+        on a fit from initial scores."""
+        return fit_takes(self.build(context), "init_score")
+
+    def takes_position(self, context: CandidateContext) -> bool:
+        """Whether the built estimator takes ``fit(..., qid=q, position=p)`` (read from its ``fit`` signature).
+        AutoRanker asks only on a fit with display positions."""
+        return fit_takes(self.build(context), "position")
 
     def fit_identity(self, context: CandidateContext) -> Any:
         """A hashable key such that two candidates with equal keys fit the same model on ``context``'s rows.
@@ -263,27 +295,35 @@ def build_estimator(candidate: Candidate, context: CandidateContext, data_has_mi
 
 def fit_takes_sample_weight(estimator: Any) -> bool:
     """Whether ``estimator.fit`` (a ``Pipeline``'s last step's) has a parameter named ``sample_weight``."""
+    return fit_takes(estimator, "sample_weight")
+
+
+def fit_takes(estimator: Any, name: str) -> bool:
+    """Whether ``estimator.fit`` (a ``Pipeline``'s last step's) has a parameter named ``name``."""
     import inspect
 
     from sklearn.pipeline import Pipeline
 
     model = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator
     try:
-        return "sample_weight" in inspect.signature(model.fit).parameters
+        return name in inspect.signature(model.fit).parameters
     except (AttributeError, TypeError, ValueError):     # no fit, or a signature Python cannot read
         return False
 
 
 def fit_estimator(estimator: Any, X: np.ndarray, y: np.ndarray, qid: np.ndarray | None = None,
-                  sample_weight: np.ndarray | None = None) -> Any:
+                  sample_weight: np.ndarray | None = None, init_score: np.ndarray | None = None,
+                  position: np.ndarray | None = None) -> Any:
     """Fit a candidate's estimator (from :func:`build_estimator`) on ``(X, y)``; with ``qid``, within queries.
 
-    ``qid`` and ``sample_weight`` (one weight per row of X) go to the
-    estimator's own ``fit``; behind the imputer (a scikit-learn
-    ``Pipeline``) to its last step, the model -- the imputer's medians
-    count every row once.
+    ``qid``, ``sample_weight``, ``init_score`` and ``position`` (one value
+    per row of X each) go to the estimator's own ``fit``; behind the
+    imputer (a scikit-learn ``Pipeline``) to its last step, the model --
+    the imputer's medians count every row once.
     """
-    given = {name: value for name, value in (("sample_weight", sample_weight), ("qid", qid)) if value is not None}
+    given = {name: value for name, value in (("sample_weight", sample_weight), ("qid", qid),
+                                             ("init_score", init_score), ("position", position))
+             if value is not None}
     if not given:
         return estimator.fit(X, y)
     from sklearn import config_context

@@ -26,15 +26,13 @@ from .._setup import EstimatorSetup
 from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot, ignore_score_weights,
                     require_score_queries)
 from ..metrics import Queries, check_queries
-from ..push import row_weights
+from ..push import check_init_score, row_weights
 from ..validation import (INTERACTION_MAX_BYTES, check_bipartite_target, check_interaction_size, check_matrix,
                           check_same_length, effective_n_threads, int_seed, reject_1d)
 from ._bag import FoldBag, standardization
 from ._candidate import (NO_SAMPLE_WEIGHT, Candidate, build_estimator, candidate_scores, fit_estimator,
                          registered_candidates)
-from ._folds import check_metric_on_units, plan_folds, plan_units
-from ._queries import (QUERY_METRIC, PerQueryMean, QueryData, canonical_order, check_grades,
-                       check_metric_on_query_units, counted_queries, plan_query_folds, plan_query_units, query_labels)
+from ._queries import QUERY_METRIC, PerQueryMean, QueryData, canonical_order, check_grades, query_labels
 from ._params import AUTO_FITTED, AUTO_PARAMETERS
 from ._progress import SearchEvent, SearchProgress, check_callbacks
 from ._report import blend_name, build_leaderboard
@@ -42,6 +40,9 @@ from ._search import SuccessiveHalving, default_rungs
 from ._selection import fixed_blend, select
 from ._small_data import SMALL_DATA_ROWS, small_data_candidates, uses_small_data_blend
 from ._export import TreeExport
+from ._fit_data import FitData, one_list_data, query_data, refuse_metric
+from ._fit_inputs import refuse_eval_metrics, refuse_init_model
+from ._fit_results import INIT_SCORE_CHOICE, kept_models, publish_eval_results
 from ._saved import encode_fitted
 from ._state import restore_state
 from ._tasks import REFIT_FOLD, fold_seed, make_context
@@ -101,28 +102,10 @@ def check_params(estimator: "AutoRanker") -> AutoSetup:
         raise TypeError(f"metric: expected a metric spec string such as 'pauc:0.1' or a rankcore Metric, "
                         f"got {type(checked.metric).__name__}")
     if not getattr(metric, "scalar", True) or metric.greater_is_better is None:
-        _refuse_metric(metric)
+        refuse_metric(metric)
     query_metric = metric if checked.metric is not None else resolve_parameter("metric", "metric", QUERY_METRIC)
     return AutoSetup(checked, metric, query_metric, _check_candidates(checked.candidates), checked.time_budget,
                      effective_n_threads(checked.n_jobs))
-
-
-def _refuse_metric(metric) -> None:
-    raise ValueError(f"metric: {metric.spec!r} is not a scalar metric of two-class labels "
-                     f"(use e.g. 'pauc:0.1', 'prec@k:0.05', 'rmax', 'auc')")
-
-
-def _check_query_metric(metric, grades: np.ndarray) -> None:
-    """Within queries: a metric of grades, or of two classes when every grade is 0 or 1."""
-    if metric.task == "bipartite":
-        other = np.setdiff1d(np.unique(grades), [0.0, 1.0])
-        if other.size:
-            raise ValueError(f"metric: {metric.spec!r} takes two classes (grades 0 and 1) in each query, but y holds "
-                             f"the grades {other[:5].tolist()}; use a metric of grades such as 'ndcg@k:10', 'map', "
-                             f"'mrr' or 'err@k:10'")
-    elif metric.task != "graded":
-        raise ValueError(f"metric: {metric.spec!r} is not a metric of relevance grades or two classes, so it cannot "
-                         f"be taken per query (use e.g. 'ndcg@k:10', 'map', 'mrr')")
 
 
 def _check_candidates(candidates) -> tuple[Candidate, ...] | None:
@@ -249,6 +232,13 @@ class AutoRanker(TreeExport, Ranker):
         share one grade (a single row, or ties: nothing to order there).
     ranks_within_queries_ : bool
         Whether the model was chosen within queries.
+    from_init_score_ : bool
+        Set (True) only after ``fit(..., init_score=s)``: the model is a
+        correction to scores it does not hold (rank by ``s`` plus
+        :meth:`decision_function`).
+    evals_result_ : dict
+        After ``fit(..., eval_set=...)`` only: set name -> metric spec ->
+        candidate spec -> value on the whole set.  Not saved in model files.
     categories_ : list of (ndarray or None)
         Fitted on a pandas DataFrame with ``category`` columns: per column,
         the categories of a category column (None for the others).  Every
@@ -288,7 +278,8 @@ class AutoRanker(TreeExport, Ranker):
     # fit
     # ------------------------------------------------------------------
     @fits_on_a_copy
-    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, init_score=None, eval_set=None,
+            eval_names=None, eval_metric=None, eval_init_score=None, callbacks=None, init_model=None):
         """Search the candidates on ``(X, y)``, choose, and refit the choice on every row.
 
         Parameters
@@ -315,9 +306,30 @@ class AutoRanker(TreeExport, Ranker):
             counted (``n_queries_without_pairs_``), never an error.
         group : array-like of int, optional
             LightGBM's form of ``qid``: the sizes of consecutive queries.
+        position : array-like of int, optional
+            With ``qid``: each row's display position, for labels that are
+            clicks; every fit gets its rows' (``PushBoost.fit``'s
+            ``position``); candidates taking none are skipped.
+        init_score : array-like of shape (n_samples,), optional
+            Finite scores the rows start from (LightGBM's ``init_score``):
+            every fit learns a correction to them, candidates are chosen by
+            the initial plus the model's scores, no blend or fold bag is
+            made, and ``decision_function`` is the correction alone (add the
+            rows' own initial scores).  Candidates taking none are skipped.
+        eval_set, eval_names, eval_metric, eval_init_score : optional
+            As ``PushBoost.fit``'s: ``(X_val, y_val)`` (within queries
+            ``(X_val, y_val, qid_val)``) or a list of them.  The candidates
+            are then fitted once on every row of X and chosen on the last
+            set that is not X itself, instead of by cross-validation; the
+            models so validated are kept (no refit).  ``evals_result_``
+            holds every candidate's ``metric`` and ``eval_metric``
+            values on every set.  See ``docs/auto.md``, *Your own validation
+            data*.
         callbacks : callable or list of callables, optional
             Each is called with a :class:`~rankcore.auto.SearchEvent` after
             every task (candidate x fold).
+        init_model : None
+            Refused with a ValueError saying why (AutoRanker continues no model).
 
         Returns
         -------
@@ -326,50 +338,43 @@ class AutoRanker(TreeExport, Ranker):
         started = time.perf_counter()
         if y is None:
             raise ValueError("AutoRanker requires y to be passed, but the target y is None")
+        refuse_init_model(init_model)
         setup = self._setup_record()
         listeners = check_callbacks(callbacks)
-        n_threads = setup.n_threads
         seed = _base_seed(self.random_state)
+        given = dict(eval_set=eval_set, eval_names=eval_names, eval_metric=eval_metric,
+                     eval_init_score=eval_init_score, init_score=init_score, position=position)
         if qid is None and group is None:
-            metric = setup.metric
-            if metric.task != "bipartite":
-                _refuse_metric(metric)
-            X_arr, y_fit, weights = self._check_data(X, y, sample_weight)
-            labels, codes, found = y_fit, None, None
-            plan = plan_folds(y_fit, self.cv, seed)
-            units = plan_units(plan, y_fit, seed)
-            check_metric_on_units(metric, y_fit, plan, units)              # before any fit
-            unit_metric = metric
+            data = one_list_data(self, X, y, sample_weight, setup, seed, **given)
         else:
-            X_arr, y_fit, weights, found = self._check_query_data(X, y, qid, group, sample_weight)
-            metric = setup.query_metric
-            codes = found.queries.codes
-            labels = query_labels(y_fit, codes)
-            unit_metric = PerQueryMean(metric, default=self.metric is None)
-            _check_query_metric(metric, y_fit)
-            counted = counted_queries(unit_metric, labels)
-            plan = plan_query_folds(found.queries, counted, self.cv, seed, metric.spec)
-            units = plan_query_units(plan, found.queries, counted, seed)
-            check_metric_on_query_units(unit_metric, found.queries, plan, units,   # before any fit
-                                        budget=self.time_budget is not None)
+            data = query_data(self, X, y, qid, group, sample_weight, setup, seed, **given)
+        self._search_and_choose(data, setup, seed, listeners, started)
+        return self
+
+    def _search_and_choose(self, data: FitData, setup: AutoSetup, seed: int, listeners, started: float) -> None:
+        """Run the search on ``data``'s plan, choose, refit (or keep an eval_set's models) and publish."""
+        rows, metric, plan, found, evals = data.rows, data.metric, data.plan, data.found, data.evals
+        n_threads, n = setup.n_threads, rows.n_train
+        X_arr, y_fit, codes, weights, extras = rows.X[:n], rows.y[:n], rows.codes, rows.weights, rows.extras
+        codes = None if codes is None else codes[:n]
         self.metric_ = metric.spec
-        # the small-data blend's members take no weights: a weighted fit searches the candidates that do
-        small = codes is None and weights is None and uses_small_data_blend(X_arr.shape[0], setup.candidates,
-                                                                            self.blend)
+        if evals is not None:
+            refuse_eval_metrics(evals, metric, codes is not None)
+        # the small-data blend's members take no weights, no initial scores; an eval_set replaces its folds
+        small = (codes is None and weights is None and not extras.given() and evals is None
+                 and uses_small_data_blend(n, setup.candidates, self.blend))
         applicable, skipped = self._applicable(setup.candidates, X_arr, y_fit, n_threads, metric.spec, small,
-                                               qid=codes, weighted=weights is not None)
+                                               qid=codes, weighted=weights is not None, extras=extras,
+                                               fold_rows=n if evals is not None else None)
         specs = [candidate.spec for candidate in applicable]
         progress = SearchProgress(metric.spec) if self.verbose else None
         if progress is not None and found is not None:
             print(f"ranking within {found.describe()}: folds of whole queries, each scored per query "
                   f"(blend and fold bag as on one list)", file=sys.stderr, flush=True)
-        # qid only within queries, sample_weight only when given: an executor seam overridden without them
-        # (DaskAutoRanker takes no qid) serves the fits without them
-        given = {name: value for name, value in (("qid", codes), ("sample_weight", weights)) if value is not None}
-        executor = self.make_executor(X_arr, y_fit, plan, metric.spec, seed, n_threads, **given)
+        executor = self.make_executor(rows.X, rows.y, plan, metric.spec, seed, n_threads, **rows.executor_inputs())
         search = SuccessiveHalving(
-            specs, [candidate.relative_cost for candidate in applicable], plan, labels, units, unit_metric,
-            executor, setup.budget, X_arr.shape[0],
+            specs, [candidate.relative_cost for candidate in applicable], plan, rows.labels, data.units,
+            data.unit_metric, executor, setup.budget, n,
             on_event=self._event_forwarder(specs, plan, listeners, progress), clock=time.perf_counter,
             keep_models=bool(self.bag_folds))
         search.start = started
@@ -380,14 +385,20 @@ class AutoRanker(TreeExport, Ranker):
                 # no halving and only the fixed repeats: every member of the fixed blend gets the same folds
                 rungs = [plan.n_splits * plan.fixed_repeats]
             outcome = search.run_search(rungs)
-            self._choose_and_refit(X_arr, y_fit, applicable, skipped, plan, units, search, outcome, unit_metric,
-                                   seed, n_threads, small, labels=labels, qid=codes, sample_weight=weights)
+            self._choose_and_refit(X_arr, y_fit, applicable, skipped, plan, data.units, search, outcome,
+                                   data.unit_metric, seed, n_threads, small, labels=rows.labels, qid=codes,
+                                   sample_weight=weights, extras=extras, n_rows=rows.X.shape[0])
+        if extras.init_score is not None:
+            self.from_init_score_ = True
+        if evals is not None:
+            publish_eval_results(self, evals, applicable, outcome, metric, n, within=codes is not None,
+                                 default=self.metric is None and codes is not None)
+        outcome.models.clear()
         if found is not None:
-            self._publish_queries(found)
+            self._publish_queries(found, evals is None)
         self.search_time_ = outcome.elapsed
         if progress is not None:
             progress.close(f"chose {self.best_candidate_} ({metric.spec} {self.best_score_:.4f})")
-        return self
 
     def _check_data(self, X, y, sample_weight=None):
         """(X, 0/1 labels, the weights or None) of a fit on one list."""
@@ -421,12 +432,15 @@ class AutoRanker(TreeExport, Ranker):
         weights = row_weights(sample_weight, n, queries)
         return X_arr[order], grades, None if weights is None else weights[order], QueryData(in_order, order, single)
 
-    def _publish_queries(self, found: QueryData) -> None:
-        """The fitted state of a fit within queries: the counts, and the out-of-fold scores in the input's order."""
+    def _publish_queries(self, found: QueryData, reorder: bool = True) -> None:
+        """The fitted state of a fit within queries: the counts, and the out-of-fold scores in the input's order
+        (``reorder`` False: they are an eval_set's, in its order already)."""
         self.n_queries_ = found.n_queries
         self.n_queries_without_pairs_ = found.n_without_pairs
         self.cv_description_ = f"{self.cv_description_} ({found.describe()})"
         self.leaderboard_.description = self.cv_description_
+        if not reorder:
+            return
         back = np.empty_like(found.order)
         back[found.order] = np.arange(found.order.shape[0])
         self.cv_predictions_ = {spec: scores[back] for spec, scores in self.cv_predictions_.items()}
@@ -434,7 +448,8 @@ class AutoRanker(TreeExport, Ranker):
     def _setup(self) -> AutoSetup:
         return check_params(self)
 
-    def _applicable(self, requested, X, y, n_threads, metric_spec, small=False, qid=None, weighted=False):
+    def _applicable(self, requested, X, y, n_threads, metric_spec, small=False, qid=None, weighted=False,
+                    extras=None, fold_rows=None):
         """The candidates that apply to the data (the anchor first), and why the others were skipped (by spec).
 
         ``requested``: the resolved candidates asked for, or None for the
@@ -443,7 +458,10 @@ class AutoRanker(TreeExport, Ranker):
         listed as skipped, with that reason).  ``qid``: each row's query code
         (a fit within queries: candidates that rank one list are skipped).
         ``weighted``: the fit has ``sample_weight`` (candidates that take
-        none are skipped).  A candidate naming columns of X is refused here, before any fit.
+        none are skipped).  ``extras``: the fit's initial scores and positions
+        (candidates that take none are skipped).  ``fold_rows``: the rows a
+        fit trains on (default: 80% of X, a fold's training part).  A
+        candidate naming columns of X is refused here, before any fit.
         """
         _check_column_names(requested, getattr(self, "feature_names_in_", None))
         candidates = list(requested) if requested is not None else default_candidates()
@@ -455,8 +473,10 @@ class AutoRanker(TreeExport, Ranker):
                                f"of {', '.join(names)}" for c in candidates if c.spec not in names}
             candidates = members
         context = make_context(metric_spec, X, y, 0, n_threads, categorical=self.categorical_columns(), qid=qid,
-                               weighted=weighted)
-        context = replace(context, n_rows=int(round(X.shape[0] * 0.8)))      # a fold's training part
+                               weighted=weighted, init_score=extras is not None and extras.init_score is not None,
+                               position=extras is not None and extras.position is not None)
+        # a fold's training part
+        context = replace(context, n_rows=int(round(X.shape[0] * 0.8)) if fold_rows is None else fold_rows)
         applicable, fitted_as = [], {}
         for candidate in candidates:
             spec = candidate.spec
@@ -479,7 +499,8 @@ class AutoRanker(TreeExport, Ranker):
             raise ValueError(f"candidates: none applies to these data ({details}){advice}")
         return applicable, skipped
 
-    def make_executor(self, X, y, plan, metric_spec, seed, n_threads, qid=None, sample_weight=None):
+    def make_executor(self, X, y, plan, metric_spec, seed, n_threads, qid=None, sample_weight=None, init_score=None,
+                      position=None):
         """Where the search's tasks run: a callable ``run(tasks, may_start, on_result)``.
 
         In this process, one task after the other on ``n_threads`` threads
@@ -489,12 +510,14 @@ class AutoRanker(TreeExport, Ranker):
         ``metric_spec`` and the base ``seed``, so results never depend on where.
         ``qid`` (a fit within queries only): each row's query code;
         ``sample_weight`` (a weighted fit only): each row's weight, which
-        ``run_task`` takes. An override is passed either only when it is set.
+        ``run_task`` takes; ``init_score``, ``position``: each row's initial
+        score, display position (fits given them). An override is passed
+        each only when it is set.
         """
         from ._executors import LocalExecutor
 
         return LocalExecutor(X, y, plan, metric_spec, seed, n_threads, self.categorical_columns(), qid,
-                             sample_weight)
+                             sample_weight, init_score, position)
 
     def categorical_columns(self) -> tuple[tuple[int, int], ...]:
         """(column, number of categories) of the fit's category columns (see ``categories_``)."""
@@ -527,13 +550,15 @@ class AutoRanker(TreeExport, Ranker):
     # Choosing and refitting
     # ------------------------------------------------------------------
     def _choose_and_refit(self, X, y, candidates, skipped, plan, units, search, outcome, metric, seed, n_threads,
-                          small=False, *, labels=None, qid=None, sample_weight=None):
+                          small=False, *, labels=None, qid=None, sample_weight=None, extras=None, n_rows=None):
         """Choose from the search's outcome, refit, and set the fitted attributes.
 
         ``labels``: the rows' labels as the units are scored on (default
         ``y``; within queries, grades with their query codes); ``qid``: each
         row's query code for the refit (None: one list); ``sample_weight``:
-        each row's weight for the refit (None: unweighted).
+        each row's weight for the refit (None: unweighted); ``extras``: each
+        row's initial score and position for the refit; ``n_rows``: the rows
+        searched (X's, then an eval_set's).
         """
         from ._folds import Units
 
@@ -554,15 +579,24 @@ class AutoRanker(TreeExport, Ranker):
                                     f"small data (at most {SMALL_DATA_ROWS} rows): the rank average of the "
                                     f"small-data candidates, fixed before any fit")
         else:
-            selection = select(scores, predictions, labels, sub, 0, sign, metric, blend=bool(self.blend))
+            # from initial scores a model's scores add to them: a blend's quantiles or a bag's standardized
+            # scores would not
+            from_init = extras is not None and extras.init_score is not None
+            selection = select(scores, predictions, labels, sub, 0, sign, metric,
+                               blend=bool(self.blend) and not from_init)
+            if from_init:
+                selection.reason += INIT_SCORE_CHOICE
         selection.units_used = used
         refit_start = time.perf_counter()
-        chosen, fitted, failures = self._refit(X, y, plan, selection, alive, scores, sign, candidates, metric.spec,
-                                               seed, n_threads, qid, sample_weight)
-        fitted = [self._fold_bag(candidates[c], refit, outcome.predictions[c], outcome.models.get(c, {}),
-                                 plan.n_splits)
+        kept = kept_models(plan, selection.chosen, outcome)      # an eval_set's: the models validated there
+        chosen, fitted, failures = kept if kept is not None else \
+            self._refit(X, y, plan, selection, alive, scores, sign, candidates, metric.spec, seed, n_threads, qid,
+                        sample_weight, extras)
+        n_splits = plan.n_splits if extras is None or extras.init_score is None else 1
+        fitted = [self._fold_bag(candidates[c], refit, outcome.predictions[c], outcome.models.get(c, {}), n_splits)
                   for c, refit in zip(chosen, fitted)]
-        outcome.models.clear()                     # the bag holds what it needs; the other fold models go
+        if plan.given is None:
+            outcome.models.clear()                 # the bag holds what it needs; the other fold models go
         if len(chosen) > 1:
             # a member's quantiles are taken among its out-of-fold scores, on the scale its model scores on
             references = [np.concatenate([_held_out_scale(outcome.predictions[c][f], fitted[i])
@@ -589,7 +623,8 @@ class AutoRanker(TreeExport, Ranker):
         self.best_index_ = 0
         self._candidate = (candidates[chosen[0]]
                            if len(chosen) == 1 and not isinstance(fitted[0], FoldBag) else None)
-        self.cv_predictions_ = _first_pass_predictions(X.shape[0], specs, plan, outcome)
+        self.cv_predictions_ = _first_pass_predictions(X.shape[0] if n_rows is None else n_rows, specs, plan,
+                                                       outcome)
 
     def _fold_bag(self, candidate: Candidate, refit, predictions: dict, models: dict, n_splits: int):
         """The refit averaged with the candidate's fold models of the first repeat, if it has all of them."""
@@ -601,11 +636,13 @@ class AutoRanker(TreeExport, Ranker):
                        [s for _, s in scaling], scorer=candidate.scores)
 
     def _refit(self, X, y, plan, selection, alive, scores, sign, candidates, metric_spec, seed, n_threads,
-               qid=None, sample_weight=None):
-        """Refit the choice on every row (within the queries ``qid``, with the rows' ``sample_weight``); on a
-        failure fall back to the single choice, then the next best."""
+               qid=None, sample_weight=None, extras=None):
+        """Refit the choice on every row (within the queries ``qid``, with the rows' ``sample_weight``, initial
+        scores and positions ``extras``); on a failure fall back to the single choice, then the next best."""
+        init, places = (None, None) if extras is None else (extras.init_score, extras.position)
         context = make_context(metric_spec, X, y, fold_seed(seed, REFIT_FOLD), n_threads,
-                               categorical=self.categorical_columns(), qid=qid, weighted=sample_weight is not None)
+                               categorical=self.categorical_columns(), qid=qid, weighted=sample_weight is not None,
+                               init_score=init is not None, position=places is not None)
         # every repeat has the first one's fold sizes: no further repeat is drawn for them
         context = replace(context, validated_rows=max(int(tr.shape[0]) for tr, _ in plan.folds[:plan.n_splits]))
         order = [selection.chosen]
@@ -621,7 +658,7 @@ class AutoRanker(TreeExport, Ranker):
             for c in members:
                 try:
                     estimator = build_estimator(candidates[c], context, context.has_missing)
-                    fit_estimator(estimator, X, y, qid, sample_weight)
+                    fit_estimator(estimator, X, y, qid, sample_weight, init, places)
                     fitted.append(estimator)
                 except Exception as exc:  # noqa: BLE001 - recorded; the next choice is refitted
                     failures[c] = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
@@ -747,8 +784,12 @@ class AutoRanker(TreeExport, Ranker):
         return composition.interactions(X_arr, max_bytes)
 
     @reads_a_snapshot
-    def score(self, X, y, qid=None, sample_weight=None, *, group=None) -> float:
+    def score(self, X, y, qid=None, sample_weight=None, *, group=None, init_score=None) -> float:
         """The ``metric`` of ``decision_function(X)`` against ``y`` (higher is better: negated if lower is).
+
+        ``init_score``: the rows' initial scores, for a model fitted from
+        ``init_score``: the metric is that of ``decision_function(X) +
+        init_score``, what the model was chosen by (as ``PushBoost.score``).
 
         A model fitted within queries takes relevance grades and scores per
         query (``qid``: one query id per row, or ``group``: LightGBM's sizes
@@ -768,6 +809,8 @@ class AutoRanker(TreeExport, Ranker):
         metric = configured if configured.spec == self.leaderboard_.metric else \
             resolve("metric", self.leaderboard_.metric)
         scores = self.decision_function(X)
+        if init_score is not None:
+            scores = scores + check_init_score(init_score, scores.shape[0])
         if within:
             y_clean = check_grades(y, scores.shape[0])
         else:

@@ -25,12 +25,16 @@ class LocalExecutor:
 
     Each candidate is resolved once, at its first task, for all its tasks.
     ``qid``: each row's query code, for a fit within queries;
-    ``sample_weight``: each row's weight, for a weighted fit.
+    ``sample_weight``: each row's weight, for a weighted fit; ``init_score``,
+    ``position``: each row's initial score, display position (see
+    :func:`~rankcore.auto.run_task`).
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, plan, metric: str, base_seed: int, n_jobs: int,
-                 categorical: tuple = (), qid: np.ndarray | None = None, sample_weight: np.ndarray | None = None):
+                 categorical: tuple = (), qid: np.ndarray | None = None, sample_weight: np.ndarray | None = None,
+                 init_score: np.ndarray | None = None, position: np.ndarray | None = None):
         self.X, self.y, self.plan, self.qid, self.sample_weight = X, y, plan, qid, sample_weight
+        self.init_score, self.position = init_score, position
         self.metric, self.base_seed, self.n_jobs = metric, base_seed, n_jobs
         self.categorical = categorical
         self.has_missing = bool(np.isnan(X).any())        # once, not once per task
@@ -44,7 +48,7 @@ class LocalExecutor:
             train, validation = self.plan.folds[task.fold]
             on_result(run_task(self.X, self.y, train, validation, task, self.metric, self.base_seed, self.n_jobs,
                                self.has_missing, self.categorical, self._candidate(task.spec), self.qid,
-                               self.sample_weight))
+                               self.sample_weight, self.init_score, self.position))
 
     def _candidate(self, spec: str):
         """The candidate ``spec`` names, resolved at its first task; None when it does not resolve

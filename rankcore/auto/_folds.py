@@ -65,6 +65,11 @@ class FoldPlan:
     by_query : bool
         The folds keep every query whole (``fit(..., qid=...)``; see
         :mod:`rankcore.auto._queries`) instead of stratifying the two classes.
+    given : str or None
+        A hold-out that is the user's validation set of this name
+        (``fit(..., eval_set=...)``): trained on every row of X, validated on
+        the set's rows (appended after X's); the search keeps each
+        candidate's model, which is the one chosen (no refit).
     """
 
     kind: str
@@ -73,6 +78,7 @@ class FoldPlan:
     n_repeats: int
     fixed_repeats: int = 1
     by_query: bool = False
+    given: str | None = None
 
     @property
     def n_folds(self) -> int:
@@ -81,6 +87,9 @@ class FoldPlan:
     def describe(self, n_used: int | None = None) -> str:
         """``"5-fold stratified cross-validation, 2 repeats"`` (of the first ``n_used`` folds)."""
         used = self.n_folds if n_used is None else n_used
+        if self.given is not None:
+            n_val = self.folds[0][1].shape[0]
+            return f"the eval_set {self.given!r} ({n_val} rows{' in whole queries' if self.by_query else ''})"
         if self.kind == "holdout":
             n_val = self.folds[0][1].shape[0]
             text = f"hold-out of {n_val} rows in whole queries" if self.by_query else \

@@ -107,7 +107,8 @@ class SuccessiveHalving:
     keep_models : bool, default=False
         Keep each candidate's fitted models of the first repeat's folds of a
         K-fold plan (``outcome.models``: the fold bag); a candidate's are
-        dropped when it is halved.
+        dropped when it is halved.  On a plan of a user's eval_set
+        (``plan.given``) they are always kept: they are the choice.
     """
 
     def __init__(self, specs, relative_costs, plan: FoldPlan, y, units, metric, run: Callable,
@@ -121,7 +122,8 @@ class SuccessiveHalving:
         self.start = clock()
         self.outcome = SearchOutcome()
         self.planned_tasks = 0
-        self.keep_models = bool(keep_models) and plan.kind == "kfold"
+        # a K-fold plan's fold models make the fold bag; a user's eval_set's are the chosen models themselves
+        self.keep_models = (bool(keep_models) and plan.kind == "kfold") or plan.given is not None
 
     # ------------------------------------------------------------------
     # Cost predictions

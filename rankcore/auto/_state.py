@@ -146,6 +146,10 @@ def restore_state(model, state: dict, metric, query_metric) -> None:
     else:
         model.classes_ = classes
     model.n_features_in_ = d
+    if "from_init_score" in state:
+        if state["from_init_score"] is not True:
+            _fail(f"from_init_score must be true when present, got {state['from_init_score']!r}")
+        model.from_init_score_ = True
     if names is not None:
         model.feature_names_in_ = np.asarray(names, dtype=object)
     if categories is not None:

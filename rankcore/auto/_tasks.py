@@ -57,25 +57,29 @@ def fold_seed(base_seed: int, fold: int) -> int:
 
 def make_context(metric: str, X: np.ndarray, y: np.ndarray, seed: int, n_jobs: int,
                  has_missing: bool | None = None, categorical: tuple = (),
-                 qid: np.ndarray | None = None, weighted: bool = False) -> CandidateContext:
+                 qid: np.ndarray | None = None, weighted: bool = False, init_score: bool = False,
+                 position: bool = False) -> CandidateContext:
     """The context of a fit on (X, y); ``has_missing``: whether X holds NaN, when known (else looked up).
 
     ``categorical``: (column, number of categories) of X's category columns.
     ``qid``: each row's query code, for a fit within queries (y: grades;
     ``n_positive`` counts the rows of a grade above 0).  ``weighted``: the
     fit has ``sample_weight`` (``n_rows`` and ``n_positive`` still count rows).
+    ``init_score``, ``position``: the fit has initial scores, display positions.
     """
     missing = bool(np.isnan(X).any()) if has_missing is None else bool(has_missing)
     return CandidateContext(metric=metric, n_rows=int(X.shape[0]), n_features=int(X.shape[1]),
                             n_positive=int(np.count_nonzero(y)), has_missing=missing,
                             random_state=seed, n_jobs=n_jobs, categorical=tuple(categorical),
-                            n_queries=None if qid is None else int(np.unique(qid).shape[0]), weighted=weighted)
+                            n_queries=None if qid is None else int(np.unique(qid).shape[0]), weighted=weighted,
+                            init_score=init_score, position=position)
 
 
 def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.ndarray, task: Task, metric: str,
              base_seed: int, n_jobs: int, x_has_missing: bool | None = None,
              categorical: tuple = (), candidate: Candidate | None = None,
-             qid: np.ndarray | None = None, sample_weight: np.ndarray | None = None) -> TaskResult:
+             qid: np.ndarray | None = None, sample_weight: np.ndarray | None = None,
+             init_score: np.ndarray | None = None, position: np.ndarray | None = None) -> TaskResult:
     """Fit ``task``'s candidate on ``X[train]`` and score ``X[validation]``.
 
     ``x_has_missing``: whether X holds NaN, when the caller knows (an
@@ -88,6 +92,10 @@ def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.nda
     ``sample_weight``: each row's weight (of every row of X): the candidate
     is fitted with its training rows' weights; the validation rows are
     scored unweighted.
+    ``init_score``: each row's initial score (of every row of X): the
+    candidate is fitted from its training rows' ones, and a validation row is
+    scored at its initial score plus the model's score (what the model was
+    fitted to rank).  ``position``: each row's display position, for the fit.
     Errors are returned (``TaskResult.error``), not raised; the first warning
     is returned too (``TaskResult.warning``), not shown.
     """
@@ -107,15 +115,20 @@ def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.nda
             X_tr, y_tr = X[train], y[train]
             q_tr = None if qid is None else qid[train]
             w_tr = None if sample_weight is None else sample_weight[train]
+            init_tr = None if init_score is None else init_score[train]
+            pos_tr = None if position is None else position[train]
             # without NaN in X none is in its rows; with some, the training part's own look decides
             context = make_context(metric, X_tr, y_tr, fold_seed(base_seed, task.fold), n_jobs,
                                    has_missing=None if x_has_missing else False, categorical=categorical, qid=q_tr,
-                                   weighted=w_tr is not None)
+                                   weighted=w_tr is not None, init_score=init_tr is not None,
+                                   position=pos_tr is not None)
             estimator = build_estimator(candidate, context, x_has_missing)
-            fit_estimator(estimator, X_tr, y_tr, q_tr, w_tr)
+            fit_estimator(estimator, X_tr, y_tr, q_tr, w_tr, init_tr, pos_tr)
             fit_time = time.perf_counter() - start
             start = time.perf_counter()
             scores = np.asarray(candidate.scores(estimator, X[validation]), dtype=np.float64)
+            if init_score is not None:        # the model corrects the initial scores: ranked by their sum
+                scores = scores + init_score[validation]
             if scores.shape != (validation.shape[0],):
                 raise ValueError(f"scores of shape {scores.shape}, expected ({validation.shape[0]},)")
             if not np.isfinite(scores).all():
