@@ -290,3 +290,16 @@ def test_game_shapley_of_a_known_game():
               for S in [(), (0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)]}
     phi = game_shapley(values, [0, 1, 2])
     assert phi[0] == pytest.approx(2 / 3) and phi[1] == pytest.approx(1 / 6) and phi[2] == pytest.approx(1 / 6)
+
+
+@pytest.mark.parametrize("cells", [[1, 1], [2, 0]], ids=["repeated", "descending"])
+def test_oblivious_kernel_refuses_cells_not_distinct_and_ascending(cells):
+    """Each cell's row of the table is written by the one thread that owns it: a cell listed twice would be added
+    to by two threads at once."""
+    from rankcore.learners.trees import _treeshap_interventional
+
+    table = np.zeros((4, 2))
+    with pytest.raises(ValueError, match="distinct and ascending"):
+        _treeshap_interventional.oblivious_interventional(
+            np.array([0, 1], dtype=np.int32), np.arange(4.0), 1.0, np.array(cells, dtype=np.intp), np.ones(4),
+            subset_weights(2), table)

@@ -202,7 +202,7 @@ cdef void _walk_cells(const int32_t* feature, const double* value, Py_ssize_t de
 def oblivious_interventional(const int32_t[::1] feature,    # IN  (D,) level features as indices 0..U−1 of the tree's
                              const double[::1] value,       # IN  (2^D,) leaf values by cell
                              double alpha,                  # IN  the tree's coefficient
-                             const Py_ssize_t[::1] x_cells, # IN  (k,) the cells of the rows explained
+                             const Py_ssize_t[::1] x_cells, # IN  (k,) the cells of the rows explained, ascending
                              const double[::1] z_count,     # IN  (2^D,) background rows per cell
                              const double[:, ::1] weight,   # IN  (D + 1, D + 1) p! q! / (p + q + 1)!
                              double[:, ::1] out,            # IN/OUT (2^D, U) rows x_cells: α Σ_c' count_c' φ(c; c')
@@ -231,6 +231,8 @@ def oblivious_interventional(const int32_t[::1] feature,    # IN  (D,) level fea
     for i in range(k):
         if x_cells[i] < 0 or x_cells[i] >= n_cells:
             raise ValueError(f"oblivious_interventional: cell {x_cells[i]} outside 0..{n_cells - 1}")
+        if i > 0 and x_cells[i] <= x_cells[i - 1]:      # a cell listed twice: two threads would add to its row
+            raise ValueError("oblivious_interventional: x_cells must be distinct and ascending")
     for i in range(depth):
         if feature[i] < 0 or feature[i] >= U:
             raise ValueError(f"oblivious_interventional: level {i}'s feature {feature[i]} outside 0..{U - 1}")
