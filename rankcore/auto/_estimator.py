@@ -721,7 +721,10 @@ class AutoRanker(TreeExport, Ranker):
         See ``docs/auto.md``, *Why a row scored high*.  With ``background``
         rows, the interventional SHAP values instead (composed the same way;
         the expected value is the background's mean score): see
-        :meth:`rankcore.PushBoost.feature_contributions`.
+        :meth:`rankcore.PushBoost.feature_contributions`.  Behind the imputer
+        they are the imputed columns' values added up, not the Shapley values
+        of X's columns where x and a background row disagree on whether a
+        column is missing (``docs/auto.md``).
 
         Parameters
         ----------

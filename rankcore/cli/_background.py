@@ -5,13 +5,16 @@ model's columns by name or position, categories as fitted).  Its rows are
 features only: the label (if any), and the columns DATA's options set aside
 (``--id``, ``--qid``, ``--init-score``, ``--drop``) are left out where the
 file has them, and need not be there -- a sample of the training file and a
-file of features alone both serve.
+file of features alone both serve, in any of the formats DATA may have (a
+CSV DATA's ``--drop`` names no column of a LIBSVM, .npz or .npy file).
 """
 
 from __future__ import annotations
 
 import copy
 import os
+
+import numpy as np
 
 from . import CommandError
 
@@ -37,17 +40,66 @@ def check_background_options(args) -> None:
 def read_background(args, model, model_path: str):
     """The rows of ``--background`` as the model reads them (a DataFrame when the model has names)."""
     from ._columns import load_for_model
-    from .datasets import detect_format, header_names
 
     path = args.background
     options = copy.copy(args)
     aside = [args.id_column, getattr(args, "qid", None), getattr(args, "init_score", None)]
     drop = [c.strip() for c in (args.drop or "").split(",") if c.strip()]
-    if (args.data_format or detect_format(path)) == "csv" and os.path.isfile(path):
-        names = header_names(os.fspath(path))
-        options.drop = ",".join(c for c in dict.fromkeys(drop + [c for c in aside if c]) if c in names)
+    options.label, options.drop = _own_label_and_drop(args, path, drop + [c for c in aside if c],
+                                                      int(model.n_features_in_))
     options.qid, options.init_score = None, None
     _, Z = load_for_model(options, path, model, model_path, require_label=False, queries=True)
     if Z.shape[0] == 0:
         raise CommandError(f"--background {path}: no rows; the values are averaged over its rows")
     return Z
+
+
+def _own_label_and_drop(args, path: str, aside: list[str], n_features: int) -> tuple:
+    """(``--label``, ``--drop``) for the background file: DATA's label and set-aside columns that the file has.
+
+    By format: a CSV file's header, an .npz file's arrays and ``feature_names``, a LIBSVM file's index names
+    (``f3``; its label is first on each row, never a column), an .npy file's width (a label column when it
+    has one more column than the model's features; it has no names to drop by).  A file that cannot be read is
+    left to the reader, which says why.
+    """
+    from .datasets import detect_format, header_names, index_names, npz_feature_names
+
+    fmt = args.data_format or detect_format(path)
+    label = args.label
+    drop = list(dict.fromkeys(aside))
+    if not os.path.isfile(path):
+        return label, ",".join(drop) or None
+    if fmt == "csv":
+        names = header_names(os.fspath(path))
+        label = label if label in names else None
+        drop = [c for c in drop if c in names]
+    elif fmt == "libsvm":
+        label, drop = None, [c for c in drop if index_names([c]) is not None]
+    elif fmt == "npz":
+        label = label if label is not None and label in _npz_arrays(path) else None
+        names = npz_feature_names(os.fspath(path))
+        drop = [c for c in drop if c in names]
+    elif fmt == "npy":
+        # an .npy DATA's --label is a column index, which a background as wide as DATA shares; else the reader
+        # takes the last column of an array one column wider than the model's features as the label
+        same = (args.data_format or detect_format(args.data)) == "npy" and _npy_width(path) == n_features + 1
+        label, drop = label if same else None, []
+    return label, ",".join(drop) or None
+
+
+def _npz_arrays(path: str) -> list[str]:
+    """The names of an .npz archive's arrays (none when it cannot be read)."""
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return list(getattr(archive, "files", ()))
+    except Exception:  # an unreadable file: the reader gives the error
+        return []
+
+
+def _npy_width(path: str) -> int | None:
+    """The number of columns of a 2-D .npy array, read from its header (None when it is not one)."""
+    try:
+        shape = np.load(path, mmap_mode="r", allow_pickle=False).shape
+    except Exception:  # an unreadable file: the reader gives the error
+        return None
+    return shape[1] if len(shape) == 2 else None

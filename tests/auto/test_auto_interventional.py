@@ -8,6 +8,7 @@ from rankcore import AutoRanker
 from rankcore.auto import Candidate, FoldBag, MissingValueImputer
 
 from _candidate_plugins import registered_candidate
+from _shapley_brute import brute_force
 
 TREES = "trees:n_iter=6,min_samples_leaf=5"
 TOL = dict(rtol=1e-9, atol=1e-9)
@@ -101,3 +102,22 @@ def test_bad_backgrounds_are_refused_by_name(bad, message):
     model = _fit(X, y, bag_folds=False)
     with pytest.raises(ValueError, match=message):
         model.feature_contributions(X[:3], background=bad)
+
+
+def test_behind_the_imputer_the_values_are_exact_where_x_and_the_background_agree_on_missing_values():
+    """docs/auto.md: a filled column and its indicator are two features of the member's game, added up after.
+    Where x and every background row agree on which columns are missing, each indicator is a dummy and the values
+    are the Shapley values of AutoRanker's own game (all subsets of X's columns); where they disagree, not."""
+    X, y = _data(nan=True, seed=4)
+    with registered_candidate(_ImputedTrees, "auto-imputed-trees-interventional-test"):
+        model = _fit(X, y, candidates=["imputed-trees-for-interventional-tests"], bag_folds=False)
+    assert isinstance(model.best_estimator_.steps[0][1], MissingValueImputer)
+    complete = X[~np.isnan(X).any(axis=1)]
+    Z = complete[40:46]
+    phi = model.feature_contributions(complete[:3], background=Z)
+    for i in range(3):
+        np.testing.assert_allclose(phi[i], brute_force(model.decision_function, complete[i], Z), **TOL)
+    Z = X[100:115]                                   # missing values in the background (and in rows of X)
+    phi = model.feature_contributions(X[:20], background=Z)
+    np.testing.assert_allclose(phi.sum(axis=1), model.decision_function(X[:20]), **TOL)
+    assert not all(np.allclose(p, brute_force(model.decision_function, x, Z), **TOL) for p, x in zip(phi, X))

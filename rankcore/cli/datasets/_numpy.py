@@ -95,7 +95,7 @@ def _read_npz(source: str, label: Any, require_label: bool) -> Dataset:
             y = None
             if y_key in keys and require_label:      # rows to score need no label: theirs is left unread
                 y = np.asarray(archive[y_key])
-            elif require_label or label is not None:
+            elif y_key not in keys and (require_label or label is not None):
                 raise DataError(f"{source}: no label array {y_key!r} (arrays: {', '.join(keys)}); "
                                 "name it with --label KEY")
             names = [f"x{j}" for j in range(X.shape[1])]
