@@ -325,7 +325,8 @@ class TreeExport:
         ValueError
             A categorical split holds a category that is not an integer from
             0 to 2^24 − 1; ``feature_names`` is not one unique nonempty name
-            per feature.
+            per feature, or a name holds ``[``, ``]``, ``<`` or a control
+            character (which XGBoost does not take).
         """
         trees = tree_sum(self, "to_xgboost_model")
         if feature_names is None:

@@ -90,7 +90,7 @@ def run(args) -> int:
             text = export(**({} if names is None else {"feature_names": names}))
         except (TypeError, ValueError) as exc:   # weak rankers that are not trees, splits the format cannot hold
             if names is not None and str(exc).startswith("feature_names:"):
-                raise CommandError(f"--feature-names: {str(exc).removeprefix('feature_names: ')}") from None
+                raise CommandError(f"--feature-names: {cli_advice(str(exc).removeprefix('feature_names: '))}") from None
             raise CommandError(f"{args.model}: {cli_advice(str(exc))}") from None
     for warning in caught:                       # each names the model file, as the errors do
         warnings.warn(f"{args.model}: {warning.message}", warning.category, stacklevel=2)

@@ -99,7 +99,7 @@ def xgboost_model_string(rankers, alphas, n_features: int, *, feature_names=None
     """
     if len(rankers) != len(alphas):
         raise ValueError(f"{owner}: {len(rankers)} weak rankers but {len(alphas)} coefficients")
-    names = [] if feature_names is None else checked_feature_names(feature_names, n_features)
+    names = [] if feature_names is None else _xgboost_names(checked_feature_names(feature_names, n_features))
     trees = []
     for t, (ranker, alpha) in enumerate(zip(rankers, alphas)):
         where = f"{owner}: tree {t}"
@@ -118,7 +118,21 @@ def xgboost_model_string(rankers, alphas, n_features: int, *, feature_names=None
                "learner_model_param": {"base_score": "0E0", "boost_from_average": "0", "num_class": "0",
                                        "num_feature": str(n_features), "num_target": "1"},
                "objective": {"name": "reg:squarederror", "reg_loss_param": {"scale_pos_weight": "1"}}}
-    return json.dumps({"learner": learner, "version": [2, 1, 0]}, separators=(",", ":")) + "\n"
+    # names as UTF-8, not \u escapes: XGBoost's JSON reader keeps a \u escape as its six characters
+    return json.dumps({"learner": learner, "version": [2, 1, 0]}, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def _xgboost_names(names: list[str]) -> list[str]:
+    """``names``, refusing those XGBoost cannot hold: ``[``, ``]`` or ``<`` (its Python package refuses them in a
+    DMatrix, as its text dumps write a split as ``[name<c]``), a control character (JSON escapes it, and XGBoost's
+    reader fails on ``\\b``, ``\\f`` and keeps ``\\u0001`` as six characters)."""
+    for j, name in enumerate(names):
+        bad = next((c for c in name if c in "[]<" or ord(c) < 0x20), None)
+        if bad is not None:
+            raise ValueError(f"feature_names: column {j}'s name {name!r} holds {bad!r}, which XGBoost does not take "
+                             f"in a feature name (no '[', ']', '<' or control character): rename the column, or pass "
+                             f"feature_names")
+    return names
 
 
 class _Node:

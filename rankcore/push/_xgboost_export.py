@@ -149,6 +149,14 @@ class XGBoostJSONExport:
           right.  The trees alone, as :meth:`decision_function` (a model
           fitted from initial scores is the correction: a ``UserWarning``
           says so); a model without trees is a model of no trees, scoring 0.
+        * Rows of a SciPy sparse matrix: rankcore reads an absent entry as 0,
+          XGBoost's ``DMatrix`` as missing (the NaN side): give XGBoost
+          such rows dense (``X.toarray()``).
+        * A model fitted from initial scores: give them to XGBoost as
+          ``DMatrix(X, base_margin=init_score)``.
+        * The trees' covers are written (``sum_hessian``), so
+          ``pred_contribs`` gives :meth:`feature_contributions`; stumps have
+          none, and XGBoost's contributions of them are NaN.
         * The file is written atomically, as :meth:`to_xgboost_json`'s.
 
         Parameters
@@ -157,7 +165,8 @@ class XGBoostJSONExport:
             Also write the text to this file (UTF-8).
         feature_names : sequence of str, optional
             One unique nonempty name per feature, overriding
-            ``feature_names_in_``.
+            ``feature_names_in_``; none holding ``[``, ``]``, ``<`` or a
+            control character, which XGBoost does not take.
 
         Returns
         -------
@@ -174,7 +183,8 @@ class XGBoostJSONExport:
         ValueError
             A categorical split holds a category that is not an integer from
             0 to 2^24 − 1; a leaf value is not finite in float32;
-            ``feature_names`` is not one unique nonempty name per feature.
+            ``feature_names`` is not one unique nonempty name per feature, or
+            a name holds ``[``, ``]``, ``<`` or a control character.
         """
         check_tree_rankers(self, "to_xgboost_model", "an XGBoost model")
         if feature_names is None:
@@ -182,7 +192,8 @@ class XGBoostJSONExport:
         text = xgboost_model_string(self.rankers_, self.alphas_, int(self.n_features_in_),
                                     feature_names=feature_names, owner=type(self).__name__,
                                     categories=getattr(self, "categories_", None))
-        warn_init_score(self, f"{type(self).__name__}.to_xgboost_model", "XGBoost's score")
+        warn_init_score(self, f"{type(self).__name__}.to_xgboost_model",
+                        "XGBoost's score (its base_margin: DMatrix(X, base_margin=init_score))")
         _warn_category_values(self)
         write_exported_text(text, path)
         return text
