@@ -127,28 +127,22 @@ class TreesCandidate(Candidate):
         args = ",".join(a for a in [args, *extra] if a)
         return "trees" + (":" + args if args else "")
 
-    def check_column_names(self, feature_names) -> None:
-        """Refuse ``interactions`` that gives columns by name: AutoRanker fits the folds as arrays, so a candidate
-        takes column indices.  The ValueError (naming ``candidates``) gives the indices of the names among
-        ``feature_names`` (the fit's ``feature_names_in_``, or None: X without column names)."""
+    def with_column_names(self, feature_names) -> "TreesCandidate":
+        """This candidate with the columns ``interactions`` gives by name replaced by their indices among
+        ``feature_names`` (as ``PushBoost`` resolves its learner's), shown by the spec as given; ``self`` when it
+        names none.  A name that is not among them, or X without column names: a ValueError naming ``candidates``,
+        the name and the columns (the trees learner's ``with_column_names``)."""
         from ..registry import resolve
 
         if not self.interactions:
-            return
-        learner = resolve("learner", self.learner_spec())
+            return self
         try:
-            learner.with_column_names(None)     # refused only when a column is given by name
-            return
-        except ValueError:
-            pass
-        advice = "give each column by its index (0 for the first column of X)"
-        if feature_names is not None:
-            try:
-                advice = f"give them by index, interactions={learner.with_column_names(feature_names).interactions}"
-            except ValueError as exc:
-                advice = f"{advice}; {exc}"
-        raise ValueError(f"candidates: {self.spec!r} gives columns of interactions by name, which AutoRanker's "
-                         f"candidates do not take (the search fits its folds as arrays): {advice}")
+            named = resolve("learner", self.learner_spec()).with_column_names(feature_names)
+        except ValueError as exc:
+            raise ValueError(f"candidates: {self.spec!r}: {exc}") from None
+        if named.interactions == self.interactions:
+            return self
+        return type(self)(**{**self.params, "interactions": named.interactions}).shown_as(self.spec)
 
     def build(self, context: CandidateContext) -> Any:
         from ..push import boost

@@ -160,10 +160,33 @@ class Candidate(Component):
 
     @property
     def spec(self) -> str:
-        """``"trees:max_leaves=8,subsample=1"``: the name and every parameter that differs from its default, by name."""
+        """``"trees:max_leaves=8,subsample=1"``: the name and every parameter that differs from its default, by name.
+
+        A candidate resolved for a fit's columns (:meth:`shown_as`) is shown
+        by the spec it was asked by; :attr:`task_spec` is its own.
+        """
+        shown = self.__dict__.get("_shown_spec")
+        return self.task_spec if shown is None else shown
+
+    @property
+    def task_spec(self) -> str:
+        """The spec of the parameters as they are: what a search task resolves the candidate by (on a worker too)."""
         changed = [f"{p.name}={_format(self.params[p.name])}" for p in self.parameters
                    if self.params[p.name] != p.default]
         return self.name + (":" + ",".join(changed) if changed else "")
+
+    def shown_as(self, spec: str) -> "Candidate":
+        """This candidate, shown (leaderboard, ``best_candidate_``...) by ``spec``: the spec it was asked by, of
+        which this one is the resolution for the fit's columns (say, columns given by name as their indices)."""
+        self.__dict__["_shown_spec"] = str(spec)
+        return self
+
+    def with_column_names(self, feature_names: Any) -> "Candidate":
+        """This candidate with the columns of X its parameters give by name resolved to their indices among
+        ``feature_names`` (the fit's ``feature_names_in_``; None: X without column names), for a fit that trains
+        on arrays; ``self`` when it names none (the default).  AutoRanker calls it before any fit; a name it cannot
+        resolve is a ValueError naming ``candidates``."""
+        return self
 
     @classmethod
     def declaration_problem(cls) -> str | None:

@@ -129,14 +129,12 @@ def _check_candidates(candidates) -> tuple[Candidate, ...] | None:
     return tuple(resolved.values())
 
 
-def _check_column_names(candidates, feature_names) -> None:
-    """Refuse a candidate that gives columns of X by name (``trees:interactions=age+income``): the search fits its
-    folds as arrays, so the candidates take column indices; the error gives them (``check_column_names``, a
-    candidate's optional method)."""
-    for candidate in candidates or ():
-        check = getattr(candidate, "check_column_names", None)
-        if check is not None:
-            check(feature_names)
+def _with_column_names(candidates, feature_names):
+    """The candidates with the columns of X they give by name (``trees:interactions=age+income``) resolved to
+    indices, each shown by its spec as given: the search fits its folds as arrays (None: the default search)."""
+    if candidates is None:
+        return None
+    return tuple(candidate.with_column_names(feature_names) for candidate in candidates)
 
 
 def default_candidates() -> list[Candidate]:
@@ -238,7 +236,7 @@ class AutoRanker(TreeExport, Ranker):
         :meth:`decision_function`).
     evals_result_ : dict
         After ``fit(..., eval_set=...)`` only: set name -> metric spec ->
-        candidate spec -> value on the whole set.  Not saved in model files.
+        candidate spec -> value on the whole set.  Saved in model files.
     categories_ : list of (ndarray or None)
         Fitted on a pandas DataFrame with ``category`` columns: per column,
         the categories of a category column (None for the others).  Every
@@ -323,8 +321,8 @@ class AutoRanker(TreeExport, Ranker):
             set that is not X itself, instead of by cross-validation; the
             models so validated are kept (no refit).  ``evals_result_``
             holds every candidate's ``metric`` and ``eval_metric``
-            values on every set.  See ``docs/auto.md``, *Your own validation
-            data*.
+            values on every set.  See ``docs/auto_fit_inputs.md``, *Your own
+            validation data*.
         callbacks : callable or list of callables, optional
             Each is called with a :class:`~rankcore.auto.SearchEvent` after
             every task (candidate x fold).
@@ -376,7 +374,7 @@ class AutoRanker(TreeExport, Ranker):
             specs, [candidate.relative_cost for candidate in applicable], plan, rows.labels, data.units,
             data.unit_metric, executor, setup.budget, n,
             on_event=self._event_forwarder(specs, plan, listeners, progress), clock=time.perf_counter,
-            keep_models=bool(self.bag_folds))
+            keep_models=bool(self.bag_folds), task_specs=[candidate.task_spec for candidate in applicable])
         search.start = started
         # every candidate's BLAS calls within AutoRanker's threads (plugins' candidates too)
         with blas_limit(n_threads):
@@ -461,9 +459,10 @@ class AutoRanker(TreeExport, Ranker):
         none are skipped).  ``extras``: the fit's initial scores and positions
         (candidates that take none are skipped).  ``fold_rows``: the rows a
         fit trains on (default: 80% of X, a fold's training part).  A
-        candidate naming columns of X is refused here, before any fit.
+        candidate naming columns of X takes their indices here, before any fit
+        (a name that is not a column: refused).
         """
-        _check_column_names(requested, getattr(self, "feature_names_in_", None))
+        requested = _with_column_names(requested, getattr(self, "feature_names_in_", None))
         candidates = list(requested) if requested is not None else default_candidates()
         skipped: dict[str, str] = {}
         if small:

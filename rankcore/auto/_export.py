@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..base import reads_a_snapshot
 from ..learners import (checked_feature_names, lightgbm_model_string, numeric_split_on, xgboost_json_string,
                         xgboost_model_string)
-from ..push import TREE_KINDS, write_exported_text
+from ..push import TREE_KINDS, warn_init_score, write_exported_text
 from ._bag import FoldBag
 from ._blend import RankAverage
 from ._builtin import _RawScores
@@ -225,6 +225,7 @@ class TreeExport:
             (dates, intervals: convert them before fit, ``.astype(str)``).
         """
         trees = tree_sum(self, "to_lightgbm")
+        warn_init_score(self, f"{type(self).__name__}.to_lightgbm", "LightGBM's raw score")
         n_features = int(self.n_features_in_)
         names = (getattr(self, "feature_names_in_", None) if feature_names is None
                  else checked_feature_names(feature_names, n_features))
@@ -280,6 +281,7 @@ class TreeExport:
             ``feature_names`` is not one unique nonempty name per feature.
         """
         trees = tree_sum(self, "to_xgboost_json")
+        warn_init_score(self, f"{type(self).__name__}.to_xgboost_json", "the engine's score")
         if feature_names is None:
             feature_names = getattr(self, "feature_names_in_", None)
         _refuse_category_splits(self, trees)
@@ -329,6 +331,7 @@ class TreeExport:
             character (which XGBoost does not take).
         """
         trees = tree_sum(self, "to_xgboost_model")
+        warn_init_score(self, f"{type(self).__name__}.to_xgboost_model", "XGBoost's score")
         if feature_names is None:
             feature_names = getattr(self, "feature_names_in_", None)
         text = xgboost_model_string(trees.rankers, trees.alphas, int(self.n_features_in_),

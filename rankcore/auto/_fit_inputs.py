@@ -197,6 +197,19 @@ def read_auto_eval_sets(estimator, eval_set: Any, eval_names: Any, eval_metric: 
     return EvalChoice(tuple(sets), evals.watched, tuple(evals.metrics))
 
 
+def _refuse_no_pairs(grades: np.ndarray, codes: np.ndarray, label: str) -> None:
+    """Refuse the watched set within queries when none of its queries holds two grades (as a list of one class is
+    refused): a query of one grade scores every ranking alike (nDCG 1), so every candidate would tie there."""
+    n_queries = int(codes.max()) + 1
+    low, high = np.full(n_queries, np.inf), np.full(n_queries, -np.inf)
+    np.minimum.at(low, codes, grades)
+    np.maximum.at(high, codes, grades)
+    if not (high > low).any():
+        raise ValueError(f"{label}: no query of the set holds two grades (each has one row, or rows of one grade), "
+                         f"so every ranking scores alike; the candidates are chosen on it: it needs queries with "
+                         f"rows of different grades")
+
+
 @dataclass(frozen=True)
 class SearchRows:
     """What the search fits and scores: the training rows, then (with ``eval_set``) the watched set's rows.
@@ -247,6 +260,7 @@ def joined_rows(X: np.ndarray, y: np.ndarray, codes: np.ndarray | None, weights:
         if not counted[int(codes.max()) + 1:].any():
             raise ValueError(f"{watched.label}: the metric {unit_metric.spec!r} counts none of its queries (each "
                              f"needs a relevant row, or both classes); the candidates are chosen on it")
+        _refuse_no_pairs(watched.y, watched.codes, watched.label)
         units = plan_query_units(plan, queries, counted, seed)
         check_metric_on_query_units(unit_metric, queries, plan, units)
     else:

@@ -15,10 +15,10 @@ import numpy as np
 
 from ._fit_inputs import EvalChoice, score_eval_sets
 
-__all__ = ["INIT_SCORE_CHOICE", "kept_models", "publish_eval_results"]
+__all__ = ["INIT_SCORE_CHOICE", "kept_models", "publish_eval_results", "checked_evals_result"]
 
 #: Added to ``selection_reason_`` of a fit from ``init_score``.
-INIT_SCORE_CHOICE = "; from init_score: a single model, no blend or fold bag (docs/auto.md)"
+INIT_SCORE_CHOICE = "; from init_score: a single model, no blend or fold bag (docs/auto_fit_inputs.md)"
 
 
 def kept_models(plan: Any, chosen: tuple, outcome: Any) -> tuple | None:
@@ -44,3 +44,23 @@ def publish_eval_results(estimator: Any, evals: EvalChoice, candidates: list, ou
     back = np.empty_like(order)
     back[order] = np.arange(order.shape[0])
     estimator.cv_predictions_ = {spec: scores[n_train:][back] for spec, scores in estimator.cv_predictions_.items()}
+
+
+def checked_evals_result(value: Any, fail: Any) -> dict:
+    """``evals_result_`` read from a model file: set name -> metric spec -> model name -> a number (NaN allowed:
+    a metric may count none of a set's queries); ``fail(message)`` raises the model file's error."""
+    import numbers
+
+    if not isinstance(value, dict) or not value:
+        fail("evals_result must be a non-empty mapping of set names")
+    out: dict = {}
+    for name, per_metric in value.items():
+        if not isinstance(per_metric, dict) or not per_metric:
+            fail(f"evals_result[{name!r}] must be a non-empty mapping of metric specs")
+        out[name] = {}
+        for spec, per_model in per_metric.items():
+            if not isinstance(per_model, dict) or not per_model or not all(
+                    isinstance(v, numbers.Real) and not isinstance(v, bool) for v in per_model.values()):
+                fail(f"evals_result[{name!r}][{spec!r}] must map candidate specs to numbers")
+            out[name][spec] = {str(k): float(v) for k, v in per_model.items()}
+    return out

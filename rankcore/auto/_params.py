@@ -113,6 +113,6 @@ AUTO_FITTED = (
     Fitted("cv_predictions_", optional=True),
     # fitted from init_score: the model is a correction to scores it does not hold (set only then)
     Fitted("from_init_score_", "from_init_score", bool, optional=True),
-    Fitted("evals_result_", optional=True),          # with eval_set; not saved, as cv_predictions_
+    Fitted("evals_result_", "evals_result", optional=True),    # with eval_set: saved, as PushBoost's
     Fitted("_candidate", optional=True),
 )

@@ -109,12 +109,17 @@ class SuccessiveHalving:
         K-fold plan (``outcome.models``: the fold bag); a candidate's are
         dropped when it is halved.  On a plan of a user's eval_set
         (``plan.given``) they are always kept: they are the choice.
+    task_specs : list of str, optional
+        The spec each candidate's tasks resolve it by (default ``specs``,
+        the names shown): a candidate's ``task_spec``.
     """
 
     def __init__(self, specs, relative_costs, plan: FoldPlan, y, units, metric, run: Callable,
                  budget: float | None, n_rows: int, on_event: Callable | None = None,
-                 clock: Callable[[], float] = time.perf_counter, keep_models: bool = False):
+                 clock: Callable[[], float] = time.perf_counter, keep_models: bool = False, task_specs=None):
         self.specs = list(specs)
+        # a task resolves its candidate by spec (on a Dask worker too): columns given by name are indices there
+        self.task_specs = self.specs if task_specs is None else list(task_specs)
         self.relative_costs = [max(float(c), 1e-3) for c in relative_costs]
         self.plan, self.y, self.units, self.metric = plan, y, units, metric
         self.run, self.budget, self.n_rows = run, budget, n_rows
@@ -241,7 +246,7 @@ class SuccessiveHalving:
             # fold-major: every survivor gets fold f before any gets fold f + 1, so a budget that runs out
             # leaves the survivors with the same folds (give or take the last)
             order = alive if r else sorted(alive, key=lambda c: (self.relative_costs[c], c))
-            tasks = [Task(c, self.specs[c], f, self._keeps(f)) for f in range(done, upto) for c in order]
+            tasks = [Task(c, self.task_specs[c], f, self._keeps(f)) for f in range(done, upto) for c in order]
             if r == 0 and self.budget is not None:
                 self.run(tasks[:1], self._may_start(alive), self._record)
                 self._check_budget_floor(tasks[0])

@@ -150,6 +150,10 @@ def restore_state(model, state: dict, metric, query_metric) -> None:
         if state["from_init_score"] is not True:
             _fail(f"from_init_score must be true when present, got {state['from_init_score']!r}")
         model.from_init_score_ = True
+    if "evals_result" in state:
+        from ._fit_results import checked_evals_result
+
+        model.evals_result_ = checked_evals_result(state["evals_result"], _fail)
     if names is not None:
         model.feature_names_in_ = np.asarray(names, dtype=object)
     if categories is not None:

@@ -81,7 +81,8 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
     examples = ()
     parameters = (CLIENT,) + AutoRanker.parameters
 
-    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, callbacks=None, position=None, init_score=None,
+            eval_set=None, eval_names=None, eval_metric=None, eval_init_score=None, init_model=None):
         """Search on (X, y) with the tasks on the cluster; Dask collections are computed to the client first.
 
         ``sample_weight`` (an array, or a Dask array or series computed with
@@ -89,15 +90,25 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
         with the data, each task fits with its training rows' weights.
         ``qid`` and ``group`` are refused (a ValueError naming the estimator):
         the search within queries runs in memory, ``rankcore.AutoRanker``.
+        So are ``position``, ``init_score`` and ``eval_set`` (and its
+        ``eval_names``, ``eval_metric``, ``eval_init_score``): the tasks carry
+        the rows and their weights only.  ``init_model`` is refused as
+        ``AutoRanker.fit`` refuses it.
         """
         if qid is not None or group is not None:
             given = "qid" if qid is not None else "group"
             raise ValueError(f"DaskAutoRanker cannot search within queries ({given}); fit "
                              f"rankcore.AutoRanker(...).fit(X, y, {given}={given}) in memory")
+        extras = (("position", position), ("init_score", init_score), ("eval_set", eval_set),
+                  ("eval_names", eval_names), ("eval_metric", eval_metric), ("eval_init_score", eval_init_score))
+        for name, value in extras:
+            if value is not None:
+                raise ValueError(f"{name}: DaskAutoRanker takes no {name} (its tasks carry the rows and their "
+                                 f"weights only); fit rankcore.AutoRanker(...).fit(X, y, {name}=...) in memory")
         X, y = _computed(X), _computed(y)
         if is_dask_collection(sample_weight):
             sample_weight = sample_weight.compute()
-        return super().fit(X, y, sample_weight, callbacks=callbacks)
+        return super().fit(X, y, sample_weight, callbacks=callbacks, init_model=init_model)
 
     def decision_function(self, X) -> np.ndarray:
         """:meth:`rankcore.AutoRanker.decision_function`; a Dask collection is computed to the client first, as

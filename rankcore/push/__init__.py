@@ -34,7 +34,7 @@ from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimator_docs import ATTRIBUTES_DOC
 from ._eval_sets import EvalSets, Validation, read_eval_sets
 from ._init_model import InitModel, prepend_init_model, read_init_model
-from ._lightgbm_export import TREE_KINDS, write_exported_text
+from ._lightgbm_export import TREE_KINDS, warn_init_score, write_exported_text
 from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks
 from ._row_inputs import check_eval_init_scores, check_init_score
@@ -56,4 +56,4 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets",
            "refuse_positions_without_queries", "warn_sparse_places", "check_init_score", "check_eval_init_scores",
            "row_weights", "InitModel", "read_init_model", "prepend_init_model", "TREE_KINDS", "write_exported_text",
-           "learner_with_column_names", "columns_named"]
+           "warn_init_score", "learner_with_column_names", "columns_named"]

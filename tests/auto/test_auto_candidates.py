@@ -8,6 +8,7 @@ import pytest
 import rankcore
 from rankcore.auto._builtin import LONG_TREES, long_rate, start_curvature
 from rankcore.auto._tasks import make_context
+from rankcore.persistence import model_from_dict, model_to_dict
 
 
 def _context(n=300, positives=60, seed=0):
@@ -255,21 +256,47 @@ def test_auto_fit_identity_means_the_same_fit(n, same):
     assert np.array_equal(fits[0], fits[1]) is same
 
 
-def test_auto_trees_candidate_naming_columns_is_refused_with_their_indices():
+def _named_frame():
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 4))
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
-    frame = pd.DataFrame(X, columns=["age", "income", "height", "weight"])
+    return pd.DataFrame(X, columns=["age", "income", "height", "weight"]), y
+
+
+@pytest.mark.filterwarnings("ignore:interactions=.*in no group:UserWarning")
+def test_auto_trees_candidate_naming_columns_takes_their_indices_at_fit():
+    """``interactions`` by name: the search fits the candidate with the columns' indices, shown as given."""
+    frame, y = _named_frame()
+    named, by_index = "trees:n_iter=5,interactions=income+age/weight", "trees:n_iter=5,interactions=0+1/3"
+    model = rankcore.AutoRanker(candidates=[named, "linear"], cv=2, bag_folds=False, random_state=0,
+                                n_jobs=1).fit(frame, y)
+    same = rankcore.AutoRanker(candidates=[by_index, "linear"], cv=2, bag_folds=False, random_state=0,
+                               n_jobs=1).fit(frame, y)
+    assert [row.name for row in model.leaderboard_] == [row.name.replace(by_index, named)
+                                                       for row in same.leaderboard_]
+    assert named in [row.name for row in model.leaderboard_] and named in model.cv_predictions_
+    for a, b in zip(model.leaderboard_, same.leaderboard_):
+        np.testing.assert_array_equal(a.fold_scores, b.fold_scores)
+    np.testing.assert_array_equal(model.decision_function(frame), same.decision_function(frame))
+    alone = rankcore.AutoRanker(candidates=[named], cv=2, bag_folds=False, random_state=0, n_jobs=1).fit(frame, y)
+    assert alone.best_candidate_ == named
+    assert alone.best_estimator_.learner_spec_.endswith("interactions=0+1/3")      # the member holds indices
+    loaded = model_from_dict(model_to_dict(alone))
+    assert loaded.best_candidate_ == named
+    np.testing.assert_array_equal(loaded.decision_function(frame), alone.decision_function(frame))
+
+
+def test_auto_trees_candidate_naming_columns_it_cannot_find_is_refused():
+    frame, y = _named_frame()
     spec = "trees:n_iter=5,interactions=income+age/weight"
-    with pytest.raises(ValueError, match=r"^candidates: 'trees:n_iter=5,interactions=income\+age/weight' gives "
-                                         r"columns of interactions by name, which AutoRanker's candidates do not "
-                                         r"take \(the search fits its folds as arrays\): give them by index, "
-                                         r"interactions=0\+1/3$"):
-        rankcore.AutoRanker(candidates=[spec, "linear"], cv=2, random_state=0).fit(frame, y)
-    with pytest.raises(ValueError, match=r"give each column by its index \(0 for the first column of X\)$"):
-        rankcore.AutoRanker(candidates=[spec], cv=2).fit(X, y)                   # an array: no names to map
-    with pytest.raises(ValueError, match=r"give each column by its index.*interactions: 'incme' is not a column"):
+    with pytest.raises(ValueError, match=r"^candidates: 'trees:interactions=incme': interactions: 'incme' is not a "
+                                         r"column of X \(the closest: 'income'\)"):
         rankcore.AutoRanker(candidates=["trees:interactions=incme"], cv=2).fit(frame, y)
-    model = rankcore.AutoRanker(candidates=["trees:n_iter=5,interactions=0+1/3"], cv=2, random_state=0).fit(frame, y)
-    assert model.best_candidate_ == "trees:n_iter=5,interactions=0+1/3"
+    with pytest.raises(ValueError, match=r"^candidates: 'trees:n_iter=5,interactions=income\+age/weight': "
+                                         r"interactions: the columns 'age', 'income', 'weight' are given by name, "
+                                         r"but X has no column names"):
+        rankcore.AutoRanker(candidates=[spec], cv=2).fit(frame.to_numpy(), y)     # an array: no names to map
+    with pytest.raises(ValueError, match=r"^candidates: 'trees:interactions=age\+zzz'.*'zzz' is not a column "
+                                         r"of X \(its columns: 'age', 'income', 'height', 'weight'\)"):
+        rankcore.AutoRanker(candidates=["linear", "trees:interactions=age+zzz"], cv=2).fit(frame, y)

@@ -54,10 +54,16 @@ def test_interaction_groups_by_the_file_s_column_names(small_data, tmp_path):
     assert status == 2 and "are given by name, but X has no column names" in err
 
 
-def test_auto_candidates_naming_columns_are_refused_with_their_indices(small_data, tmp_path):
+def test_auto_candidates_naming_columns_take_the_file_s_column_indices(small_data, tmp_path):
     d = small_data[0]
-    status, _, err = run_main("auto", d / "data.csv", "--candidates", "trees:n_iter=3,interactions=x0+x1/x2,linear",
-                              "--cv", "2", "--out", tmp_path / "auto.json", "-q")
-    assert status == 2, err
-    assert "candidates: 'trees:n_iter=3,interactions=x0+x1/x2' gives columns of interactions by name" in err
-    assert "give them by index, interactions=0+1/2" in err
+    spec = "trees:n_iter=3,interactions=x0+x1/x2"
+    status, _, err = run_main("auto", d / "data.csv", "--candidates", spec, "--cv", "2",
+                              "--out", tmp_path / "auto.json", "-q")
+    assert status == 0, err
+    model = rankcore.load_model(tmp_path / "auto.json")
+    assert model.best_candidate_ == spec and model.leaderboard_.rows[0].name == spec    # shown as given
+    assert all(m.learner_spec_.endswith("interactions=0+1/2") for m in model.best_estimator_.estimators)
+    status, _, err = run_main("auto", d / "data.csv", "--candidates", "trees:n_iter=3,interactions=x0+x11",
+                              "--cv", "2", "--out", tmp_path / "bad.json", "-q")
+    assert status == 2
+    assert "candidates: 'trees:n_iter=3,interactions=x0+x11': interactions: 'x11' is not a column of X" in err

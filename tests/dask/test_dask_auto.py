@@ -123,3 +123,21 @@ def test_dask_auto_ranker_feature_contributions_are_the_local_models(dask_client
     phi = remote.feature_contributions(X)
     np.testing.assert_array_equal(phi, local.feature_contributions(X))
     np.testing.assert_allclose(phi.sum(axis=1), remote.decision_function(X), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:interactions=.*in no group:UserWarning")
+def test_dask_auto_ranker_takes_interactions_by_name_like_the_in_process_search(dask_client):
+    """The workers resolve a candidate by its spec: one naming columns is sent with their indices."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame(rng.normal(size=(200, 3)), columns=["age", "income", "height"])
+    y = (frame.age + frame.income + 0.5 * rng.normal(size=200) > 0.5).astype(int).to_numpy()
+    params = dict(candidates=["trees:n_iter=6,interactions=income+age", "linear:n_epochs=2"], random_state=4,
+                  n_jobs=1)
+    remote = DaskAutoRanker(client=dask_client, **params).fit(frame, y)
+    local = rankcore.AutoRanker(**params).fit(frame, y)
+    assert "trees:n_iter=6,interactions=income+age" in [row.name for row in remote.leaderboard_]
+    for a, b in zip(remote.leaderboard_, local.leaderboard_):
+        assert a.name == b.name and a.status != "failed"
+        np.testing.assert_array_equal(a.fold_scores, b.fold_scores)
+    np.testing.assert_array_equal(remote.decision_function(frame), local.decision_function(frame))
