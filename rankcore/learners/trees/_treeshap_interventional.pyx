@@ -42,20 +42,18 @@ from libc.stdlib cimport calloc, free
 
 from rankcore._parallel cimport threads_for
 from rankcore.learners.trees._route cimport child_of
+from rankcore.learners.trees._treeshap_path cimport Forest
 
 
 cdef struct Nodes:
-    const int32_t* feature
-    const double* threshold
-    const uint8_t* nan_left
-    const int32_t* left
-    const int32_t* right
-    const double* value
-    const uint8_t* is_cat
-    const int64_t* cat_offset
-    const double* cat_values
+    Forest tree                 # the trees' nodes, as TreeSHAP reads them (no covers: the game needs none)
     const double* weight        # (D + 1)²: weight[p * stride + q] = p! q! / (p + q + 1)!
     Py_ssize_t stride
+
+
+cdef inline Py_ssize_t _child(const Forest* t, double v, Py_ssize_t k) noexcept nogil:
+    """The child (index within its tree) that value v takes at node k, as prediction routes it."""
+    return child_of(v, k, t.threshold, t.nan_left, t.left, t.right, t.is_cat, t.cat_offset, t.cat_values)
 
 
 cdef void _walk(const Nodes* f, Py_ssize_t k, Py_ssize_t base, const double* x, const double* z, uint8_t* side,
@@ -67,19 +65,15 @@ cdef void _walk(const Nodes* f, Py_ssize_t k, Py_ssize_t base, const double* x, 
     cdef double v
     cdef double x_sums[2]
     cdef double z_sums[2]
-    if f.left[k] < 0:
-        v = scale * f.value[k]
+    if f.tree.left[k] < 0:
+        v = scale * f.tree.value[k]
         sums[0] = v * f.weight[(a - 1) * f.stride + b] if a > 0 else 0.0
         sums[1] = v * f.weight[a * f.stride + b - 1] if b > 0 else 0.0
         return
-    j = f.feature[k]
-    to_x = child_of(x[j], k, f.threshold, f.nan_left, f.left, f.right, f.is_cat, f.cat_offset, f.cat_values)
-    if side[j] == 2:
-        to_x = child_of(z[j], k, f.threshold, f.nan_left, f.left, f.right, f.is_cat, f.cat_offset,
-                        f.cat_values)
-    elif side[j] == 0:
-        to_z = child_of(z[j], k, f.threshold, f.nan_left, f.left, f.right, f.is_cat, f.cat_offset,
-                        f.cat_values)
+    j = f.tree.feature[k]
+    to_x = _child(&f.tree, z[j] if side[j] == 2 else x[j], k)        # j in B: the hybrid holds z's value
+    if side[j] == 0:
+        to_z = _child(&f.tree, z[j], k)
         if to_z != to_x:        # x and z part: both ways, j charged to the side it follows
             side[j] = 1
             _walk(f, base + to_x, base, x, z, side, phi, scale, a + 1, b, x_sums)
@@ -139,10 +133,10 @@ def interventional_shap(const double[:, ::1] X,         # IN  (n, d) raw feature
                          "non-empty square table")
     if n == 0 or m == 0 or T == 0:
         return
-    f.feature, f.threshold, f.nan_left = &feature[0], &threshold[0], &nan_left[0]
-    f.left, f.right, f.value = &left[0], &right[0], &value[0]
-    f.is_cat, f.cat_offset = &is_cat[0], &cat_offset[0]
-    f.cat_values = &cat_values[0] if cat_values.shape[0] > 0 else NULL
+    f.tree.feature, f.tree.threshold, f.tree.nan_left = &feature[0], &threshold[0], &nan_left[0]
+    f.tree.left, f.tree.right, f.tree.value, f.tree.cover = &left[0], &right[0], &value[0], NULL
+    f.tree.is_cat, f.tree.cat_offset = &is_cat[0], &cat_offset[0]
+    f.tree.cat_values = &cat_values[0] if cat_values.shape[0] > 0 else NULL
     f.weight, f.stride = &weight[0, 0], weight.shape[1]
     n_threads = threads_for(<double> n * m * T, n_threads, 4096.0)
     sides = <uint8_t*> calloc(n_threads * d + 1, sizeof(uint8_t))
