@@ -140,9 +140,29 @@ class TreesCandidate(Candidate):
             named = resolve("learner", self.learner_spec()).with_column_names(feature_names)
         except ValueError as exc:
             raise ValueError(f"candidates: {self.spec!r}: {exc}") from None
-        if named.interactions == self.interactions:
+        if feature_names is None:       # columns by index, named by nothing
             return self
-        return type(self)(**{**self.params, "interactions": named.interactions}).shown_as(self.spec)
+        resolved = type(self)(**{**self.params, "interactions": named.interactions}).shown_as(self.spec)
+        resolved.__dict__["_column_names"] = [str(name) for name in feature_names]
+        return resolved
+
+    def named_warning(self, message: str) -> str:
+        """``message`` with the learner's "in no group" warning of ``interactions`` (its fit on arrays names the
+        columns by index), where it holds it, naming the candidate as asked for and X's columns by name (see
+        :meth:`with_column_names`)."""
+        from ..registry import resolve
+
+        names = self.__dict__.get("_column_names")
+        if names is None:
+            return message
+        learner = resolve("learner", self.learner_spec())
+        by_index = learner.unused_columns_message(len(names), None)
+        if by_index is None or by_index not in message:
+            return message
+        named = learner.unused_columns_message(len(names), names)
+        named = named.replace(f"interactions={learner.interactions!r} (learner {learner.name!r})",
+                              f"candidate {self.spec!r}", 1)
+        return message.replace(by_index, named.replace(" (interactions counts the feature columns from 0)", ""))
 
     def build(self, context: CandidateContext) -> Any:
         from ..push import boost

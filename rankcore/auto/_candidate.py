@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -20,9 +21,9 @@ import numpy as np
 
 from ..spec import Component, SpecError, parse_spec
 
-__all__ = ["Candidate", "CandidateContext", "build_estimator", "fit_estimator", "candidate_scores",
-           "registered_candidates", "NO_SAMPLE_WEIGHT", "NO_INIT_SCORE", "NO_POSITION", "fit_takes_sample_weight",
-           "fit_takes"]
+__all__ = ["Candidate", "CandidateContext", "build_estimator", "fit_estimator", "warnings_named_by",
+           "candidate_scores", "registered_candidates", "NO_SAMPLE_WEIGHT", "NO_INIT_SCORE", "NO_POSITION",
+           "fit_takes_sample_weight", "fit_takes"]
 
 #: The skip reason of a candidate whose estimator takes no ``sample_weight``, on a weighted fit.
 NO_SAMPLE_WEIGHT = "takes no sample_weight"
@@ -187,6 +188,12 @@ class Candidate(Component):
         on arrays; ``self`` when it names none (the default).  AutoRanker calls it before any fit; a name it cannot
         resolve is a ValueError naming ``candidates``."""
         return self
+
+    def named_warning(self, message: str) -> str:
+        """``message``, the text of a warning of this candidate's fit, naming X's columns by name where the fit
+        (on arrays) named them by index; as given by default (and for a candidate not made by
+        :meth:`with_column_names`)."""
+        return message
 
     @classmethod
     def declaration_problem(cls) -> str | None:
@@ -357,6 +364,20 @@ def fit_estimator(estimator: Any, X: np.ndarray, y: np.ndarray, qid: np.ndarray 
         with config_context(enable_metadata_routing=False):
             return estimator.fit(X, y, **{f"{estimator.steps[-1][0]}__{name}": v for name, v in given.items()})
     return estimator.fit(X, y, **given)
+
+
+@contextmanager
+def warnings_named_by(candidate: Candidate):
+    """Within it, the warnings raised are held and raised again on leaving, each with its text as
+    ``candidate.named_warning`` gives it (the fit's place in the caller's code kept): the warnings of a fit on
+    arrays naming X's columns as the caller named them (those of a fit that fails are dropped with it)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        warnings.warn_explicit(candidate.named_warning(str(w.message)), w.category, w.filename, w.lineno)
 
 
 def candidate_scores(estimator: Any, X: Any) -> np.ndarray:

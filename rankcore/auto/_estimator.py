@@ -31,7 +31,7 @@ from ..validation import (INTERACTION_MAX_BYTES, check_bipartite_target, check_i
                           check_same_length, effective_n_threads, int_seed, reject_1d)
 from ._bag import FoldBag, standardization
 from ._candidate import (NO_SAMPLE_WEIGHT, Candidate, build_estimator, candidate_scores, fit_estimator,
-                         registered_candidates)
+                         registered_candidates, warnings_named_by)
 from ._queries import QUERY_METRIC, PerQueryMean, QueryData, canonical_order, check_grades, query_labels
 from ._params import AUTO_FITTED, AUTO_PARAMETERS
 from ._progress import SearchEvent, SearchProgress, check_callbacks
@@ -562,6 +562,8 @@ class AutoRanker(TreeExport, Ranker):
         from ._folds import Units
 
         specs = [candidate.spec for candidate in candidates]
+        # the folds' fits (on arrays) named X's columns by index
+        outcome.warnings = {c: candidates[c].named_warning(text) for c, text in outcome.warnings.items()}
         alive = outcome.survivors
         if not alive:
             failures = "; ".join(f"{specs[c]}: {e}" for c, e in outcome.errors.items()) or "no time to fit any"
@@ -657,7 +659,8 @@ class AutoRanker(TreeExport, Ranker):
             for c in members:
                 try:
                     estimator = build_estimator(candidates[c], context, context.has_missing)
-                    fit_estimator(estimator, X, y, qid, sample_weight, init, places)
+                    with warnings_named_by(candidates[c]):      # the fit on arrays names X's columns by index
+                        fit_estimator(estimator, X, y, qid, sample_weight, init, places)
                     fitted.append(estimator)
                 except Exception as exc:  # noqa: BLE001 - recorded; the next choice is refitted
                     failures[c] = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]

@@ -2,6 +2,8 @@
 
 from dataclasses import replace
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -264,7 +266,7 @@ def _named_frame():
     return pd.DataFrame(X, columns=["age", "income", "height", "weight"]), y
 
 
-@pytest.mark.filterwarnings("ignore:interactions=.*in no group:UserWarning")
+@pytest.mark.filterwarnings("ignore:candidate 'trees.*in no group:UserWarning")
 def test_auto_trees_candidate_naming_columns_takes_their_indices_at_fit():
     """``interactions`` by name: the search fits the candidate with the columns' indices, shown as given."""
     frame, y = _named_frame()
@@ -285,6 +287,29 @@ def test_auto_trees_candidate_naming_columns_takes_their_indices_at_fit():
     loaded = model_from_dict(model_to_dict(alone))
     assert loaded.best_candidate_ == named
     np.testing.assert_array_equal(loaded.decision_function(frame), alone.decision_function(frame))
+
+
+@pytest.mark.parametrize("spec", ["trees:n_iter=5,interactions=income+age", "trees:n_iter=5,interactions=1+0"])
+def test_auto_trees_candidate_warns_of_columns_in_no_group_by_their_names(spec):
+    """The members fit on arrays, whose warning names columns by index: the user's warning and the leaderboard's
+    note name the candidate as asked for and X's columns by name, once for the refit."""
+    frame, y = _named_frame()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = rankcore.AutoRanker(candidates=[spec], cv=2, bag_folds=False, random_state=0, n_jobs=1).fit(frame, y)
+    said = [str(w.message) for w in caught if "in no group" in str(w.message)]
+    expected = (f"candidate {spec!r} puts the feature columns height (column 2), weight (column 3) in no group, "
+                "so no tree splits them")
+    assert said == [expected]
+    assert caught[0].filename == __file__                       # shown at the caller's line, as the member's is
+    assert model.leaderboard_[spec].note.endswith(f"fold 1 warned: UserWarning: {expected}")
+    with warnings.catch_warnings(record=True) as caught:        # an array: the columns by index, as the learner's
+        warnings.simplefilter("always")
+        rankcore.AutoRanker(candidates=["trees:n_iter=5,interactions=1+0"], cv=2, bag_folds=False, random_state=0,
+                            n_jobs=1).fit(frame.to_numpy(), y)
+    assert [str(w.message) for w in caught if "in no group" in str(w.message)] == [
+        "interactions='0+1' (learner 'trees') puts the feature columns 2, 3 in no group, so no tree splits them "
+        "(interactions counts the feature columns from 0)"]
 
 
 def test_auto_trees_candidate_naming_columns_it_cannot_find_is_refused():

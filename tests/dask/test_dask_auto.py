@@ -125,7 +125,7 @@ def test_dask_auto_ranker_feature_contributions_are_the_local_models(dask_client
     np.testing.assert_allclose(phi.sum(axis=1), remote.decision_function(X), rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.filterwarnings("ignore:interactions=.*in no group:UserWarning")
+@pytest.mark.filterwarnings("ignore:candidate .trees.*in no group:UserWarning")
 def test_dask_auto_ranker_takes_interactions_by_name_like_the_in_process_search(dask_client):
     """The workers resolve a candidate by its spec: one naming columns is sent with their indices."""
     pd = pytest.importorskip("pandas")
