@@ -95,19 +95,26 @@ def xgboost_model_string(rankers, alphas, n_features: int, *, feature_names=None
         A categorical split holding a category that is not an integer from 0
         to :data:`MAX_XGBOOST_CATEGORY`, a split of a feature beyond
         ``n_features``, a leaf value or offset that is not finite in
-        float32, or bad names.
+        float32, largest leaves whose sum is not (XGBoost sums in float32),
+        or bad names.
     """
     if len(rankers) != len(alphas):
         raise ValueError(f"{owner}: {len(rankers)} weak rankers but {len(alphas)} coefficients")
     names = [] if feature_names is None else _xgboost_names(checked_feature_names(feature_names, n_features))
-    trees = []
+    trees, reach = [], 0.0
     for t, (ranker, alpha) in enumerate(zip(rankers, alphas)):
         where = f"{owner}: tree {t}"
         nodes = _breadth_first(_ranker_nodes(ranker, float(alpha), where))
         trees.append(_tree_object(nodes, len(trees), n_features, where))
+        reach += max(abs(node.value) for node in nodes if node.left < 0)
     if offset is not None:
-        trees.append(_tree_object(_table_nodes(constant_tree(offset, owner)), len(trees), n_features,
-                                  f"{owner}: the offset"))
+        nodes = _table_nodes(constant_tree(offset, owner))
+        trees.append(_tree_object(nodes, len(trees), n_features, f"{owner}: the offset"))
+        reach += max(abs(node.value) for node in nodes if node.left < 0)
+    if reach > FLOAT32_MAX:
+        # XGBoost adds the leaves in float32: a row may reach inf although every leaf is finite
+        raise ValueError(f"{owner}: the trees' largest leaves add up to {reach:.4g}, beyond float32's "
+                         f"{FLOAT32_MAX:.4g}, where XGBoost sums its scores: a row's score could overflow to inf")
     types = ["float"] * n_features
     for j in xgboost_categorical_features(rankers, categories):
         types[j] = "c"

@@ -182,6 +182,12 @@ def test_refusals():
         xgboost_model_string([big], [1.0], 1)
     with pytest.raises(ValueError, match=r"leaf value 2e\+39; XGBoost holds finite float32"):
         xgboost_model_string([ThresholdRanker(0, 0.5)], [2e39], 1)
+    stump = ThresholdRanker(0, 0.5)           # leaves 0 and α: the largest leaves add up to 3e38, then 4.5e38
+    xgboost_model_string([stump, stump], [1.5e38, 1.5e38], 1)
+    with pytest.raises(ValueError, match=r"largest leaves add up to 4\.5e\+38, beyond float32's 3\.403e\+38"):
+        xgboost_model_string([stump, stump, stump], [1.5e38, 1.5e38, 1.5e38], 1)
+    with pytest.raises(ValueError, match=r"largest leaves add up to 4e\+38"):
+        xgboost_model_string([stump, stump], [1.5e38, 1.5e38], 1, offset=-1e38)
     empty = TreeRanker([0, -1, -1], [0.0, 0.0, 0.0], [1, 0, 0], [1, -1, -1], [2, -1, -1], [0.0, 1.0, 2.0],
                        [1.0, 0.0, 0.0], categories=[np.array([]), None, None])
     rows = np.array([[0.0], [3.0], [np.nan], [-1.0]], dtype=np.float32)      # NaN alone goes left
