@@ -3,7 +3,8 @@
 The background is read by the same checks as the rows explained (the
 features of fit, a DataFrame's columns by name, NaN where the model routes
 it), so a background the model could not score is refused; the checks'
-messages name ``background`` instead of X.
+messages name ``background`` instead of X.  ``groups`` (players of several
+columns, :func:`check_groups`) are given as one integer label per column.
 """
 
 from __future__ import annotations
@@ -13,10 +14,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["BACKGROUND_ADVICE", "check_background"]
+__all__ = ["BACKGROUND_ADVICE", "GROUPS_REFUSED", "check_background", "check_groups", "group_labels"]
 
 #: Said where ``background`` is documented: the cost grows with its rows.
 BACKGROUND_ADVICE = "a few hundred rows, at most about 1,000: the time grows with their number, the memory does not"
+#: Why ``groups`` needs a background.
+GROUPS_REFUSED = ("groups: only with background rows (background=...): a group's interventional value is its "
+                  "Shapley value as one player of the game against the background; the path-dependent values "
+                  "of a group are not defined by summing its columns' values")
 
 
 def check_background(check: Callable[[Any], np.ndarray], background) -> np.ndarray:
@@ -35,3 +40,47 @@ def check_background(check: Callable[[Any], np.ndarray], background) -> np.ndarr
         message = str(exc).strip()
         named = re.sub(r"^X\b", "background", message)
         raise type(exc)(named if named != message else f"background: {message}") from None
+
+
+def check_groups(groups, n_features: int, background) -> np.ndarray | None:
+    """``groups`` as (n_features,) int32 labels 0..G−1, each used at least once (None: None), given a background.
+
+    The one form taken is an array-like of one integer label per column
+    (columns of one label are one player); a list of lists of columns,
+    column names, or non-integer labels are refused with a ``TypeError``
+    saying how to write them, a wrong length or labels not 0..G−1 with a
+    ``ValueError``, and ``groups`` without ``background`` with a
+    ``ValueError`` naming both.  O(n_features).
+    """
+    if groups is None:
+        return None
+    if background is None:
+        raise ValueError(GROUPS_REFUSED)
+    return group_labels(groups, n_features)
+
+
+def group_labels(groups, n_features: int) -> np.ndarray:
+    """``groups`` checked as :func:`check_groups` checks it, background or not: (n_features,) int32 labels."""
+    how = (f"one integer label per column ({n_features} labels 0..G−1; columns of one label are one player, "
+           f"e.g. [0, 0, 0, 1, 2] groups the first three of five columns)")
+    if isinstance(groups, (str, bytes, dict, set)):
+        raise TypeError(f"groups: expected {how}, got a {type(groups).__name__}")
+    try:
+        labels = np.asarray(groups)
+    except ValueError:              # a ragged list of lists
+        labels = None
+    if labels is None or labels.ndim != 1 or labels.dtype == object:
+        raise TypeError(f"groups: expected {how}, got a list of lists (or a {getattr(labels, 'ndim', 'ragged')}-D "
+                        f"array): give the columns of one group the same label")
+    if labels.shape[0] and labels.dtype.kind not in "iu":
+        raise TypeError(f"groups: expected {how}, got labels of dtype {labels.dtype} (column names are not "
+                        f"taken: label the columns by their positions)")
+    if labels.shape[0] != n_features:
+        raise ValueError(f"groups: expected {n_features} labels, one per feature, got {labels.shape[0]}")
+    if n_features and labels.min() < 0:
+        raise ValueError(f"groups: expected labels 0..G−1, got {int(labels.min())}")
+    unused = np.flatnonzero(np.bincount(labels.astype(np.intp)) == 0) if n_features else ()
+    if len(unused):
+        raise ValueError(f"groups: expected the labels 0..{int(labels.max())}, each used at least once; "
+                         f"{int(unused[0])} is not (renumber them: np.unique(groups, return_inverse=True)[1])")
+    return np.ascontiguousarray(labels, dtype=np.int32)

@@ -412,16 +412,16 @@ class _RawScores:
         except TypeError:
             return self.model.predict(X, output_margin=True)      # XGBoost
 
-    def feature_contributions(self, X, background=None):
+    def feature_contributions(self, X, background=None, groups=None):
         """The library's exact TreeSHAP values of the raw margin: (n, d + 1), the expected margin last.
 
         LightGBM's ``predict(X, pred_contrib=True)`` (float64) and XGBoost's
         ``pred_contribs=True`` (float32: rows sum to the margin up to float32
         rounding), each row summing to :meth:`decision_function`.  Both are
-        path-dependent: a ``background`` (interventional values) is refused
-        with a ``TypeError``.
+        path-dependent: a ``background`` (interventional values, of ``groups``
+        of columns or not) is refused with a ``TypeError``.
         """
-        if background is not None:
+        if background is not None or groups is not None:
             raise TypeError("LightGBM and XGBoost compute path-dependent TreeSHAP values only (pred_contrib), not "
                             "interventional ones against background rows")
         if hasattr(self.model, "get_booster"):                    # XGBoost

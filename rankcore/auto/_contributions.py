@@ -15,6 +15,11 @@ A member behind the missing-value imputer (or a standard scaler) is explained
 on the columns it reads: a scaled column is the same feature, a filled
 column is its original column, and a missing-value indicator's value is added
 to the column it indicates, so every output column is an original one.
+Against background rows (interventional values) a filled column and its
+indicator -- both functions of the one original column -- are instead one
+player of the member's game (its ``groups``), so the values are exactly the
+Shapley values of the game of X's columns (or of the caller's groups of
+them), not sums of two players' values.
 """
 
 from __future__ import annotations
@@ -62,16 +67,22 @@ class ScoreComposition:
     def __init__(self, members: list[_Member]):
         self.members = members
 
-    def contributions(self, X: np.ndarray, background: np.ndarray | None = None) -> np.ndarray:
+    def contributions(self, X: np.ndarray, background: np.ndarray | None = None,
+                      groups: np.ndarray | None = None) -> np.ndarray:
         """(n, d + 1) float64: Σ_m a_m φ_m(x) per original column, then Σ_m a_m φ0_m + b.
 
         With ``background`` (rows encoded as X), each member's interventional
-        values against it (read through the member's steps as X is), and the
-        expected value Σ_m a_m E_z f_m(z) + b = E_z F(z).  Time: the members'
-        TreeSHAP (one call each); memory O(n · d) besides one member's output
-        at a time.
+        values against it (read through the member's steps as X is, each
+        imputed column and its indicator one player), and the expected value
+        Σ_m a_m E_z f_m(z) + b = E_z F(z); with ``groups`` as well (checked
+        (d,) labels 0..G−1) the (n, G + 1) values of the groups as players.
+        Time: the members' TreeSHAP (one call each); memory O(n · d) besides
+        one member's output at a time.
         """
-        return self._composed(X, "feature_contributions", {} if background is None else {"background": background})
+        options = {} if background is None else {"background": background}
+        if groups is not None:
+            options["groups"] = groups
+        return self._composed(X, "feature_contributions", options)
 
     def interactions(self, X: np.ndarray, max_bytes) -> np.ndarray:
         """(n, d + 1, d + 1) float64: Σ_m a_m Φ_m(x) per pair of original columns, Σ_m a_m φ0_m + b at (d, d).
@@ -84,6 +95,8 @@ class ScoreComposition:
 
     def _composed(self, X: np.ndarray, method: str, options: dict) -> np.ndarray:
         n, d = X.shape
+        if options.get("groups") is not None:          # the players' columns: G of them
+            d = int(options["groups"].max(initial=-1)) + 1
         if n > 1 and len(self.members) > 1:
             for member in self.members[1:]:          # a bag's model without covers refuses before any real work
                 _member_values(member, X[:1], method, options)
@@ -100,17 +113,24 @@ class ScoreComposition:
 def _member_values(member: _Member, X: np.ndarray, method: str = "feature_contributions",
                    options: dict | None = None) -> np.ndarray:
     """The member's ``method`` values on the original columns (indicators added to the columns they indicate): (n,
-    d + 1) contributions, or (n, d + 1, d + 1) interactions (the indicators' rows and columns added)."""
+    d + 1) contributions, or (n, d + 1, d + 1) interactions (the indicators' rows and columns added); against a
+    background, each indicator and its column one player of the member's game ((n, G + 1) with ``groups``)."""
     d = X.shape[1]
     owner = f"AutoRanker.{method}"
     options = dict(options or {})
+    groups = options.pop("groups", None)
+    players = np.arange(d, dtype=np.int32) if groups is None else groups
     Z, indicated = X, []
     for step in member.steps:
         if isinstance(step, MissingValueImputer):
             indicated.append((Z.shape[1], np.asarray(step.indicator_features_, dtype=np.intp)))
+            players = np.concatenate([players, players[indicated[-1][1]]])     # an indicator: its column's player
         Z = step.transform(Z)
         if options.get("background") is not None:       # the background is read as X is
             options["background"] = step.transform(options["background"])
+    if options.get("background") is not None and (indicated or groups is not None):
+        options["groups"], indicated = players, []     # the players' values: nothing left to add up
+        d = int(players.max(initial=-1)) + 1
     what = "interventional contributions" if options.get("background") is not None else method
     try:
         values = np.asarray(getattr(member.model, method)(Z, **options), dtype=np.float64)
@@ -122,7 +142,7 @@ def _member_values(member: _Member, X: np.ndarray, method: str = "feature_contri
     except ValueError as exc:
         # a model file without covers: the model of the bag at fault is named
         raise ValueError(f"{owner}: candidate {member.name!r}{member.where}: {exc}") from exc
-    width = Z.shape[1] + 1
+    width = Z.shape[1] + 1 if "groups" not in options else d + 1
     expected = (Z.shape[0],) + ((width, width) if method == "feature_interactions" else (width,))
     if values.shape != expected:
         raise ValueError(f"{owner}: candidate {member.name!r}{member.where} gave values of shape {values.shape}, "

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._background import check_background
+from .._background import check_background, check_groups
 from .._blas import blas_limit
 from .._categories import encode_categories
 from .._setup import EstimatorSetup
@@ -703,7 +703,7 @@ class AutoRanker(TreeExport, Ranker):
         return X_arr
 
     @reads_a_snapshot
-    def feature_contributions(self, X, background=None) -> np.ndarray:
+    def feature_contributions(self, X, background=None, *, groups=None) -> np.ndarray:
         """Each feature's contribution to each row's score: exact TreeSHAP values of the chosen model.
 
         SHAP values are linear in the model explained, so for a chosen model
@@ -724,9 +724,8 @@ class AutoRanker(TreeExport, Ranker):
         rows, the interventional SHAP values instead (composed the same way;
         the expected value is the background's mean score): see
         :meth:`rankcore.PushBoost.feature_contributions`.  Behind the imputer
-        they are the imputed columns' values added up, not the Shapley values
-        of X's columns where x and a background row disagree on whether a
-        column is missing (``docs/auto.md``).
+        a filled column and its indicator are one player, X's column, so
+        these are exactly the Shapley values of X's columns.
 
         Parameters
         ----------
@@ -737,10 +736,15 @@ class AutoRanker(TreeExport, Ranker):
             TreeSHAP), checked as X is; a few hundred rows, at most about
             1,000, are recommended.  Only ``trees`` candidates have them
             (a ``lightgbm`` or ``xgboost`` one: ``TypeError``).
+        groups : array-like of int of shape (n_features,), optional
+            With ``background`` only: each column's group, labels 0..G−1
+            each used, a group's columns one player (as
+            :meth:`rankcore.PushBoost.feature_contributions` takes them).
 
         Returns
         -------
         ndarray of float64, shape (n_samples, n_features + 1)
+            (n_samples, G + 1) with ``groups``.
 
         Raises
         ------
@@ -752,16 +756,17 @@ class AutoRanker(TreeExport, Ranker):
             message names the candidate.
         ValueError
             A model was loaded from a file written without covers (refit
-            it), or X does not fit the model.
+            it), X does not fit the model, or ``groups`` without background.
         """
         from ._contributions import score_composition
 
         check_is_fitted(self)
         composition = score_composition(self.best_estimator_, self.best_candidate_, getattr(self, "_candidate", None))
+        labels = check_groups(groups, self.n_features_in_, background)
         X_arr = self._prediction_rows(X)
         if background is None:
             return composition.contributions(X_arr)
-        return composition.contributions(X_arr, check_background(self._prediction_rows, background))
+        return composition.contributions(X_arr, check_background(self._prediction_rows, background), labels)
 
     @reads_a_snapshot
     def feature_interactions(self, X, *, max_bytes: int | None = INTERACTION_MAX_BYTES) -> np.ndarray:

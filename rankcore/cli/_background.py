@@ -7,6 +7,10 @@ features only: the label (if any), and the columns DATA's options set aside
 file has them, and need not be there -- a sample of the training file and a
 file of features alone both serve, in any of the formats DATA may have (a
 CSV DATA's ``--drop`` names no column of a LIBSVM, .npz or .npy file).
+
+``--groups a+b+c,d+e`` makes each group of columns one player of the
+interventional game (``feature_contributions(..., groups=...)``): the
+columns by the names the output shows, the others alone.
 """
 
 from __future__ import annotations
@@ -18,17 +22,25 @@ import numpy as np
 
 from . import CommandError
 
-__all__ = ["BACKGROUND_HELP", "check_background_options", "read_background"]
+__all__ = ["BACKGROUND_HELP", "GROUPS_HELP", "check_background_options", "read_background", "read_groups"]
 
 BACKGROUND_HELP = ("interventional SHAP values instead of path-dependent TreeSHAP: each feature's contribution "
                    "averaged over these reference rows (read as DATA is, e.g. a sample of the training rows; a few "
                    "hundred rows, at most about 1,000: the time grows with their number), and the expected score "
                    "their mean score")
+GROUPS_HELP = ("with --background: each group of columns one player, taking the row's values or a background row's "
+               "together (e.g. the columns of a one-hot-encoded variable): names as the output shows them, '+' "
+               "within a group, ',' between groups (a+b+c,d+e); the other columns alone. One contribution per group "
+               "(contribution:a+b+c), the players in the order of their first columns")
 
 
 def check_background_options(args) -> None:
-    """Refuse, before any file is read, ``--background`` with the outputs that take none."""
+    """Refuse, before any file is read, ``--background`` with the outputs that take none, ``--groups`` without it."""
     if getattr(args, "background", None) is None:
+        if getattr(args, "groups", None) is not None:
+            raise CommandError("--groups: only with --background FILE (a group's interventional value is its "
+                               "Shapley value as one player against those rows; path-dependent values of a group "
+                               "are not the sum of its columns')")
         return
     for option, what in (("permutation", "permutation importances shuffle the rows' own columns"),
                          ("interactions", "SHAP interaction values are path-dependent here")):
@@ -52,6 +64,31 @@ def read_background(args, model, model_path: str):
     if Z.shape[0] == 0:
         raise CommandError(f"--background {path}: no rows; the values are averaged over its rows")
     return Z
+
+
+def read_groups(spec: str, names: list[str]) -> tuple[np.ndarray, list[str], list[list[int]]]:
+    """``(labels, player names, each player's columns)`` of ``--groups SPEC`` over the columns ``names``.
+
+    Players are numbered in the order of their first columns, a group named
+    by its columns joined by ``+`` in the columns' order.  O(d).
+    """
+    position = {name: j for j, name in enumerate(names)}
+    group_of: dict[int, int] = {}
+    for g, text in enumerate(spec.split(",")):
+        members = [m.strip() for m in text.split("+")]
+        if not all(members):
+            raise CommandError(f"--groups {spec!r}: an empty group or column name; write the groups as a+b+c,d+e")
+        for name in members:
+            if name not in position:
+                raise CommandError(f"--groups: no column {name!r}; the columns are {', '.join(names)}")
+            if position[name] in group_of:
+                raise CommandError(f"--groups: column {name!r} is named twice; a column is in one group")
+            group_of[position[name]] = g
+    keys = [("group", group_of[j]) if j in group_of else ("column", j) for j in range(len(names))]
+    number = {key: i for i, key in enumerate(dict.fromkeys(keys))}
+    labels = np.array([number[key] for key in keys], dtype=np.int32)
+    players = [np.flatnonzero(labels == p).tolist() for p in range(len(number))]
+    return labels, ["+".join(names[j] for j in columns) for columns in players], players
 
 
 def _own_label_and_drop(args, path: str, aside: list[str], n_features: int) -> tuple:

@@ -45,9 +45,14 @@ class Explanations:
         those rows (an array of row indices), shape (len(rows), n_features +
         1): one column per feature, then the expected score.
     names : list of str
-        The features, in the columns' order.
+        The features, in the columns' order (with ``players``: the players').
     id_column : str or None
         The ``--id`` column naming the rows (None: their row numbers, from 1).
+    players : list of list of int, optional
+        With ``--groups``: each contribution's columns of the data (a
+        player's values shown as its columns' values joined by ``/``).
+    column_names : list of str, optional
+        With ``players``: the data's columns, in order.
     """
 
     data: Any
@@ -55,6 +60,8 @@ class Explanations:
     contributions: Callable[[np.ndarray], np.ndarray]
     names: list[str]
     id_column: str | None
+    players: list[list[int]] | None = None
+    column_names: list[str] | None = None
 
     def ids(self) -> tuple[str, np.ndarray]:
         """The rows' names: ``(header, values)``, the ``--id`` column or the row numbers (1 = first row)."""
@@ -70,11 +77,17 @@ class Explanations:
         return data.qid_name, data.qid
 
     def value(self, row: int, j: int) -> str:
-        """Feature ``j`` of ``row`` as the file gives it: a category's text, ``missing`` for NaN, else the number."""
+        """Feature ``j`` of ``row`` as the file gives it: a category's text, ``missing`` for NaN, else the number
+        (a player of several columns: their values joined by ``/``)."""
+        if self.players is not None:
+            return "/".join(self._column_value(row, c, self.column_names[c]) for c in self.players[j])
+        return self._column_value(row, j, self.names[j])
+
+    def _column_value(self, row: int, j: int, name: str) -> str:
         x = self.data.X[row, j]
         if math.isnan(x):
             return "missing"
-        categories = self.data.categories.get(self.names[j])
+        categories = self.data.categories.get(name)
         if categories is not None:
             return str(_item(categories[int(x)]))
         return repr(_item(float(x)))       # the shortest text that reads back as x: 640000.891, not 640001

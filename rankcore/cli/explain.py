@@ -8,7 +8,7 @@ import argparse
 import sys
 
 from . import CommandError
-from ._background import BACKGROUND_HELP, check_background_options, read_background
+from ._background import BACKGROUND_HELP, GROUPS_HELP, check_background_options, read_background, read_groups
 from ._columns import load_for_model, model_features
 from ._common import add_data_options, add_force_option, info, positive_int
 from ._outputs import output_file, output_name
@@ -42,11 +42,12 @@ def add_parser(subparsers):
                     "table of features. --interactions ranks the pairs of features by their mean |SHAP interaction\n"
                     "value| over the rows (--per-row: each row's values, one record per row and pair).\n"
                     "--background FILE gives interventional SHAP values instead: each contribution averaged over\n"
-                    "FILE's rows, the expected score their mean score.",
+                    "FILE's rows, the expected score their mean score; --groups a+b+c makes columns one player.",
         epilog="examples:\n"
                "  rankcore explain trees.json loans.csv --id loan --top 20\n"
                "  rankcore explain trees.json loans.csv --id loan --out contributions.csv\n"
                "  rankcore explain trees.json loans.csv --id loan --background sample.csv\n"
+               "  rankcore explain trees.json loans.csv --background sample.csv --groups red+green+blue\n"
                "  rankcore explain trees.json queries.csv --qid query --top 3 --features 5\n"
                "  rankcore explain model.json queries.csv --qid query --permutation --scoring ndcg@k:5\n"
                "  rankcore explain trees.json loans.csv --interactions --out pairs.csv\n"
@@ -88,6 +89,7 @@ def add_parser(subparsers):
                             "feature_i <= feature_j whose value is not 0 (the same feature twice: its main effect)")
     add_permutation_options(parser)
     parser.add_argument("--background", metavar="FILE", help=BACKGROUND_HELP)
+    parser.add_argument("--groups", metavar="A+B,C+D", help=GROUPS_HELP)
     return parser
 
 
@@ -103,10 +105,14 @@ def run(args) -> int:
     check_explains(model, args.model, "feature_interactions" if args.interactions else "feature_contributions")
     data, X = load_for_model(args, args.data, model, args.model, require_label=False, keep=keep, queries=True)
     background = read_background(args, model, args.model) if args.background else None
+    names = model_features(model) or list(data.feature_names)
+    labels, players = None, None
+    if args.groups is not None:
+        labels, player_names, players = read_groups(args.groups, names)
 
     def explain(rows):
-        return contributions(model, args.model, X.iloc[rows] if hasattr(X, "iloc") else X[rows], data.n_features,
-                             background)
+        return contributions(model, args.model, X.iloc[rows] if hasattr(X, "iloc") else X[rows],
+                             data.n_features if labels is None else len(players), background, labels)
 
     def pairs(rows):
         return interaction_values(model, args.model, X.iloc[rows] if hasattr(X, "iloc") else X[rows],
@@ -116,8 +122,8 @@ def run(args) -> int:
     (pairs if args.interactions else explain)(np.arange(1))
     check_model_missing(model, args.model, data)
     scores = with_init_scores(decision_scores(model, X), data)
-    explained = Explanations(data=data, scores=scores, contributions=explain,
-                             names=model_features(model) or list(data.feature_names), id_column=args.id_column)
+    explained = Explanations(data=data, scores=scores, contributions=explain, id_column=args.id_column,
+                             names=names if labels is None else player_names, players=players, column_names=names)
     fmt = args.table_format or ("csv" if args.out else "text")
     top = args.top if args.top is not None or fmt != "text" or args.summary or args.interactions else DEFAULT_TOP
     rows, ranks = ranked_rows(scores, data.qid, top)
@@ -204,9 +210,9 @@ def interaction_values(model, model_path: str, X, n_features: int):
     return phi
 
 
-def contributions(model, model_path: str, X, n_features: int, background=None):
-    """The model's ``feature_contributions(X)`` (``background``: the interventional values against those rows) as
-    float64, shape (n_rows, n_features + 1), checked.
+def contributions(model, model_path: str, X, n_features: int, background=None, groups=None):
+    """The model's ``feature_contributions(X)`` (``background``: the interventional values against those rows, of
+    the players ``groups`` labels, ``n_features`` of them) as float64, shape (n_rows, n_features + 1), checked.
 
     A ``TypeError`` of the method is a model that has it but cannot compute
     them (a push model of stumps): said as the refusal of
@@ -218,7 +224,7 @@ def contributions(model, model_path: str, X, n_features: int, background=None):
 
     try:
         phi = model.feature_contributions(X) if background is None else \
-            model.feature_contributions(X, background=background)
+            model.feature_contributions(X, background=background, **({} if groups is None else {"groups": groups}))
     except TypeError as exc:
         raise CommandError(f"the model {model_path} ({describe_estimator(model)}) cannot explain its scores: "
                            f"{exc}; {_how_to_explain(model)}") from None

@@ -115,10 +115,10 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
         :meth:`fit` computes it (its ``category`` columns then read by value), and the scores are a NumPy array."""
         return super().decision_function(_computed(X))
 
-    def feature_contributions(self, X, background=None) -> np.ndarray:
-        """:meth:`rankcore.AutoRanker.feature_contributions` of X (and of ``background``, interventional values), a
-        Dask collection computed to the client first."""
-        return super().feature_contributions(_computed(X), background=_computed(background))
+    def feature_contributions(self, X, background=None, *, groups=None) -> np.ndarray:
+        """:meth:`rankcore.AutoRanker.feature_contributions` of X (and of ``background``, interventional values, with
+        ``groups`` of columns), a Dask collection computed to the client first."""
+        return super().feature_contributions(_computed(X), background=_computed(background), groups=groups)
 
     def feature_interactions(self, X, **kwargs) -> np.ndarray:
         """:meth:`rankcore.AutoRanker.feature_interactions` of X, a Dask collection computed to the client first."""

@@ -5,7 +5,8 @@ in-memory estimator (one thread: the same values); the checks -- a tree
 learner, covers, X's columns, a background's rows -- run on the client
 before any chunk.  A background (interventional values) is a few hundred
 rows: computed to the client if a Dask collection, checked as the in-memory
-estimator checks it, and sent with every chunk's task.
+estimator checks it, and sent with every chunk's task, as are ``groups``
+(one label per column) when given.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._background import check_background
+from .._background import check_background, check_groups
 from .._threadsafe import reads_a_snapshot
 from ..validation import INTERACTION_MAX_BYTES, check_interaction_size, check_matrix
 from ._inputs import is_dask_collection
@@ -28,11 +29,12 @@ def chunk_rows(X, allow_nan: bool):
                         allow_nan=allow_nan)
 
 
-def _contributions_chunk(X, contributions, rankers, alphas, allow_nan=False, background=None):
+def _contributions_chunk(X, contributions, rankers, alphas, allow_nan=False, background=None, groups=None):
     """``feature_contributions`` of one chunk, with the arithmetic of the in-memory estimator (one thread)."""
     if background is None:
         return contributions(rankers, alphas, chunk_rows(X, allow_nan), 1)
-    return contributions(rankers, alphas, chunk_rows(X, allow_nan), 1, background=background)
+    options = {} if groups is None else {"groups": groups}
+    return contributions(rankers, alphas, chunk_rows(X, allow_nan), 1, background=background, **options)
 
 
 def _interactions_chunk(X, interactions, rankers, alphas, allow_nan=False, max_bytes=None):
@@ -45,24 +47,28 @@ class DaskExplanations:
     collection (``_dask_matrix``, ``_routes_nan`` and the fitted trees are the estimator's)."""
 
     @reads_a_snapshot
-    def feature_contributions(self, X, background=None):
+    def feature_contributions(self, X, background=None, *, groups=None):
         """:meth:`PushBoost.feature_contributions`; a lazy ``dask.array`` of shape (n_samples, n_features + 1) for a
         Dask collection, each chunk's rows computed on its worker (the checks -- a tree learner, covers -- run
         here).  ``background`` (interventional values; a Dask collection is computed here) is checked here and
-        sent with each chunk."""
+        sent with each chunk, as are ``groups`` (then (n_samples, G + 1))."""
         check_is_fitted(self)
         contributions = getattr(self._learner, "contributions", None)
         if is_dask_collection(background):
             background = background.compute()
         if not is_dask_collection(X) or contributions is None:      # (no learner's values: the TypeError)
-            return super().feature_contributions(X, background=background)
+            return super().feature_contributions(X, background=background, groups=groups)
+        labels = check_groups(groups, self.n_features_in_, background)
         X = self._dask_matrix(X)
         options = {}
         if background is not None:
             options["background"] = check_background(lambda rows: self._check_X(rows, reset=False), background)
+        if labels is not None:
+            options["groups"] = labels
+        width = X.shape[1] + 1 if labels is None else int(labels.max(initial=-1)) + 2
         contributions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])), **options)  # covers and columns
         return X.map_blocks(_contributions_chunk, contributions, self.rankers_, self.alphas_, self._routes_nan(),
-                            chunks=(X.chunks[0], (X.shape[1] + 1,)), dtype=np.float64, **options)
+                            chunks=(X.chunks[0], (width,)), dtype=np.float64, **options)
 
     @reads_a_snapshot
     def feature_interactions(self, X, *, max_bytes: int | None = INTERACTION_MAX_BYTES):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._background import check_background
+from .._background import check_background, check_groups
 from .._threadsafe import reads_a_snapshot
 from ..validation import INTERACTION_MAX_BYTES, effective_n_threads
 
@@ -18,7 +18,7 @@ class FeatureContributions:
     learner computes them)."""
 
     @reads_a_snapshot
-    def feature_contributions(self, X, background=None) -> np.ndarray:
+    def feature_contributions(self, X, background=None, *, groups=None) -> np.ndarray:
         """Each feature's contribution to each row's score: exact TreeSHAP values, then the expected score.
 
         For the score f(x) = Σ_t α_t h_t(x), column j holds feature j's
@@ -56,6 +56,13 @@ class FeatureContributions:
         no n × m array; the trees need no covers.  See ``docs/trees.md``,
         *Interventional SHAP values*.
 
+        With ``groups`` as well, the players are groups of columns that take
+        x's values or z_k's together (the columns of a one-hot-encoded
+        variable, say): the values are the Shapley values of v_x(S) = (1/m)
+        Σ_k f(x_{cols(S)}, z_k,rest) over sets S of the G groups, one column
+        per group -- exact, at the same cost, and not the sums of the
+        columns' values (those of another game).
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
@@ -67,10 +74,16 @@ class FeatureContributions:
             TreeSHAP), checked as X is.  Recommended: a few hundred rows, at
             most about 1,000 (e.g. a random sample of the training rows): the
             time grows with their number, the memory does not.
+        groups : array-like of int of shape (n_features,), optional
+            With ``background`` only: each column's group, labels 0..G−1,
+            each used at least once (``[0, 0, 0, 1, 2]``: the first three of
+            five columns are one player).  A list of lists of columns,
+            column names or non-integer labels are refused (``TypeError``).
 
         Returns
         -------
         ndarray of float64, shape (n_samples, n_features + 1)
+            (n_samples, G + 1) with ``groups``: group g's value in column g.
 
         Raises
         ------
@@ -80,19 +93,22 @@ class FeatureContributions:
             The model was loaded from a file written without covers (refit
             it, or pass a background), or X or the background does not fit
             the model (the background: no rows, other columns, NaN where the
-            model routes none).
+            model routes none); ``groups`` without ``background``, or not
+            n_features labels 0..G−1 each used.
         """
         check_is_fitted(self)
         contributions = getattr(self._learner, "contributions", None)
         if contributions is None:
             raise TypeError(f"feature_contributions: the learner {self.learner_spec_!r} has no TreeSHAP values "
                             f"(they need trees with covers: use learner='trees')")
+        labels = check_groups(groups, self.n_features_in_, background)
         X_arr = self._check_X(X, reset=False)
         n_threads = effective_n_threads(self.n_jobs)
         if background is None:
             return contributions(self.rankers_, self.alphas_, X_arr, n_threads)
         Z = check_background(lambda rows: self._check_X(rows, reset=False), background)
-        return contributions(self.rankers_, self.alphas_, X_arr, n_threads, background=Z)
+        options = {} if labels is None else {"groups": labels}     # a learner plugin may take no groups
+        return contributions(self.rankers_, self.alphas_, X_arr, n_threads, background=Z, **options)
 
     @reads_a_snapshot
     def feature_interactions(self, X, *, max_bytes: int | None = INTERACTION_MAX_BYTES) -> np.ndarray:

@@ -105,3 +105,43 @@ def test_the_outputs_that_take_no_background_refuse_it(files, option):
     status, _, err = run_main("explain", files / "trees.json", files / "d.csv", "--drop", "name", option,
                               "--background", files / "sample.csv")
     one_line_error(status, err, f"--background: not with {option}")
+
+
+def test_groups_give_one_contribution_per_group(files):
+    """--groups a+c: columns a and c one player, b and color alone; players in the order of their first columns."""
+    header, rows = _table(files, "sample.csv", "--groups", "c + a")
+    assert header == ["name", "rank", "score", "expected", "contribution:a+c", "contribution:b",
+                      "contribution:color"]
+    model = rankcore.load_model(files / "trees.json")
+    X, Z = _frame(files / "d.csv"), _frame(files / "sample.csv")
+    phi = model.feature_contributions(X, background=Z, groups=[0, 1, 0, 2])
+    index = np.array([int(r[0][2:]) for r in rows])
+    values = np.array([[float(v) for v in r[2:]] for r in rows])
+    np.testing.assert_allclose(values[:, 1], phi[index, -1], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(values[:, 2:], phi[index, :-1], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(values[:, 1:].sum(axis=1), values[:, 0], rtol=0, atol=1e-9)
+    status, out, err = run_main("explain", files / "trees.json", files / "d.csv", "--id", "name", "--background",
+                                files / "sample.csv", "--groups", "a+c,b+color", "--top", "2", "--features", "2")
+    assert status == 0, err
+    first = np.argmax(model.decision_function(X))
+    shown = [line for line in out.splitlines() if f"id{first:03d}" in line][0]
+    a, c = X.iloc[first]["a"], X.iloc[first]["c"]
+    assert f"a+c={'missing' if np.isnan(a) else repr(float(a))}/{'missing' if np.isnan(c) else repr(float(c))} (" \
+        in shown
+    assert f"b+color={float(X.iloc[first]['b'])!r}/{X.iloc[first]['color']} (" in shown
+    status, summary, err = run_main("explain", files / "trees.json", files / "d.csv", "--drop", "name", "--summary",
+                                    "--background", files / "sample.csv", "--groups", "a+b+c", "--table-format", "csv")
+    assert status == 0, err
+    assert sorted(line.split(",")[0] for line in summary.splitlines()[1:]) == ["a+b+c", "color"]
+
+
+@pytest.mark.parametrize("extra, fragments", [
+    (["--groups", "a+b"], ["--groups: only with --background FILE"]),
+    (["--background", "sample.csv", "--groups", "a+zz"], ["--groups: no column 'zz'", "a, b, c, color"]),
+    (["--background", "sample.csv", "--groups", "a+b,b+c"], ["--groups: column 'b' is named twice"]),
+    (["--background", "sample.csv", "--groups", "a+,b"], ["--groups 'a+,b': an empty group or column name"]),
+])
+def test_bad_groups_are_one_line_errors(files, extra, fragments):
+    extra = [files / e if e.endswith(".csv") else e for e in extra]
+    status, _, err = run_main("explain", files / "trees.json", files / "d.csv", "--drop", "name", *extra)
+    one_line_error(status, err, *fragments)

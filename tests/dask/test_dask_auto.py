@@ -114,6 +114,8 @@ def test_dask_auto_ranker_takes_sample_weight_like_the_in_process_search(dask_cl
 
 def test_dask_auto_ranker_feature_contributions_are_the_local_models(dask_client):
     """The fitted model is in memory on the client: its values are the in-process AutoRanker's."""
+    import dask.array as da
+
     rng = np.random.default_rng(2)
     X = rng.normal(size=(150, 4))
     y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.6 * rng.normal(size=150) > 0.5).astype(int)
@@ -123,6 +125,9 @@ def test_dask_auto_ranker_feature_contributions_are_the_local_models(dask_client
     phi = remote.feature_contributions(X)
     np.testing.assert_array_equal(phi, local.feature_contributions(X))
     np.testing.assert_allclose(phi.sum(axis=1), remote.decision_function(X), rtol=1e-9, atol=1e-12)
+    grouped = remote.feature_contributions(da.from_array(X, chunks=(50, 4)), background=X[:20], groups=[0, 1, 1, 0])
+    np.testing.assert_array_equal(grouped, local.feature_contributions(X, background=X[:20], groups=[0, 1, 1, 0]))
+    assert grouped.shape == (150, 3)
 
 
 @pytest.mark.filterwarnings("ignore:candidate .trees.*in no group:UserWarning")

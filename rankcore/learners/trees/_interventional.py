@@ -13,12 +13,19 @@ quantification in explainable AI: a causal problem", 2020; Lundberg et al.,
 "From local explanations to global understanding with explainable AI for
 trees", Nature Machine Intelligence 2020).  The last column is v(∅) =
 (1/m) Σ_k f(z_k), so each row sums to f(x).  The trees need no covers.
+
+With a player map (``player[j]`` ∈ 0..G−1: the group of column j) the
+players are groups of columns that take x's values or z's together, and the
+values are the Shapley values of v(S) = E_z f(x_{cols(S)}, z_rest) over
+sets S of the G players -- one value per group, exactly (not the sum of its
+columns' values, which are those of another game).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..._background import group_labels
 from ...validation import check_finite_scores
 from . import _treeshap, _treeshap_interventional
 from ._binning import is_sparse
@@ -32,8 +39,9 @@ _WALK_ARRAYS = ("feature", "threshold", "nan_left", "left", "right", "value")
 
 
 def forest_interventional(rankers, alphas, X, background, n_threads: int = 1, *,
-                          owner: str = "feature_contributions") -> np.ndarray:
-    """(n, d + 1) float64: each feature's interventional SHAP value of Σ_t α_t h_t(x), then E_z f(z).
+                          owner: str = "feature_contributions", player=None) -> np.ndarray:
+    """(n, d + 1) float64: each feature's interventional SHAP value of Σ_t α_t h_t(x), then E_z f(z); with a
+    ``player`` map ((d,) integer labels 0..G−1, each used) (n, G + 1): each player's value, then E_z f(z).
 
     ``X`` and ``background`` (m >= 1 rows of X's d columns): the rows as the
     trees read them (dense or CSR, read as their dense forms; NaN routed as
@@ -42,12 +50,14 @@ def forest_interventional(rankers, alphas, X, background, n_threads: int = 1, *,
     over trees in order and background rows in order, then divided by m.
     O(n · m · Σ_t V_t) time, V_t ≤ the nodes of tree t (D_t + 1 for a pair
     of rows that share a leaf); O(n · d + m · d) memory besides the output,
-    plus O(BATCH_NODES) for a batch -- no array of n × m pairs.
+    plus O(BATCH_NODES) for a batch -- no array of n × m pairs.  A player
+    map costs nothing more: the same walks, one byte a player per thread.
 
     Raises
     ------
     ValueError
-        ``background`` has no rows, or not X's columns.
+        ``background`` has no rows, or not X's columns; ``player`` is not
+        d labels 0..G−1 each used at least once (naming ``groups``).
     TypeError
         A weak ranker is not a tree.
     FloatingPointError
@@ -58,9 +68,12 @@ def forest_interventional(rankers, alphas, X, background, n_threads: int = 1, *,
     n, d = X.shape
     if Z.ndim != 2 or Z.shape[0] == 0 or Z.shape[1] != d:
         raise ValueError(f"background: expected at least 1 row of the {d} columns of X, got shape {Z.shape}")
+    player = np.arange(d, dtype=np.int32) if player is None else group_labels(player, d)
+    G = int(player.max()) + 1 if d else 0
+    # d + 1 columns, G <= d of them the players': add_cell_values writes into an output as wide as X
     out = np.zeros((n, d + 1))
     if not rankers:
-        return out
+        return np.ascontiguousarray(out[:, :G + 1])
     for t, ranker in enumerate(rankers):
         if ranker.kind not in (TreeRanker.kind, ObliviousTreeRanker.kind):
             raise TypeError(f"{owner}: weak ranker {t} is a {type(ranker).__name__}; interventional TreeSHAP reads "
@@ -68,16 +81,17 @@ def forest_interventional(rankers, alphas, X, background, n_threads: int = 1, *,
     alphas = np.asarray(alphas, dtype=np.float64)
     oblivious = all(r.kind == ObliviousTreeRanker.kind for r in rankers)
     if oblivious:
-        _add_oblivious(rankers, alphas, X, Z, out, n_threads)
+        _add_oblivious(rankers, alphas, X, Z, out, n_threads, player)
     else:
         for first, batch in batches(rankers):
             arguments = _walk_arguments(rankers[first:first + len(batch)], batch, d)
             _treeshap_interventional.interventional_shap(
                 X, Z, *arguments, np.ascontiguousarray(alphas[first:first + len(batch)]),
                 *_categories(rankers[first:first + len(batch)], batch), subset_weights(max(map(_form_depth, batch))),
-                out, int(n_threads))
-    out[:, :d] /= Z.shape[0]
-    out[:, d] = np.mean(_scores(rankers, alphas, Z, oblivious))
+                out, int(n_threads), player)
+    out = np.ascontiguousarray(out[:, :G + 1]) if G < d else out
+    out[:, :G] /= Z.shape[0]
+    out[:, G] = np.mean(_scores(rankers, alphas, Z, oblivious))
     return check_finite_scores(out, owner=owner, X=X)
 
 
@@ -91,11 +105,12 @@ def _scores(rankers, alphas: np.ndarray, Z: np.ndarray, oblivious: bool) -> np.n
 
 
 def _add_oblivious(rankers, alphas: np.ndarray, X: np.ndarray, Z: np.ndarray, out: np.ndarray,
-                   n_threads: int) -> None:
-    """Add Σ_z Σ_t α_t φ_t(x; z) of oblivious trees to ``out``: per tree, the values of each cell of X's rows
-    against the background's cells, counted (``oblivious_interventional``), then each row's cell's values added
-    (``add_cell_values``), trees in batches of about :data:`BATCH_NODES` table entries.  O(Σ_t (k_t · C_t · V_t
-    + (n + m) · D_t)) time for k_t ≤ min(n, 2^D_t) cells of rows and C_t ≤ min(m, 2^D_t) of the background."""
+                   n_threads: int, player: np.ndarray) -> None:
+    """Add Σ_z Σ_t α_t φ_t(x; z) of oblivious trees to ``out``'s players' columns: per tree, the values of each
+    cell of X's rows against the background's cells, counted (``oblivious_interventional``, each level read as
+    its column's player), then each row's cell's values added (``add_cell_values``), trees in batches of about
+    :data:`BATCH_NODES` table entries.  O(Σ_t (k_t · C_t · V_t + (n + m) · D_t)) time for k_t ≤ min(n, 2^D_t)
+    cells of rows and C_t ≤ min(m, 2^D_t) of the background; a tree's table has one column per player."""
     d = X.shape[1]
     top = max((int(r.feature.max()) for r in rankers if r.depth), default=-1)
     if top >= d:
@@ -105,13 +120,14 @@ def _add_oblivious(rankers, alphas: np.ndarray, X: np.ndarray, Z: np.ndarray, ou
         tables, used, size = [], [], 0
         while first + len(tables) < len(rankers) and (not tables or size < BATCH_NODES):
             ranker, alpha = rankers[first + len(tables)], float(alphas[first + len(tables)])
-            unique = np.unique(ranker.feature)
+            players = player[np.asarray(ranker.feature, dtype=np.intp)]
+            unique = np.unique(players)
             table = np.zeros((1 << ranker.depth, unique.shape[0]))
             if ranker.depth:
                 x_cells = np.flatnonzero(np.bincount(_cells(ranker, X), minlength=1 << ranker.depth))
                 z_count = np.bincount(_cells(ranker, Z), minlength=1 << ranker.depth).astype(np.float64)
                 _treeshap_interventional.oblivious_interventional(
-                    np.searchsorted(unique, ranker.feature).astype(np.int32), np.ascontiguousarray(ranker.value,
+                    np.searchsorted(unique, players).astype(np.int32), np.ascontiguousarray(ranker.value,
                     dtype=np.float64), alpha, x_cells.astype(np.intp), z_count, subset_weights(ranker.depth), table,
                     int(n_threads))
             tables.append(table.ravel())

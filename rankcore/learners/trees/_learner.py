@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._background import GROUPS_REFUSED
 from ...spec import Parameter, SpecError
 from ...validation import INTERACTION_MAX_BYTES
 from . import _histogram
@@ -475,12 +476,15 @@ class Trees(Learner):
         return predict_forest(rankers, alphas, X, n_threads)
 
     @staticmethod
-    def contributions(rankers, alphas, X, n_threads: int = 1, background=None) -> np.ndarray:
+    def contributions(rankers, alphas, X, n_threads: int = 1, background=None, groups=None) -> np.ndarray:
         """(n, d + 1): each feature's exact TreeSHAP value of Σ_t α_t h_t(x), then the expected value
         (``_contributions.forest_contributions``; the trees must carry covers); with ``background`` rows the
-        interventional values and E_z f(z) (``_interventional.forest_interventional``; no covers needed)."""
+        interventional values and E_z f(z) (``_interventional.forest_interventional``; no covers needed), and with
+        ``groups`` as well ((d,) integer labels 0..G−1) the (n, G + 1) values of the groups as players."""
         if background is not None:
-            return forest_interventional(rankers, alphas, X, background, n_threads)
+            return forest_interventional(rankers, alphas, X, background, n_threads, player=groups)
+        if groups is not None:
+            raise ValueError(GROUPS_REFUSED)
         return forest_contributions(rankers, alphas, X, n_threads)
 
     @staticmethod

@@ -29,16 +29,26 @@ C. Rows run in parallel (static schedule), each row's output written only
    background rows in theirs: the result does not depend on the thread
    count.  Values route as in ``_predict.pyx`` (``_route.pxd``): NaN by
    ``nan_left``, categories by their left set.
+D. Players.  The columns may be grouped into players (``player[j]``: the
+   player of column j), a player's columns taking x's values or z's
+   together: v(S) = h(x_{cols(S)}, z_rest) for S a set of players.  The walk
+   is the same with A and B sets of players: at a split on column j whose
+   player p is in A the hybrid follows x, in B z, and where p is in neither
+   and x and z part, p goes to A down x's branch and to B down z's.  A leaf
+   is then reached exactly by the coalitions S ⊇ A, S ∩ B = ∅ of players,
+   and the weights above are the Shapley values of the grouped game.  The
+   identity map (each column its own player) is the walk of A-C, operation
+   for operation.
 
 Cost: O(n · m · Σ_t V_t) time for n rows, m background rows and V_t the
 nodes of tree t that x and z reach together (D_t + 1 where they take the same
-way, at most the whole tree); no allocation beyond d bytes per thread and
-the (D + 1)² weights.
+way, at most the whole tree); no allocation beyond G bytes per thread (G
+players, G = d without groups) and the (D + 1)² weights.
 """
 
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport uint8_t, int32_t, int64_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 
 from rankcore._parallel cimport threads_for
 from rankcore.learners.trees._route cimport child_of
@@ -49,6 +59,7 @@ cdef struct Nodes:
     Forest tree                 # the trees' nodes, as TreeSHAP reads them (no covers: the game needs none)
     const double* weight        # (D + 1)²: weight[p * stride + q] = p! q! / (p + q + 1)!
     Py_ssize_t stride
+    const int32_t* player       # (d,) each column's player 0..G−1
 
 
 cdef inline Py_ssize_t _child(const Forest* t, double v, Py_ssize_t k) noexcept nogil:
@@ -59,9 +70,10 @@ cdef inline Py_ssize_t _child(const Forest* t, double v, Py_ssize_t k) noexcept 
 cdef void _walk(const Nodes* f, Py_ssize_t k, Py_ssize_t base, const double* x, const double* z, uint8_t* side,
                 double* phi, double scale, Py_ssize_t a, Py_ssize_t b, double* sums) noexcept nogil:
     """Walk node ``k`` (index in the concatenated nodes; ``base`` its tree's root) with A and B of sizes a, b
-    (``side[j]``: 1 in A, 2 in B, 0 neither); add the parted features' values to phi and return in sums[0] the
-    subtree's Σ scale·v·W(a − 1, b) over leaves with a >= 1, in sums[1] its Σ scale·v·W(a, b − 1) (b >= 1)."""
-    cdef Py_ssize_t j, to_x, to_z
+    (``side[p]`` of player p: 1 in A, 2 in B, 0 neither); add the parted players' values to phi and return in
+    sums[0] the subtree's Σ scale·v·W(a − 1, b) over leaves with a >= 1, in sums[1] its Σ scale·v·W(a, b − 1)
+    (b >= 1)."""
+    cdef Py_ssize_t j, p, to_x, to_z
     cdef double v
     cdef double x_sums[2]
     cdef double z_sums[2]
@@ -71,16 +83,17 @@ cdef void _walk(const Nodes* f, Py_ssize_t k, Py_ssize_t base, const double* x, 
         sums[1] = v * f.weight[a * f.stride + b - 1] if b > 0 else 0.0
         return
     j = f.tree.feature[k]
-    to_x = _child(&f.tree, z[j] if side[j] == 2 else x[j], k)        # j in B: the hybrid holds z's value
-    if side[j] == 0:
+    p = f.player[j]
+    to_x = _child(&f.tree, z[j] if side[p] == 2 else x[j], k)        # p in B: the hybrid holds z's value
+    if side[p] == 0:
         to_z = _child(&f.tree, z[j], k)
-        if to_z != to_x:        # x and z part: both ways, j charged to the side it follows
-            side[j] = 1
+        if to_z != to_x:        # x and z part: both ways, p charged to the side it follows
+            side[p] = 1
             _walk(f, base + to_x, base, x, z, side, phi, scale, a + 1, b, x_sums)
-            side[j] = 2
+            side[p] = 2
             _walk(f, base + to_z, base, x, z, side, phi, scale, a, b + 1, z_sums)
-            side[j] = 0
-            phi[j] += x_sums[0] - z_sums[1]
+            side[p] = 0
+            phi[p] += x_sums[0] - z_sums[1]
             sums[0] = x_sums[0] + z_sums[0]
             sums[1] = x_sums[1] + z_sums[1]
             return
@@ -101,27 +114,42 @@ def interventional_shap(const double[:, ::1] X,         # IN  (n, d) raw feature
                         const int64_t[::1] cat_offset,  # IN  (nodes + 1,) node k's left categories
                         const double[::1] cat_values,   # IN  the categorical nodes' left categories, ascending
                         const double[:, ::1] weight,    # IN  (D + 1, D + 1) p! q! / (p + q + 1)!, D >= every depth
-                        double[:, ::1] out,             # IN/OUT (n, >= d) Σ_z Σ_t α_t φ_t(x; z) added to 0..d−1
-                        int n_threads=1):
+                        double[:, ::1] out,             # IN/OUT (n, >= G) Σ_z Σ_t α_t φ_t(x; z) added to 0..G−1
+                        int n_threads=1,
+                        const int32_t[::1] player=None):  # IN  (d,) each column's player 0..G−1 (None: itself)
     """Add Σ_{z ∈ Z} Σ_t α_t φ_t(x; z) to each row of ``out`` (the sum over the background: divide by m after).
 
-    φ_t(x; z) are the exact Shapley values of v(S) = h_t(x_S, z_S̄).
+    φ_t(x; z) are the exact Shapley values of v(S) = h_t(x_{cols(S)}, z_rest)
+    over the G players of ``player`` (G = 1 + its largest label; None: each
+    column its own player, G = d, and S̄'s columns take z's values), one
+    value per player: an unused label's column of ``out`` gets nothing.
     O(n · m · Σ_t V_t) time, V_t the nodes of tree t reached by the hybrids
-    of x and z (D_t + 1 when they share a leaf, at most the tree), parallel
-    over rows; O(n_threads · d) memory (one byte a feature per thread) and
-    the recursion's O(D) stack.  Each row is computed by one thread, trees
-    in order, background rows in order within a tree: the result does not
-    depend on ``n_threads``.
+    of x and z (D_t + 1 when they share a leaf, at most the tree; grouping
+    columns never adds nodes), parallel over rows; O(n_threads · G) memory
+    (one byte a player per thread, plus d int32 for the identity map when
+    ``player`` is None) and the recursion's O(D) stack.  Each row is
+    computed by one thread, trees in order, background rows in order within
+    a tree: the result does not depend on ``n_threads``.  The identity map
+    gives the values of ``player=None`` bit for bit.
     """
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], m = Z.shape[0], T = roots.shape[0], N = feature.shape[0]
-    cdef Py_ssize_t r, t, s
+    cdef Py_ssize_t r, t, s, j, G = d
     cdef Nodes f
     cdef uint8_t* sides
     cdef double* sums
+    cdef int32_t* identity = NULL
     if Z.shape[1] != d:
         raise ValueError(f"interventional_shap: Z must have {d} columns as X, got {Z.shape[1]}")
-    if out.shape[0] != n or out.shape[1] < d:
-        raise ValueError(f"interventional_shap: out must have shape ({n}, >= {d}), got ({out.shape[0]}, "
+    if player is not None:
+        if player.shape[0] != d:
+            raise ValueError(f"interventional_shap: player must map the {d} columns of X, got {player.shape[0]}")
+        G = 0
+        for j in range(d):
+            if player[j] < 0:
+                raise ValueError(f"interventional_shap: column {j}'s player {player[j]} is negative")
+            G = max(G, <Py_ssize_t> player[j] + 1)
+    if out.shape[0] != n or out.shape[1] < G:
+        raise ValueError(f"interventional_shap: out must have shape ({n}, >= {G}), got ({out.shape[0]}, "
                          f"{out.shape[1]})")
     for name, arr in (("threshold", threshold), ("nan_left", nan_left), ("left", left), ("right", right),
                       ("value", value), ("is_cat", is_cat)):
@@ -139,29 +167,39 @@ def interventional_shap(const double[:, ::1] X,         # IN  (n, d) raw feature
     f.tree.cat_values = &cat_values[0] if cat_values.shape[0] > 0 else NULL
     f.weight, f.stride = &weight[0, 0], weight.shape[1]
     n_threads = threads_for(<double> n * m * T, n_threads, 4096.0)
-    sides = <uint8_t*> calloc(n_threads * d + 1, sizeof(uint8_t))
+    sides = <uint8_t*> calloc(n_threads * G + 1, sizeof(uint8_t))
     sums = <double*> calloc(n_threads * 2, sizeof(double))        # each thread's walk returns its sums here
-    if sides == NULL or sums == NULL:
+    if player is None:
+        identity = <int32_t*> malloc((d + 1) * sizeof(int32_t))
+    if sides == NULL or sums == NULL or (player is None and identity == NULL):
         free(sides)
         free(sums)
-        raise MemoryError(f"interventional_shap: no memory for {n_threads} rows of {d} bytes")
+        free(identity)
+        raise MemoryError(f"interventional_shap: no memory for {n_threads} rows of {G} bytes")
+    if player is None:
+        for j in range(d):
+            identity[j] = <int32_t> j
+        f.player = identity
+    else:
+        f.player = &player[0] if d > 0 else NULL
     try:
         with nogil:
             for r in prange(n, schedule="static", num_threads=n_threads):
                 for t in range(T):
                     for s in range(m):
-                        _walk(&f, roots[t], roots[t], &X[r, 0], &Z[s, 0], sides + threadid() * d, &out[r, 0],
+                        _walk(&f, roots[t], roots[t], &X[r, 0], &Z[s, 0], sides + threadid() * G, &out[r, 0],
                               alpha[t], 0, 0, sums + 2 * threadid())
     finally:
         free(sides)
         free(sums)
+        free(identity)
 
 
 cdef void _walk_cells(const int32_t* feature, const double* value, Py_ssize_t depth, Py_ssize_t level,
                       Py_ssize_t cell, Py_ssize_t x_cell, Py_ssize_t z_cell, uint8_t* side, double* phi, double scale,
                       const double* weight, Py_ssize_t stride, Py_ssize_t a, Py_ssize_t b,
                       double* sums) noexcept nogil:
-    """:func:`_walk` for an oblivious tree: the hybrid goes right at level l iff bit l of x's cell (its feature in
+    """:func:`_walk` for an oblivious tree: the hybrid goes right at level l iff bit l of x's cell (its player in
     A, or x and z agree there) or of z's cell (in B); ``cell`` holds the bits below ``level`` taken so far."""
     cdef Py_ssize_t j, x_bit, z_bit
     cdef double v
@@ -193,7 +231,7 @@ cdef void _walk_cells(const int32_t* feature, const double* value, Py_ssize_t de
                 stride, a, b, sums)
 
 
-def oblivious_interventional(const int32_t[::1] feature,    # IN  (D,) level features as indices 0..U−1 of the tree's
+def oblivious_interventional(const int32_t[::1] feature,    # IN  (D,) level players as indices 0..U−1 of the tree's
                              const double[::1] value,       # IN  (2^D,) leaf values by cell
                              double alpha,                  # IN  the tree's coefficient
                              const Py_ssize_t[::1] x_cells, # IN  (k,) the cells of the rows explained, ascending
@@ -213,6 +251,12 @@ def oblivious_interventional(const int32_t[::1] feature,    # IN  (D,) level fea
     ``out`` written by one thread, background cells ascending: the result does
     not depend on ``n_threads``); O(n_threads · U) memory.  A cell paired
     with itself adds nothing and is skipped.
+
+    Players (design D): ``feature`` gives each level's player among the U
+    distinct players of the tree's columns -- without groups its distinct
+    columns -- and ``out`` one column per such player; levels on different
+    columns of one player share its side.  Grouping costs nothing here: the
+    same cells, no more hybrid nodes (fewer where a player's levels agree).
     """
     cdef Py_ssize_t depth = feature.shape[0], n_cells = value.shape[0], k = x_cells.shape[0], U = out.shape[1]
     cdef Py_ssize_t i, c, cz
