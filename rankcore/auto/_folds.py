@@ -310,8 +310,12 @@ def check_metric_on_units(metric, y: np.ndarray, plan: FoldPlan, units: Units) -
     if plan.kind == "kfold":
         where, part = f"the validation folds of {plan.describe()} ({size_text} rows each", "fold"
     else:
-        where = f"the {plan.describe()} (scored in {len(units)} part(s) of {size_text} rows"
+        # the user's eval_set describes itself as "the eval_set 'name'"
+        where = f"{'' if plan.given is not None else 'the '}{plan.describe()} (scored in {len(units)} part(s) of " \
+                f"{size_text} rows"
         part = "part"
+    larger, both = (("a larger eval_set",) * 2 if plan.given is not None else
+                    ("fewer folds, a larger hold-out", "fewer folds or a larger hold-out"))
     for number, u in enumerate(checked, start=1):
         y_val = y[units.rows[u]]
         try:
@@ -320,9 +324,9 @@ def check_metric_on_units(metric, y: np.ndarray, plan: FoldPlan, units: Units) -
             positives = int(np.count_nonzero(y_val))
             if 0 < positives < y_val.shape[0]:
                 advice = ("use a metric that fits them (for precision at the top, a fraction such as "
-                          "'prec@k:0.05') or larger validation parts (fewer folds, a larger hold-out)")
+                          f"'prec@k:0.05') or larger validation parts ({larger})")
             else:
-                advice = "each needs both classes: use fewer folds or a larger hold-out"
+                advice = f"each needs both classes: use {both}"
             raise ValueError(
                 f"metric {metric.spec!r} cannot be computed on {where}; {part} {number} has {y_val.shape[0]} rows, "
                 f"{positives} relevant): {exc}. {advice[0].upper()}{advice[1:]}"

@@ -315,7 +315,8 @@ def check_metric_on_query_units(metric: PerQueryMean, queries: Queries, plan: Fo
         return
     if plan.kind == "holdout":
         largest = [int(queries.sizes[np.unique(queries.codes[rows])].max()) for rows in units.rows]
-        where = [f"part {p + 1} of the {plan.describe()}" for p in range(len(largest))]
+        the = "" if plan.given is not None else "the "          # the user's eval_set: "the eval_set 'name'"
+        where = [f"part {p + 1} of {the}{plan.describe()}" for p in range(len(largest))]
     else:
         folds = plan.folds
         largest, where = [], []
@@ -327,6 +328,7 @@ def check_metric_on_query_units(metric: PerQueryMean, queries: Queries, plan: Fo
             where += [f"fold {f + 1} of repeat {r + 1} of {plan.describe()}" for f in range(plan.n_splits)]
     for size, place in zip(largest, where):
         if k > size:
+            advice = ("Use a smaller k or a fraction of each query" if plan.given is not None else
+                      "Use a smaller k, a fraction of each query, or fewer folds")
             raise ValueError(f"metric {metric.spec!r} cannot be computed on {place}: k = {k} is larger than every "
-                             f"query there (the longest has {size} rows). Use a smaller k, a fraction of each "
-                             f"query, or fewer folds")
+                             f"query there (the longest has {size} rows). {advice}")

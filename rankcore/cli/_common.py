@@ -27,21 +27,23 @@ DEFAULT_METRICS = "rmax,prec@k:10,prec@k:0.05,pauc:0.1,auc"
 
 
 def add_data_argument(parser, what: str = "labelled data", *, categorical: bool = False,
-                      weight: str | None = None) -> None:
+                      position: str | None = None, init_score: str | None = None, weight: str | None = None) -> None:
     """The DATA argument (``what`` it holds) and the data options (``categorical``: with ``--categorical``;
-    ``weight``: the help of ``--weight``)."""
+    ``position``, ``init_score``, ``weight``: the help of ``--position``, ``--init-score``, ``--weight``, as
+    :func:`add_data_options`)."""
     parser.add_argument("data", metavar="DATA", help=f"{what}: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser, categorical=categorical, weight=weight)
+    add_data_options(parser, categorical=categorical, position=position, init_score=init_score, weight=weight)
 
 
-def add_data_options(parser, *, categorical: bool = False, position: bool = False,
+def add_data_options(parser, *, categorical: bool = False, position: str | None = None,
                      init_score: str | None = None, weight: str | None = None) -> None:
     """The data file's options; ``categorical``: also ``--categorical`` (commands that fit models); ``position``:
-    also ``--position`` (``fit``); ``init_score``: the help of ``--init-score`` where it is taken (``fit``,
-    ``score``, ``evaluate``); ``weight``: the help of ``--weight`` where it is taken (``fit``, ``compare``,
-    ``auto``).  The other commands take ``--position``, ``--init-score`` and ``--weight`` only to refuse them with
-    what to do (:func:`refuse_position`, :func:`refuse_init_score`, :func:`refuse_weight`): argparse's own error
-    would not say which commands take them."""
+    the help of ``--position`` where it is taken (``fit``, ``auto``); ``init_score``: the help of ``--init-score``
+    where it is taken (``fit``, ``auto``, ``score``, ``explain``, ``evaluate``); ``weight``: the help of
+    ``--weight`` where it is taken (``fit``, ``compare``, ``auto``).  The other commands take ``--position``,
+    ``--init-score`` and ``--weight`` only to refuse them with what to do (:func:`refuse_position`,
+    :func:`refuse_init_score`, :func:`refuse_weight`): argparse's own error would not say which commands take
+    them."""
     group = parser.add_argument_group("data file")
     group.add_argument(
         "--label", metavar="COL",
@@ -62,23 +64,20 @@ def add_data_options(parser, *, categorical: bool = False, position: bool = Fals
     group.add_argument(
         "--qid", metavar="COLUMN",
         help="the CSV column of each row's query id (not a feature): the rows are ranked within their queries "
-             "(`fit`, `compare`, `evaluate`, `score`, `explain`; LIBSVM files give qid:n on each line, or their query "
-             "sizes in DATA.query or DATA.group beside them, read without this option)",
+             "(`fit`, `compare`, `auto`, `evaluate`, `score`, `explain`; LIBSVM files give qid:n on each line, or "
+             "their query sizes in DATA.query or DATA.group beside them, read without this option)",
     )
-    if position:
-        group.add_argument(
-            "--position", metavar="COLUMN",
-            help="with --qid: the CSV column of each row's display position in its query's list (integers >= 0; "
-                 "not a feature), for labels that are clicks: an effect per position is learned beside the model",
-        )
+    if position is not None:
+        group.add_argument("--position", metavar="COLUMN", help=position)
     else:
         group.add_argument("--position", metavar="COLUMN", dest="refused_position",
-                           help="not here: only `rankcore fit` learns display-position effects")
+                           help="not here: only `rankcore fit` and `auto` learn display-position effects")
     if init_score is not None:
         group.add_argument("--init-score", metavar="COLUMN", help=init_score)
     else:
         group.add_argument("--init-score", metavar="COLUMN", dest="refused_init_score",
-                           help="not here: only `rankcore fit`, `score` and `evaluate` take initial scores")
+                           help="not here: only `rankcore fit`, `auto`, `score`, `explain` and `evaluate` take "
+                                "initial scores")
     if weight is not None:
         group.add_argument("--weight", metavar="COLUMN", help=weight)
     else:
@@ -112,7 +111,7 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     ``keep``: columns read aside (``--id``).  Text in any other feature
     column is one error naming every such column and what to do.
     ``queries``: the command ranks within queries (``--qid``, a LIBSVM
-    file's ``qid:``); otherwise (``auto``) ``--qid`` is refused
+    file's ``qid:``); otherwise ``--qid`` is refused
     (:func:`refuse_qid`) and a LIBSVM file's query ids are ignored with a
     warning.  ``feature_names``: the features a LIBSVM file is read into,
     by index (a model's or the training file's; see
@@ -123,8 +122,8 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     ``require_position`` False the file need not have that column, and
     one that does leaves it out unread (a validation file); likewise
     ``--weight`` (``fit``, ``compare``, ``auto``: the rows' sample weights)
-    and ``require_weight``.  ``--init-score`` (``fit``, ``score``,
-    ``evaluate``) reads the rows' initial scores.
+    and ``require_weight``.  ``--init-score`` (``fit``, ``auto``, ``score``,
+    ``explain``, ``evaluate``) reads the rows' initial scores.
     """
     from .datasets import TextColumnsError, header_names, load_data
 
@@ -252,25 +251,26 @@ def _note_weight_file(args, data, beside) -> None:
 
 
 def refuse_position(args) -> None:
-    """``--position`` for a command other than ``fit``: one error saying which command learns from it, and that the
-    column must not be read as a feature here."""
+    """``--position`` for a command other than ``fit`` and ``auto``: one error saying which commands learn from it,
+    and that the column must not be read as a feature here."""
     column = getattr(args, "refused_position", None)
     if column:
         what = ("the model ranks without positions" if args.command in ("score", "explain", "evaluate")
                 else "here it would be read as a feature, the very bias positions are for")
-        raise CommandError(f"--position: only `rankcore fit DATA --qid Q --position {column}` learns display-position "
-                           f"effects; `rankcore {args.command}` takes no positions ({what}): pass --drop {column}")
+        raise CommandError(f"--position: only `rankcore fit DATA --qid Q --position {column}` (and `rankcore auto`) "
+                           f"learns display-position effects; `rankcore {args.command}` takes no positions ({what}): "
+                           f"pass --drop {column}")
 
 
 def refuse_init_score(args) -> None:
-    """``--init-score`` for a command that fits or judges models without initial scores (``compare``, ``auto``):
-    one error saying which commands take them, and that the column must not be read as a feature here."""
+    """``--init-score`` for a command that fits or judges models without initial scores (``compare``): one error
+    saying which commands take them, and that the column must not be read as a feature here."""
     column = getattr(args, "refused_init_score", None)
     if column:
         raise CommandError(f"--init-score: `rankcore {args.command}` takes no initial scores (here the column would "
                            f"be read as a feature); `rankcore fit DATA --init-score {column}` fits a model from "
-                           f"them, and `rankcore score` and `rankcore evaluate` add them to its scores: pass "
-                           f"--drop {column}")
+                           f"them (and `rankcore auto` chooses one), and `rankcore score` and `rankcore evaluate` add "
+                           f"them to its scores: pass --drop {column}")
 
 
 def refuse_weight(args) -> None:

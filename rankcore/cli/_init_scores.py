@@ -1,11 +1,13 @@
-"""Initial scores on the command line: ``fit --init-score COLUMN``, and ``score`` / ``evaluate`` adding them.
+"""Initial scores on the command line: ``fit`` / ``auto --init-score COLUMN``, and ``score`` / ``evaluate`` adding
+them.
 
 A CSV column of initial scores holds the score each row starts from -- a
 first-stage ranker's, say.  ``fit`` passes it as the estimator's
 ``init_score`` (LightGBM's ``init_score``, XGBoost's ``base_margin``) and a
-``--validation`` file's column of that name as ``eval_init_score``; the model
-is the correction alone, so ``score`` and ``evaluate`` add the rows' own
-initial scores to its scores when given the column.
+``--validation`` file's column of that name as ``eval_init_score``, and
+``auto`` as AutoRanker's; the model is the correction alone, so ``score`` and
+``evaluate`` add the rows' own initial scores to its scores when given the
+column.
 """
 
 from __future__ import annotations
@@ -76,13 +78,21 @@ def check_scored_with_init_scores(model, model_path: str, column: str | None) ->
     """
     fitted_from = bool(getattr(model, "from_init_score_", False))
     if column is None and fitted_from:
-        raise CommandError(f"the model {model_path} was fitted from initial scores (rankcore fit --init-score): its "
-                           "scores are a correction to them; give the rows' initial scores with --init-score COLUMN")
+        raise CommandError(f"the model {model_path} was fitted from initial scores ({_fitted_by(model)} "
+                           "--init-score): its scores are a correction to them; give the rows' initial scores with "
+                           "--init-score COLUMN")
     if column is not None and not fitted_from:
         why = ("its fit takes no init_score" if not takes_init_scores(type(model))
                else "its model file records no initial scores")
         raise CommandError(f"--init-score {column}: the model {model_path} ({type(model).__name__}) was not fitted "
                            f"from initial scores ({why}); leave out --init-score and pass --drop {column}")
+
+
+def _fitted_by(model) -> str:
+    """The command that fits such a model from initial scores: ``rankcore auto`` for an AutoRanker's choice."""
+    from ..auto import AutoRanker
+
+    return "rankcore auto" if isinstance(model, AutoRanker) else "rankcore fit"
 
 
 def with_init_scores(scores: np.ndarray, data) -> np.ndarray:

@@ -17,8 +17,8 @@ import numpy as np
 
 from . import CommandError
 
-__all__ = ["QUERY_METRICS", "QUERY_MONITOR", "query_defaults", "qid_option", "query_labels",
-           "check_fit_within_queries", "query_split", "query_facts", "check_fit_with_positions",
+__all__ = ["QUERY_METRICS", "QUERY_MONITOR", "FIT_POSITION_HELP", "query_defaults", "qid_option",
+           "query_labels", "check_fit_within_queries", "query_split", "query_facts", "check_fit_with_positions",
            "check_positions_in_queries", "position_facts", "position_effects_note", "position_error"]
 
 #: Metrics of the tables when the rows have query ids and ``--metrics`` is not given.
@@ -26,6 +26,9 @@ QUERY_METRICS = "ndcg@k:10,map,mrr"
 #: The metric shown with the progress when the rows have query ids and ``--monitor`` is not given; also what
 #: the push estimators score their own hold-out of queries by unless told otherwise.
 QUERY_MONITOR = "ndcg@k:10"
+#: ``--position`` of ``fit``.
+FIT_POSITION_HELP = ("with --qid: the CSV column of each row's display position in its query's list (integers >= 0; "
+                     "not a feature), for labels that are clicks: an effect per position is learned beside the model")
 
 
 def query_defaults(text: str, *qids: Any) -> str:

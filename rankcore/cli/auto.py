@@ -4,7 +4,9 @@ Prints the leaderboard (stdout), shows the search's progress (stderr),
 saves the chosen model (``--out``) and optionally writes a self-contained
 HTML report (``--report``): the leaderboard, the chosen model's parameters,
 and the leftmost-ROC figure of the leading candidates drawn from their
-out-of-fold scores.
+out-of-fold scores.  ``--init-score``, ``--position`` and ``--validation``
+(a file to choose on instead of cross-validation) are read by
+:mod:`._auto_inputs`.
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ from ._common import (
     seed,
     split_specs,
 )
+from ._auto_inputs import (INIT_SCORE_HELP, POSITION_HELP, VALIDATION_HELP, check_before_reading, fit_arguments,
+                           fit_error, load_validation, validation_line, validation_values)
 from ._columns import estimator_input
 from ._outputs import refuse_stdout
-from ._queries import query_defaults, query_facts, query_labels
+from ._queries import position_effects_note, query_defaults, query_labels
 from ._progress import add_progress_options
-from ._weights import AUTO_HELP as WEIGHT_HELP, weight_facts
+from ._weights import AUTO_HELP as WEIGHT_HELP
 
 #: Candidates drawn in the report's ROC figure (the choice first).
 FIGURE_CANDIDATES = 4
@@ -46,16 +50,21 @@ def add_parser(subparsers):
                     "ExactBoost, plugins' candidates) on a top-of-list metric, keep the best -- "
                     "or the rank-average blend of the two leaders when a nested estimate says it wins -- refit it "
                     "on every row (averaged with its fold models) and save it; on at most 120 rows keep the fixed "
-                    "blend of the linear, kernel and ExactBoost rankers. The leaderboard goes to standard output.",
+                    "blend of the linear, kernel and ExactBoost rankers. --validation DATA chooses on that file "
+                    "instead of by cross-validation; --init-score COLUMN gives a first stage's scores to correct, "
+                    "--position COLUMN the display positions of clicked lists. The leaderboard goes to standard "
+                    "output.",
         epilog="examples:\n"
                "  rankcore auto data.csv --label y --metric prec@k:50 --time 60 --out model.json --report auto.html\n"
                "  rankcore auto train.csv --candidates trees,linear,kernel --cv 10\n"
                "  rankcore auto adult.csv --label income --categorical auto   # text columns split by category\n"
                "  rankcore auto train.csv --label y --weight w   # each row counts w times in every fit\n"
+               "  rankcore auto train.csv --qid query --label grade --init-score first_stage --validation valid.csv\n"
                "  rankcore plugins --family candidate      # every candidate and its parameters",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_data_argument(parser, categorical=True, weight=WEIGHT_HELP)
+    add_data_argument(parser, categorical=True, position=POSITION_HELP, init_score=INIT_SCORE_HELP,
+                      weight=WEIGHT_HELP)
     search = parser.add_argument_group("search")
     search.add_argument("--metric", default=None, metavar="METRIC",
                         help="the metric to choose by (default pauc:0.1, or ndcg@k:10 per query when the rows have "
@@ -65,9 +74,10 @@ def add_parser(subparsers):
     search.add_argument("--candidates", default="auto", metavar="SPECS",
                         help="comma-separated candidate specs (default auto: every registered candidate's default "
                              "configurations; `rankcore plugins --family candidate` lists them)")
-    search.add_argument("--cv", default="auto", type=_cv, metavar="CV",
+    search.add_argument("--cv", default=None, type=_cv, metavar="CV",
                         help="auto (default), K (stratified K-fold), K,R (K folds, R repeats) or a fraction "
-                             "(one stratified hold-out)")
+                             "(one stratified hold-out); not with --validation")
+    search.add_argument("--validation", metavar="DATA", help=VALIDATION_HELP)
     search.add_argument("--no-blend", action="store_true",
                         help="never choose a rank-average blend (on small data too: search and choose one candidate)")
     search.add_argument("--no-bag-folds", action="store_true",
@@ -122,7 +132,7 @@ def build_estimator(args):
     from ..auto import AutoRanker
 
     metric = None if args.metric is None else scalar_metric(args.metric, "--metric")
-    estimator = AutoRanker(metric=metric, time_budget=args.time, cv=args.cv,
+    estimator = AutoRanker(metric=metric, time_budget=args.time, cv="auto" if args.cv is None else args.cv,
                            candidates=_candidates(args.candidates), blend=not args.no_blend,
                            bag_folds=not args.no_bag_folds, n_jobs=args.n_jobs, random_state=args.random_state)
     from ..auto import check_params
@@ -132,66 +142,84 @@ def build_estimator(args):
 
 
 def run(args) -> int:
-    from ..persistence import save_model
     from .._progress import Progress
     from ._init_models import record_relevant_label
+    from .fit import training_facts
 
+    inputs = {"DATA": args.data, "--validation": args.validation}
     check_distinct_outputs({"--out": args.out, "--report": args.report})
     refuse_stdout(args.out, "--out")
     refuse_stdout(args.report, "--report")
-    check_output(args.out, "--out", inputs={"DATA": args.data}, force=args.force)
+    check_output(args.out, "--out", inputs=inputs, force=args.force)
     if args.report:
-        check_output(args.report, "--report", inputs={"DATA": args.data}, force=args.force)
+        check_output(args.report, "--report", inputs=inputs, force=args.force)
     estimator = build_estimator(args)
-    from ..auto import DEFAULT_METRIC, NO_SAMPLE_WEIGHT, QUERY_METRIC
+    check_before_reading(args)
+    from ..auto import DEFAULT_METRIC, QUERY_METRIC
 
     data = load(args, args.data, queries=True)
     qid = data.qid
-    if qid is None:
-        y = data.binary_target(args.positive)
-        facts = f"{int(y.sum())} relevant"
-    else:
-        y = query_labels(args, data, [] if args.metric is None else [args.metric], specs_option="--metric")
-        facts = query_facts(y, qid)
-    if data.weight is not None:
-        facts += f", {weight_facts(data.weight, data.weight_name)}"
+    specs = [] if args.metric is None else [args.metric]
+    y = data.binary_target(args.positive) if qid is None else query_labels(args, data, specs, specs_option="--metric")
+    validation = None if args.validation is None else load_validation(args, data, specs)
     metric = args.metric or (QUERY_METRIC if qid is not None else DEFAULT_METRIC)
     missing = data.missing()
-    info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {facts} "
-               f"(label: {data.label_name}); choosing by {metric}")
+    where = "" if validation is None else f" on {validation[0].source}"
+    info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {training_facts(data, y)} "
+               f"(label: {data.label_name}); choosing by {metric}{where}")
     progress = _SearchDisplay(Progress(args.progress, quiet=args.quiet), metric)
-    given = {name: value for name, value in (("qid", qid), ("sample_weight", data.weight)) if value is not None}
     try:
-        estimator.fit(estimator_input(data), y, callbacks=progress, **given)
+        estimator.fit(estimator_input(data), y, callbacks=progress, **fit_arguments(data, validation))
     except BaseException as exc:
         progress.abort()
-        if data.weight is not None and isinstance(exc, ValueError) and NO_SAMPLE_WEIGHT in str(exc):
-            # every candidate skipped, some for the weights: the library's "fit without it" is an option here
-            raise CommandError(f"--weight {data.weight_name}: {exc}; or leave out --weight and pass --drop "
-                               f"{data.weight_name}") from None
+        error = fit_error(exc, data, args.validation)
+        if error is not None:
+            raise error from None
         raise
     progress.close(f"chose {estimator.best_candidate_}")
     print(leaderboard_table(estimator).render(args.table_format), flush=True)
     if qid is None:             # the file's label fitted as 1: what ``evaluate`` reads the labels with
         record_relevant_label(estimator, data.relevant_label(args.positive))
-    try:
-        save_model(estimator, args.out)
-    except TypeError as exc:
-        raise CommandError(f"--out: {exc}") from None
-    except OSError as exc:
-        raise CommandError(f"--out: cannot write {args.out!r}: {exc.strerror or exc}") from None
+    _save(estimator, args.out)
     info(args, f"chose {estimator.best_candidate_} ({estimator.selection_reason_}); {estimator.metric_} "
                f"{estimator.best_score_:.4f} over {scored_parts(estimator)}; saved to {args.out} "
                f"[search {estimator.search_time_:.1f}s, refit {estimator.refit_time_:.1f}s]")
+    for line in (validation_line(estimator, validation[0]) if validation is not None else "",
+                 _position_line(estimator, data)):
+        if line:
+            info(args, line)
     imputation = imputation_note(estimator, missing)
     if imputation:
         info(args, imputation)
     if args.report:
         from ._report import write_report
 
-        write_report(build_report(args, estimator, data, y, imputation), args.report)
+        write_report(build_report(args, estimator, data, y, imputation, validation), args.report)
         info(args, f"wrote {os.path.normpath(args.report)}")
     return 0
+
+
+def _save(estimator, path: str) -> None:
+    from ..persistence import save_model
+
+    try:
+        save_model(estimator, path)
+    except TypeError as exc:
+        raise CommandError(f"--out: {exc}") from None
+    except OSError as exc:
+        raise CommandError(f"--out: cannot write {path!r}: {exc.strerror or exc}") from None
+
+
+def _position_line(estimator, data) -> str | None:
+    """The chosen model's position effects (a fold bag's: its refit's), when it learned some."""
+    from ..auto import FoldBag
+
+    if data.position is None:
+        return None
+    model = estimator.best_estimator_
+    bagged = isinstance(model, FoldBag)
+    note = position_effects_note(model.estimators[0] if bagged else model, data.position_name)
+    return note.replace("position effects", "position effects of the refit", 1) if note and bagged else note
 
 
 class _SearchDisplay:
@@ -214,9 +242,15 @@ class _SearchDisplay:
 
 
 def leaderboard_table(estimator) -> Table:
+    """The leaderboard; after a choice on ``--validation``, with each candidate's value on the whole file."""
     rows = estimator.leaderboard_.table_rows()
-    return Table(["candidate", "status", f"{estimator.leaderboard_.metric} (mean ± sd)", "parts", "fit s/fold",
-                  "note"], rows)
+    columns = ["candidate", "status", f"{estimator.leaderboard_.metric} (mean ± sd)", "parts", "fit s/fold", "note"]
+    values = validation_values(estimator)
+    if values:
+        columns.insert(4, f"{estimator.leaderboard_.metric} (whole file)")
+        for row in rows:
+            row.insert(4, f"{values[row[0]]:.4f}" if row[0] in values else "-")
+    return Table(columns, rows)
 
 
 def scored_parts(estimator) -> str:
@@ -228,7 +262,9 @@ def scored_parts(estimator) -> str:
     chosen = next((row for row in estimator.leaderboard_ if row.status == "chosen"), None)
     if chosen is None:
         return estimator.cv_description_
-    part = "part" if "hold-out" in estimator.cv_description_ else "fold"
+    # a hold-out, or a --validation file, is scored in parts; cross-validation in folds
+    held_out = "hold-out" in estimator.cv_description_ or getattr(estimator, "evals_result_", None) is not None
+    part = "part" if held_out else "fold"
     return f"{chosen.n_folds} {part}{'s' if chosen.n_folds != 1 else ''} of {estimator.cv_description_}"
 
 
@@ -259,7 +295,9 @@ def imputation_note(estimator, missing) -> str:
 def roc_curves(estimator, y):
     """``{"out-of-fold": {spec: (y, scores, rows)}}`` of the leading candidates, on the rows every one of them scored.
 
-    ``rows`` is the mask of those rows (for their query ids).
+    ``rows`` is the mask of those rows (for their query ids).  After a choice
+    on ``--validation`` the scores are of that file's rows (``y``: its labels)
+    under the same key, the one split the figures draw.
     """
     import numpy as np
 
@@ -274,47 +312,75 @@ def roc_curves(estimator, y):
     return {"out-of-fold": {name: (y[rows], estimator.cv_predictions_[name][rows], rows) for name in leaders}}
 
 
-def build_report(args, estimator, data, y, imputation: str = ""):
+def _figures(estimator, scored, y, on_file: bool) -> list:
+    """The figure of the leading candidates' scores of the rows ``scored`` (labels ``y``): out of fold, or the
+    ``--validation`` file's (``on_file``); [] when no row has every leader's score."""
     from ..auto import QUERY_METRIC
     from ..plotting import figure_bytes, metric_at_k_data, roc_data
+
+    curves = roc_curves(estimator, y)
+    if curves is None:
+        return []
+    name = os.path.basename(scored.source)
+    title = f"{name}: leading candidates"
+    unit = "query" if scored.qid is not None else "row"
+    how = (f"scores of the validation file {name} (each candidate fitted on every training row)" if on_file else
+           f"out-of-fold scores (each {unit} scored by a model that did not see it, first pass of folds)")
+    if scored.qid is not None:
+        curves = {split: {spec: (y_rows, scores, scored.qid[rows]) for spec, (y_rows, scores, rows) in models.items()}
+                  for split, models in curves.items()}
+        figure = metric_at_k_data(curves, metric=query_defaults(QUERY_METRIC, scored.qid), title=title)
+        return [(f"ndcg@k against k of the leading candidates, the mean over queries of {how}.",
+                 figure_bytes(figure, "svg"))]
+    curves = {split: {spec: (y_rows, scores) for spec, (y_rows, scores, _) in models.items()}
+              for split, models in curves.items()}
+    figure = roc_data(curves, title=title)
+    return [(f"ROC curves of the leading candidates in counts, from {how}: the right panel zooms on "
+             "the leftmost part, the top of the list.", figure_bytes(figure, "svg"))]
+
+
+def build_report(args, estimator, data, y, imputation: str = "", validation=None):
+    """The HTML report's content; ``validation``: ``(dataset, X, y)`` of the ``--validation`` file, whose rows
+    the candidates were scored on (else the training rows, out of fold)."""
     from ._report import Report, file_sha256
 
-    figures = []
-    curves = roc_curves(estimator, y)
-    if curves is not None and data.qid is not None:
-        curves = {split: {name: (y_rows, scores, data.qid[rows]) for name, (y_rows, scores, rows) in models.items()}
-                  for split, models in curves.items()}
-        figure = metric_at_k_data(curves, metric=query_defaults(QUERY_METRIC, data.qid),
-                                  title=f"{os.path.basename(data.source)}: leading candidates")
-        figures.append(("ndcg@k against k of the leading candidates, the mean over queries of out-of-fold scores "
-                        "(each query scored by a model that did not see it, first pass of folds).",
-                        figure_bytes(figure, "svg")))
-    elif curves is not None:
-        curves = {split: {name: (y_rows, scores) for name, (y_rows, scores, _) in models.items()}
-                  for split, models in curves.items()}
-        figure = roc_data(curves, title=f"{os.path.basename(data.source)}: leading candidates")
-        figures.append(("ROC curves of the leading candidates in counts, from out-of-fold scores (each row scored "
-                        "by a model that did not see it, first pass of folds): the right panel zooms on the "
-                        "leftmost part, the top of the list.", figure_bytes(figure, "svg")))
+    val = None if validation is None else validation[0]
+    figures = _figures(estimator, data if val is None else val, y if val is None else validation[2], val is not None)
     notes = [f"Chosen: {estimator.best_candidate_} ({estimator.selection_reason_}). Scores are means over the "
              f"validation parts each candidate was scored on (the parts column) of {estimator.cv_description_}; "
              f"a blend's is its nested estimate (the small-data blend's, its members' rank average on each part)."]
+    if validation_values(estimator):
+        notes.append(f"The column {estimator.metric_} (whole file) is each candidate's value on the whole "
+                     f"validation file {val.source} (evals_result_).")
+    if data.init_score is not None:
+        notes.append(f"Every candidate was scored at the rows' initial scores ({data.init_score_name}) plus its "
+                     "own: the saved model is the correction alone (rankcore score --init-score adds them).")
     if not figures:
         figure = "ndcg@k" if data.qid is not None else "ROC"
-        notes.append(f"No {figure} figure: no candidate was scored on the whole first pass of folds, so no row has "
-                     "an out-of-fold score of every leading candidate (a longer --time lets them finish).")
+        notes.append(f"No {figure} figure: " + (
+            "no candidate was scored on the validation file (a longer --time lets them finish)." if val is not None
+            else "no candidate was scored on the whole first pass of folds, so no row has an out-of-fold score of "
+                 "every leading candidate (a longer --time lets them finish)."))
     if imputation:
         notes.append(imputation[0].upper() + imputation[1:] + ".")
+    facts = [("file", data.source), ("sha256", file_sha256(data.source)), ("rows", str(data.n_samples)),
+             ("features", str(data.n_features)), ("label", str(data.label_name))]
+    if val is not None:
+        facts += [("validation file", val.source), ("validation sha256", file_sha256(val.source)),
+                  ("validation rows", str(val.n_samples))]
+    facts.append(("validation", estimator.cv_description_))
+    asides = ((data.weight_name if data.weight is not None else None, "sample weights",
+               "every fit; the metric counts every row once"),
+              (data.init_score_name if data.init_score is not None else None, "initial scores",
+               "every fit learns a correction to them"),
+              (data.position_name if data.position is not None else None, "display positions",
+               "every fit learns an effect per position; the model ranks without them"))
+    facts += [(what, f"{column} ({why})") for column, what, why in asides if column is not None]
     table = leaderboard_table(estimator)
     return Report(
         title=f"rankcore auto: {os.path.basename(data.source)}",
         command=" ".join(shlex.quote(a) for a in ["rankcore", *getattr(args, "_argv", [])]),
-        data=[("file", data.source), ("sha256", file_sha256(data.source)), ("rows", str(data.n_samples)),
-              ("features", str(data.n_features)), ("label", str(data.label_name)),
-              ("validation", estimator.cv_description_)]
-        + ([] if data.weight is None else [("sample weights", f"{data.weight_name} (every fit; the metric counts "
-                                                               "every row once)")]),
-        columns=table.columns, rows=table.rows, figures=figures,
+        data=facts, columns=table.columns, rows=table.rows, figures=figures,
         models=_chosen_models(estimator),
         settings={"metric": estimator.metric_, "time budget": str(estimator.time_budget),
                   "candidates": str(estimator.candidates), "blend": str(estimator.blend),

@@ -24,9 +24,9 @@ from ._models import (add_model_options, build_configs, check_missing, fit_one, 
                       monitor_from_params, split_by_category)
 from .._progress import Progress
 from ._progress import add_progress_options
-from ._queries import (QUERY_MONITOR, check_fit_with_positions, check_fit_within_queries, check_positions_in_queries,
-                       position_effects_note, position_error, position_facts, qid_option, query_defaults, query_facts,
-                       query_labels, use_query_learner)
+from ._queries import (FIT_POSITION_HELP, QUERY_MONITOR, check_fit_with_positions, check_fit_within_queries,
+                       check_positions_in_queries, position_effects_note, position_error, position_facts, qid_option,
+                       query_defaults, query_facts, query_labels, use_query_learner)
 from ._weights import FIT_HELP as WEIGHT_HELP, check_fit_with_weights, weight_error, weight_facts
 
 
@@ -73,7 +73,8 @@ def add_parser(subparsers):
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="training data: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser, categorical=True, position=True, init_score=INIT_SCORE_HELP, weight=WEIGHT_HELP)
+    add_data_options(parser, categorical=True, position=FIT_POSITION_HELP, init_score=INIT_SCORE_HELP,
+                     weight=WEIGHT_HELP)
     add_model_options(parser, multiple=False)
     parser.add_argument("--init-model", metavar="MODEL.json", help=INIT_MODEL_HELP)
     out = parser.add_argument_group("output")

@@ -199,15 +199,12 @@ def test_scoring_with_initial_scores_needs_a_model_that_can_be_fitted_from_them(
                                 "scores (its fit takes no init_score); leave out --init-score and pass --drop prior")
 
 
-@pytest.mark.parametrize("command, extra", [
-    ("compare", ("--qid", "query", "--label", "grade")),
-    ("auto", ("--label", "grade")),
-])
-def test_compare_and_auto_refuse_initial_scores_with_what_to_do(files, command, extra):
-    status, _, err = run_main(command, files / "train.csv", *extra, "--init-score", "prior")
-    one_line_error(status, err, f"--init-score: `rankcore {command}` takes no initial scores (here the column would "
+def test_compare_refuses_initial_scores_with_what_to_do(files):
+    status, _, err = run_main("compare", files / "train.csv", "--qid", "query", "--label", "grade",
+                              "--init-score", "prior")
+    one_line_error(status, err, "--init-score: `rankcore compare` takes no initial scores (here the column would "
                                 "be read as a feature); `rankcore fit DATA --init-score prior` fits a model from "
-                                "them", "pass --drop prior")
+                                "them (and `rankcore auto` chooses one)", "pass --drop prior")
 
 
 @pytest.mark.parametrize("command", ["fit", "score", "evaluate", "compare", "auto"])
@@ -219,10 +216,12 @@ def test_help_lists_the_option(command):
     assert "--init-score COLUMN" in text
     if command == "fit":
         assert "the scores the fit starts from" in text and "eval_init_score" in text
+    elif command == "auto":
+        assert "every candidate learns a correction to them (init_score" in text and "eval_init_score" in text
     elif command in ("score", "evaluate"):
         assert "added to the model's scores" in text
     else:
-        assert "not here: only `rankcore fit`, `score` and `evaluate` take initial scores" in text
+        assert "not here: only `rankcore fit`, `auto`, `score`, `explain` and `evaluate` take initial scores" in text
 
 
 def test_an_absent_initial_score_column_is_an_error_of_the_reader(files):

@@ -252,14 +252,12 @@ def test_an_optional_position_column_is_left_out_unread(files):
         load_data(files / "valid_no_place.csv", label="click", qid="query", position="place")
 
 
-@pytest.mark.parametrize("command, extra, why", [
-    ("compare", ("--qid", "query", "--label", "click"), "here it would be read as a feature"),
-    ("auto", ("--label", "click"), "here it would be read as a feature"),
-])
-def test_only_fit_takes_positions_the_others_say_so(files, command, extra, why):
-    status, _, err = run_main(command, files / "clicks.csv", *extra, "--position", "place")
-    one_line_error(status, err, "--position: only `rankcore fit DATA --qid Q --position place` learns",
-                   f"`rankcore {command}` takes no positions", why, "pass --drop place")
+def test_only_fit_and_auto_take_positions_compare_says_so(files):
+    status, _, err = run_main("compare", files / "clicks.csv", "--qid", "query", "--label", "click",
+                              "--position", "place")
+    one_line_error(status, err, "--position: only `rankcore fit DATA --qid Q --position place` (and `rankcore auto`) "
+                   "learns", "`rankcore compare` takes no positions", "here it would be read as a feature",
+                   "pass --drop place")
 
 
 @pytest.mark.parametrize("command", ["score", "evaluate"])
