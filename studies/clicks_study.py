@@ -4,6 +4,7 @@
 
 * rankcore's default within queries (``rankcore.boost(learner="trees")``) fitted on the clicks alone and with
   ``position=`` (the learned position effects), and the same for ``objective="lambdarank"``;
+* rankcore's click model, ``position_bias="em"`` (θ_p · σ(f(x)) fitted by regression EM);
 * LightGBM's lambdarank (``LGBMRanker()``'s defaults through ``lightgbm.train``) without and with its
   ``Dataset(position=...)``;
 * ``XGBRanker()`` without and with ``lambdarank_unbiased=True`` (its rows sorted by position within each query,
@@ -19,7 +20,9 @@ shown documents are logged.  The test queries are new, every document of each wi
 
 Options: ``--seeds``, ``--queries`` (training queries per log), ``--eta`` (examination exponents), ``--loggers``;
 ``--candidates`` fits rankcore's variants with positions instead of the peers (the push without the default's
-QueryRMSE term, and ``position_l2`` of 0, 0.3 and 3 beside the default's 1).
+QueryRMSE term, and ``position_l2`` of 0, 0.3 and 3 beside the default's 1); ``--candidates em`` the click model's
+(``position_bias="em"``) variants: 1, 3, 6, 10 (the default) and 20 rounds, rounds stopped when θ moves less than
+0.002, and the default objective refitted once on the final posteriors of the default.
 Needs LightGBM; XGBoost is optional.  The data are simulated: nothing is read from disk.
 """
 
@@ -97,6 +100,29 @@ def _models(threads: int, candidates: bool = False):
             return booster.predict
         return fit
 
+    def em_fit(spec="em", refit=False):
+        """The click model (``position_bias=spec``); ``refit``: the default objective refitted once on its final
+        posterior relevance as grades, in place of the cross-entropy trees of its last round."""
+        def fit(X, y, qid, position):
+            model = rankcore.boost(learner="trees", position_bias=spec, random_state=0, n_jobs=threads)
+            model.fit(X, y, qid=qid, position=position)
+            fit.theta = (model.position_ids_, model.position_propensities_, model.position_em_rounds_)
+            if not refit:
+                return model.decision_function
+            theta = model.position_propensities_[np.searchsorted(model.position_ids_, position)]
+            gamma = np.clip(1.0 / (1.0 + np.exp(-model.decision_function(X))), 1e-9, 1 - 1e-9)
+            relevant = np.where(y > 0, 1.0, (1.0 - theta) * gamma / (1.0 - theta * gamma))
+            final = rankcore.boost(learner="trees", random_state=0, n_jobs=threads).fit(X, relevant, qid=qid)
+            return final.decision_function
+        return fit
+
+    if candidates == "em":
+        return {
+            "rankcore default, position": rankcore_fit(positions=True),
+            **{f"EM, position_bias='em:rounds={r}'": em_fit(f"em:rounds={r}") for r in (1, 3, 6, 10, 20)},
+            "EM, position_bias='em:tol=0.002'": em_fit("em:tol=0.002"),
+            "EM (10 rounds), then the default objective on its posteriors": em_fit("em", refit=True),
+        }
     if candidates:
         return {
             "rankcore default": rankcore_fit(),
@@ -111,6 +137,7 @@ def _models(threads: int, candidates: bool = False):
         "rankcore default, position": rankcore_fit(positions=True),
         "rankcore lambdarank": rankcore_fit("lambdarank"),
         "rankcore lambdarank, position": rankcore_fit("lambdarank", positions=True),
+        "rankcore click model (position_bias='em'), position": em_fit(),
         "LightGBM lambdarank": lightgbm_fit(False),
         "LightGBM lambdarank, position": lightgbm_fit(True),
     }
@@ -146,8 +173,27 @@ def run(seeds, n_queries: int, etas, loggers, shown: int, threads: int, candidat
                     scorer, cpu = _cpu(lambda: fit(X[rows], clicks, qid[rows], position))
                     values = evaluate(grades_test, scorer(X_test), metrics=list(METRICS), qid=qid_test)
                     cell[name].append([values[m] for m in METRICS] + [cpu])
+                    if getattr(fit, "theta", None) is not None:      # the click model's θ against the truth
+                        ids, theta, rounds = fit.theta
+                        errors = np.abs(theta - 1.0 / (ids + 1.0) ** eta)
+                        THETA.setdefault((logger, eta, name), []).append((errors.mean(), errors.max(), rounds))
                 print(f"{logger}, eta {eta}, seed {seed}: {clicks.mean():.3f} clicks a row", flush=True)
     return results
+
+
+#: (logger, eta, model) -> per seed (mean |θ̂ − θ|, max |θ̂ − θ| over the places, EM rounds run).
+THETA: dict = {}
+
+
+def print_theta() -> None:
+    if not THETA:
+        return
+    print("\n#### The click model's propensities against the truth 1/(p + 1)^η\n")
+    print("| logger | η | model | mean abs. error of θ | largest | EM rounds run |")
+    print("|---|---|---|---|---|---|")
+    for (logger, eta, name), rows in THETA.items():
+        mean = np.mean(np.asarray(rows, dtype=float), axis=0)
+        print(f"| {logger} | {eta:g} | {name} | {mean[0]:.3f} | {mean[1]:.3f} | {mean[2]:.1f} |")
 
 
 def print_tables(results: dict) -> None:
@@ -158,6 +204,7 @@ def print_tables(results: dict) -> None:
         means = {name: np.mean(np.asarray(rows), axis=0) for name, rows in cell.items()}
         for name, mean in means.items():
             base = name.replace(", position", "").replace("(lambdarank_unbiased=True)", "()")
+            base = "rankcore default" if "position_bias" in base or base.startswith("EM,") else base
             base = base if base in means else "rankcore default"
             delta = "" if base == name or base not in means else f"{mean[2] - means[base][2]:+.4f}"
             print(f"| {name} | {mean[0]:.4f} | {mean[1]:.4f} | {mean[2]:.4f} | {delta} | {mean[3]:.2f} |")
@@ -171,12 +218,14 @@ def main(argv=None) -> None:
     parser.add_argument("--loggers", nargs="+", default=["feature", "relevance"])
     parser.add_argument("--shown", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--candidates", action="store_true",
-                        help="rankcore's variants with positions instead of the peers (the push alone, position_l2)")
+    parser.add_argument("--candidates", nargs="?", const=True, default=False, choices=[True, "em"],
+                        help="rankcore's variants with positions instead of the peers (the push alone, position_l2); "
+                             "--candidates em: the click model's rounds and final model")
     args = parser.parse_args(argv)
     if importlib.util.find_spec("lightgbm") is None:
         raise SystemExit("clicks_study.py needs LightGBM (pip install lightgbm)")
     print_tables(run(args.seeds, args.queries, args.eta, args.loggers, args.shown, args.threads, args.candidates))
+    print_theta()
 
 
 if __name__ == "__main__":

@@ -227,6 +227,12 @@ def position_effects_note(estimator, column: str, shown: int = 10) -> str | None
     say anything; a long list shows its first and last places.
     """
     ids, effects = getattr(estimator, "position_ids_", None), getattr(estimator, "position_effects_", None)
+    theta = getattr(estimator, "position_propensities_", None)
+    if ids is not None and theta is not None:        # position_bias=em: the click model's examination per place
+        pairs = [f"{int(p)} {float(t):.3f}" for p, t in zip(ids, theta)]
+        pairs = pairs if len(pairs) <= shown else pairs[:shown - 4] + ["..."] + pairs[-2:]
+        return (f"position propensities ({column}): {', '.join(pairs)} after {estimator.position_em_rounds_} EM "
+                "rounds; the model ranks without them")
     if ids is None or effects is None:
         return None
     if len(ids) == 1:

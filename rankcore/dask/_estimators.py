@@ -368,6 +368,10 @@ class _DaskBoost(DaskExplanations, ClientParameter):
         if positions and not within_queries:
             refuse_positions_without_queries()
         setup = self._fit_setup(within_queries, category_frame)
+        if setup.params.position_bias.em:      # its rounds refit the in-memory estimator (rankcore.push)
+            raise ValueError(f"position_bias='em': the click model is not fitted on Dask; fit "
+                             f"rankcore.boost(learner='trees', position_bias='em') in memory, or {type(self).__name__}"
+                             "(position_bias='additive')")
         if self.thresholds is not None and not setup.learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {setup.learner.spec!r} does not use thresholds; leave "
                              "thresholds=None")

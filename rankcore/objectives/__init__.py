@@ -2,6 +2,7 @@
 
 from ._base import BoundObjective, BoundSeparable, LinePoint, Objective, RowBlock
 from ._base import HESSIAN_FLOOR, CheckedLine, LineSearchResult, clip_hessian
+from ._cross_entropy import CrossEntropy, sigmoid
 from ._position_effects import PositionEffects, check_positions, effects_step, place_sums, require_curvature
 from ._push import PushObjective
 from ._query_blocks import BoundQueryBlocks
@@ -11,4 +12,4 @@ from ._valueless import curvature_unit
 __all__ = ["Objective", "BoundObjective", "BoundSeparable", "LinePoint", "RowBlock", "PushObjective",
            "LineSearchResult", "CheckedLine", "clip_hessian", "HESSIAN_FLOOR", "BoundQueryBlocks", "QueryRMSETerm",
            "PositionEffects", "check_positions", "effects_step", "place_sums", "require_curvature",
-           "curvature_unit"]
+           "curvature_unit", "CrossEntropy", "sigmoid"]

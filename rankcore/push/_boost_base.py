@@ -41,12 +41,13 @@ from ._eval_rows import EvalSetRows
 from ._eval_sets import EvalSets, Validation, ValidationSet, read_eval_sets
 from ._init_model import InitModel, prepend_init_model, read_init_model
 from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
+from ._click_model import fit_click_model
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_queries
 from ..objectives import PositionEffects, curvature_unit
 from ._row_inputs import RowInputs, check_eval_init_scores, check_init_score, warn_nothing_kept, warn_one_sided_init
-from ._queries import (check_grades, check_rows, check_some_query_ranks, query_positions,
+from ._queries import (check_grades, check_rows, check_some_query_ranks, check_training_part, query_positions,
                        query_rows, row_weights, single_grade_queries, subset)
 from ._query_defaults import QUERY_CATEGORICAL_PARAMS, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_SHAPE_PARAMS
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
@@ -307,13 +308,10 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
         group : array-like of int, optional
             LightGBM's form of ``qid``: the sizes of consecutive queries.
         position : array-like of int, optional
-            With ``qid``: the place each row was shown at (integers >= 0),
-            for labels that are clicks.  The fit explains each label by the
-            row's score plus an effect of its position, learned beside the
-            trees (``position_effects_``; ``position_l2`` shrinks them, by
-            half at its default); the model ranks by the score alone.  Needs
-            a per-query objective with a curvature (the default, lambdarank,
-            yetirank, xendcg).
+            With ``qid``: the place each row was shown at (integers >= 0), for labels that are clicks, explained by
+            the row's score plus an effect of its position learned beside the trees (``position_effects_``, shrunk
+            by ``position_l2``; needs a per-query objective with a curvature; the model ranks by the score alone),
+            or with ``position_bias="em"`` by the click model θ_p σ(f(x)) (``position_propensities_``; docs/clicks.md).
         init_score : array-like of shape (n_samples,), optional
             Finite scores the training rows start from (LightGBM's
             ``init_score``, XGBoost's ``base_margin``): a first-stage
@@ -367,6 +365,10 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
         -------
         self
         """
+        if self._setup_record().params.position_bias.em:      # the click model: a fit per EM round (_click_model)
+            return fit_click_model(self, X, y, sample_weight, dict(qid=qid, group=group, position=position,
+                init_score=init_score, init_model=init_model, callbacks=callbacks, eval_set=eval_set,
+                eval_names=eval_names, eval_metric=eval_metric, eval_init_score=eval_init_score))
         evals = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
         if eval_init_score is not None:
             if evals is None:
@@ -538,7 +540,7 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
         (tr, va), = plan.folds            # a hold-out: resolve_early_stopping checked the floors
         w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
         check_rows(objective, y, w, None)
-        _check_training_part(objective, y[tr], w_tr, None, "the rows left beside the hold-out")
+        check_training_part(objective, y[tr], w_tr, None, "the rows left beside the hold-out")
         X_va = X[va]
         X_tr = X[tr]
         del X
@@ -575,7 +577,7 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
         for k, (tr, va) in enumerate(plan.folds):
             w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
             q_tr, q_va = (None, None) if queries is None else (subset(queries, tr), subset(queries, va))
-            _check_training_part(objective, y[tr], w_tr, q_tr,
+            check_training_part(objective, y[tr], w_tr, q_tr,
                                  "the rows left beside the hold-out" if plan.kind == "holdout"
                                  else f"the training rows of fold {k + 1} of {len(plan.folds)}")
             layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr, inputs.take(tr))
@@ -886,15 +888,3 @@ def _log_objective(estimator) -> bool:
     """Whether the working objective J is the log of the objective (the push objective's J = log R)."""
     return bool(declared_attribute("objective", estimator.objective_spec_, "log_value", False))
 
-
-def _check_training_part(objective, y, w, queries, what: str) -> None:
-    """``check_rows`` on the training part of an early-stopping split, its failure said to be the split's.
-
-    The split draws rows by label (or whole queries), not by ``sample_weight``: rows of weight 0 count as rows,
-    so a part can lack the weight of a class that the whole data has.
-    """
-    try:
-        check_rows(objective, y, w, queries)
-    except ValueError as exc:
-        raise ValueError(f"early_stopping: {what}: {exc}; the split draws rows without regard to sample_weight: "
-                         "pass eval_set=, or early_stopping=False") from None

@@ -96,6 +96,12 @@ ATTRIBUTES_DOC = """
         The effect b_p of each place in ``position_ids_`` as the last kept
         tree was grown with (on the scores' scale; the model does not use
         them).
+    position_propensities_ : ndarray of float64
+        Fitted with ``position_bias="em"`` (instead of the effects): the
+        click model's θ_p in (0, 1] of each place in ``position_ids_``, the
+        probability that a row shown there is examined.
+    position_em_rounds_ : int
+        Fitted with ``position_bias="em"``: the EM rounds run.
     category_columns_read_as_values_ : tuple of int
         Set only when fitted on a DataFrame whose pandas ``category``
         columns the learner read by their values (learners that do not split

@@ -84,6 +84,8 @@ class PushBoost(_BaseBoost):
 
         if params.objective is not None:
             return objective
+        if params.position_bias.em:         # the click model's rounds refit the trees on this (_click_model)
+            return resolve_parameter("objective", "objective", "cross-entropy")
         if QUERY_OBJECTIVE is not None and getattr(params.loss, "spec", params.loss) == "exp":
             return resolve_parameter("objective", "objective", QUERY_OBJECTIVE)
         price = objective.price_component

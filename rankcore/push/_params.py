@@ -14,6 +14,7 @@ import numpy as np
 from .._categories import categories_to_state
 from ..base import N_JOBS, Fitted, float64_array, random_state_kind, spec_kind, string_list
 from ..spec import Kind, Parameter, sequence_kind
+from ._click_model import POSITION_BIAS
 from ._validation import NO_VALIDATION
 
 __all__ = ["LOSS", "PRICE", "OBJECTIVE", "P", "BOOSTING", "PUSH_FITTED", "FIT_INFO", "STOP_REASONS",
@@ -149,12 +150,24 @@ BOOSTING = (
         default).  Larger values lose less where the order shown already
         followed relevance and gain less where it did not.  Unused without
         ``position``."""),
+    Parameter("position_bias", POSITION_BIAS, default="additive", doc="""
+        How ``fit``'s ``position`` explains the clicks.  ``"additive"``: an
+        effect per position added to the score (``position_effects_``,
+        shrunk by ``position_l2``).  ``"em"``: the position-based click
+        model P(click) = θ_p σ(f(x)) fitted by regression EM (Wang et al.
+        2018): each round refits the trees on every row's posterior
+        relevance with ``objective="cross-entropy"``, then θ_p in closed form
+        (``position_propensities_``); needs 0/1 clicks and costs a fit per
+        round.  ``"em:rounds=R,tol=T"``: at most R rounds (default 10),
+        stopping early when no θ_p moves more than T (default 0: all R).  Unused
+        without ``position``."""),
     Parameter("random_state", random_state_kind(), default=None, doc="""
         Seeds the validation split, the learners' sampling (bin edges of
         data larger than ``stumps``'s ``subsample``, the trees' row samples)
         and, for a non-smooth objective (``tie_break_scale > 0``, e.g.
         ``"prec@k-avg:20"``), the order of the tie-break offset the training
-        scores start from."""),
+        scores start from; with ``position_bias="em"``, every round's fit
+        (an integer gives each round its own seed drawn from it)."""),
     Parameter("n_jobs", N_JOBS, default=None, doc="""
         Threads for the kernels (None or -1: all cores).  Results do not
         depend on it."""),
@@ -213,6 +226,9 @@ PUSH_FITTED = (
     # fitted with ``position`` (display positions of clicks): the learned effects, which the model does not use
     Fitted("position_ids_", "position_ids", lambda ids: np.asarray(ids, dtype=np.int64), optional=True),
     Fitted("position_effects_", "position_effects", float64_array, optional=True),
+    # fitted with ``position_bias="em"``: θ per place (by ``position_ids_``) and the EM rounds run
+    Fitted("position_propensities_", "position_propensities", float64_array, optional=True),
+    Fitted("position_em_rounds_", "position_em_rounds", int, optional=True),
     # fitted with ``init_score``: the model is a correction to scores it does not hold (set only then)
     Fitted("from_init_score_", "from_init_score", bool, optional=True),
     # fitted with ``init_model``: how many of the first weak rankers are the init model's (set only then)

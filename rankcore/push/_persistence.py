@@ -51,6 +51,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     fail = estimator._state_error
     n_queries = _check_queries(state, fail)
     positions = _check_position_effects(state, fail)
+    if positions is not None and (positions[2] == "position_propensities") != setup.params.position_bias.em:
+        fail(f"{positions[2]} does not match the parameters (position_bias={estimator.position_bias!r})")
     d = state["n_features_in"]
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
         fail(f"n_features_in must be a positive integer, got {d!r}")
@@ -72,7 +74,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     # the curves are the fit's own: a continuation of an init model records its new iterations alone
     T = alphas.shape[0] - state.get("init_iterations", 0)
     values = _check_objective_values(state, T, objective.has_value, fail,
-                                     monotone=positions is None and _never_rises(learner, objective))
+                                     monotone=(positions is None or positions[2] != "position_effects")
+                                     and _never_rises(learner, objective))
     reason = state["stop_reason"]
     if reason not in STOP_REASONS and not is_callback_reason(reason):
         fail(f"stop_reason must be one of {STOP_REASONS} or a callback's short printable string, got {reason!r}")
@@ -116,7 +119,10 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     if n_queries is not None:
         estimator.n_queries_, estimator.n_queries_without_pairs_ = n_queries
     if positions is not None:
-        estimator.position_ids_, estimator.position_effects_ = positions
+        estimator.position_ids_, values, kind = positions
+        setattr(estimator, f"{kind}_", values)
+        if kind == "position_propensities":
+            estimator.position_em_rounds_ = state["position_em_rounds"]
     if from_init:
         estimator.from_init_score_ = True
     if "init_iterations" in state:
@@ -234,22 +240,38 @@ def _check_queries(state: dict, fail) -> tuple[int, int] | None:
     return n, single
 
 
-def _check_position_effects(state: dict, fail) -> tuple[np.ndarray, np.ndarray] | None:
-    """(position_ids, position_effects) of a model fitted with display positions; None without."""
-    if ("position_ids" in state) != ("position_effects" in state):
-        fail("position_ids and position_effects go together (a model fitted with position)")
+def _check_position_effects(state: dict, fail) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """(position_ids, their values, the field's name) of a model fitted with display positions; None without.
+
+    The values are ``position_effects`` (additive effects) or ``position_propensities`` (the click model's θ, in
+    (0, 1], with ``position_em_rounds``), never both.
+    """
+    kinds = [name for name in ("position_effects", "position_propensities") if name in state]
+    if ("position_ids" in state) != bool(kinds):
+        fail("position_ids and position_effects go together (a model fitted with position; position_propensities "
+             "instead with position_bias='em')")
+    if len(kinds) > 1:
+        fail("position_effects and position_propensities: a model holds one of them, never both")
+    if ("position_propensities" in state) != ("position_em_rounds" in state):
+        fail("position_propensities and position_em_rounds go together (a model fitted with position_bias='em')")
     if "position_ids" not in state:
         return None
     if "n_queries" not in state:
-        fail("position_effects belong to a model fitted within queries (n_queries)")
-    ids, effects = state["position_ids"], state["position_effects"]
+        fail(f"{kinds[0]} belong to a model fitted within queries (n_queries)")
+    ids, values = state["position_ids"], state[kinds[0]]
     if not (isinstance(ids, np.ndarray) and ids.dtype == np.int64 and ids.ndim == 1 and ids.shape[0] >= 1
             and (ids >= 0).all() and (np.diff(ids) > 0).all()):
         fail("position_ids must be a non-empty increasing vector of integers >= 0")
-    if not (isinstance(effects, np.ndarray) and effects.dtype == np.float64 and effects.shape == ids.shape
-            and np.isfinite(effects).all()):
-        fail(f"position_effects must be a finite float64 vector of length {ids.shape[0]} (one per position id)")
-    return ids.astype(np.int64), effects
+    if not (isinstance(values, np.ndarray) and values.dtype == np.float64 and values.shape == ids.shape
+            and np.isfinite(values).all()):
+        fail(f"{kinds[0]} must be a finite float64 vector of length {ids.shape[0]} (one per position id)")
+    if kinds[0] == "position_propensities":
+        if not ((values > 0).all() and (values <= 1).all()):
+            fail("position_propensities must lie in (0, 1] (probabilities of examination)")
+        rounds = state["position_em_rounds"]
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+            fail(f"position_em_rounds must be an integer >= 1, got {rounds!r}")
+    return ids.astype(np.int64), values, kinds[0]
 
 
 def _never_rises(learner, objective) -> bool:

@@ -26,7 +26,7 @@ from ..validation import check_sample_weight
 
 __all__ = ["QueryRows", "QueryPositions", "query_positions", "refuse_positions_without_queries", "warn_sparse_places",
            "query_rows", "check_grades", "check_query_labels", "check_rows", "row_weights",
-           "check_some_query_ranks", "single_grade_queries", "subset", "query_folds"]
+           "check_some_query_ranks", "check_training_part", "single_grade_queries", "subset", "query_folds"]
 
 
 @dataclass(frozen=True)
@@ -255,3 +255,16 @@ def query_folds(queries: Queries, fraction: float, seed, *, n_folds: int) -> tup
         rows_in[f] += queries.sizes[q]
     folds = [np.flatnonzero(fold_of[queries.codes] == f) for f in range(n_folds)]
     return np.flatnonzero(held), folds
+
+
+def check_training_part(objective, y, w, queries, what: str) -> None:
+    """``check_rows`` on the training part of an early-stopping split, its failure said to be the split's.
+
+    The split draws rows by label (or whole queries), not by ``sample_weight``: rows of weight 0 count as rows,
+    so a part can lack the weight of a class that the whole data has.
+    """
+    try:
+        check_rows(objective, y, w, queries)
+    except ValueError as exc:
+        raise ValueError(f"early_stopping: {what}: {exc}; the split draws rows without regard to sample_weight: "
+                         "pass eval_set=, or early_stopping=False") from None

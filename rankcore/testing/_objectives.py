@@ -13,6 +13,8 @@ __all__ = ["CHECKS"]
 
 def _labels(objective, rng, n):
     if objective.task == "graded" or objective.requires_queries:
+        if objective.max_grade < 3:          # labels read as probabilities (cross-entropy): within its range
+            return rng.uniform(0.0, objective.max_grade, n)
         return rng.integers(0, 4, n).astype(np.float64)
     y = np.zeros(n, dtype=np.int8)
     y[rng.choice(n, size=max(2, n // 3), replace=False)] = 1

@@ -281,3 +281,19 @@ def test_the_effects_line_says_when_there_is_one_place_and_prints_no_rounding_no
     Fitted.position_ids_, Fitted.position_effects_ = np.arange(3), np.array([3e-12, -2e-12, 1e-13])
     assert position_effects_note(Fitted(), "place") == ("position effects (place): 0 +0.000000, 1 +0.000000, "
                                                          "2 +0.000000; the model ranks without them")
+
+
+def test_fit_with_position_bias_em_fits_the_click_model_and_prints_its_propensities(files, tmp_path):
+    status, _, err = run_main("fit", files / "clicks.csv", *FIT, "--param", "position_bias=em:rounds=2",
+                              "--progress", "none", "-o", tmp_path / "em.json")
+    assert status == 0, err
+    (line,) = [line for line in err.splitlines() if line.startswith("position propensities (place): ")]
+    assert line.endswith("after 2 EM rounds; the model ranks without them")
+    model = rankcore.load_model(tmp_path / "em.json")
+    data = load_data(files / "clicks.csv", label="click", qid="query", position="place")
+    expected = rankcore.boost(learner="trees", n_iter=int(N_ITER), position_bias="em:rounds=2", random_state=0).fit(
+        _frame(data), data.y, qid=data.qid, position=data.position)
+    np.testing.assert_array_equal(model.decision_function(_frame(data)), expected.decision_function(_frame(data)))
+    np.testing.assert_array_equal(model.position_propensities_, expected.position_propensities_)
+    shown = line[len("position propensities (place): "):].split(" after ")[0].split(", ")
+    np.testing.assert_allclose([float(pair.split()[1]) for pair in shown], model.position_propensities_, atol=5e-4)

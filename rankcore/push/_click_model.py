@@ -1,0 +1,258 @@
+"""The position-based click model fitted by regression EM: ``position_bias="em"``.
+
+A click needs the row examined and relevant, independently:
+
+    P(C = 1) = θ_p · γ(x),       γ(x) = σ(f(x)),
+
+θ_p the propensity of place p (the probability that a row shown there is examined) and f the trees' score.  X.
+Wang, N. Golbandi, M. Bendersky, D. Metzler and M. Najork fit it by regression EM ("Position Bias Estimation for
+Unbiased Learning to Rank in Personal Search", 2018).  Each round:
+
+E-step
+    A click means relevant and examined.  A row not clicked was relevant with probability
+    P(R = 1 | C = 0) = (1 − θ_p) γ / (1 − θ_p γ) and examined with probability
+    P(E = 1 | C = 0) = θ_p (1 − γ) / (1 − θ_p γ).
+M-step
+    θ_p = Σ_{rows at p} w [c + (1 − c) P(E = 1 | C = 0)] / Σ_{rows at p} w, clipped to [:data:`MIN_PROPENSITY`, 1];
+    f refitted -- a whole boosting fit of the estimator's learner -- on the posterior relevance P(R = 1 | c) as soft
+    labels with the cross-entropy (``objective="cross-entropy"``).
+
+A refit on fixed posteriors is what pins θ: one EM step per tree (the click likelihood boosted directly) lets θ
+drift to 1, as the likelihood hardly tells a lower θ_p from a lower relevance of the rows shown at p
+(docs/studies/clicks_and_positions.md).  The first E-step reads θ from the click rates (θ_p = CTR_p / max CTR) and a
+constant γ (Σ c / Σ θ_{p_i}).  The rounds stop early when no θ_p moved more than ``tol`` (never after the first,
+whose γ was a constant; ``tol`` is 0 by default: θ settles long before the ranking does).  The model is f of the
+last round: the trees of a cross-entropy fit, ranking by the estimated relevance σ(f) (refitting the per-query
+default objective on the final posteriors instead ranked no better in the study).  Cost: ``rounds`` fits and
+``rounds`` predictions of the training rows; O(n + places) memory beside one fit's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..objectives import check_positions, sigmoid
+from ..spec import Kind
+
+__all__ = ["PositionBias", "POSITION_BIAS", "e_step", "m_step_propensities", "initial_propensities",
+           "check_clicks", "fit_click_model", "MIN_PROPENSITY", "DEFAULT_ROUNDS", "DEFAULT_TOL"]
+
+#: The floor of θ_p: a place without clicks keeps a propensity > 0, so its rows' posteriors stay defined.
+MIN_PROPENSITY = 1e-6
+#: EM rounds (fits) at most, and the largest move of θ that stops them early: none by default, as θ settles within
+#: a few rounds while the ranking still gains for ten and more (docs/studies/clicks_and_positions.md).
+DEFAULT_ROUNDS = 10
+DEFAULT_TOL = 0.0
+#: The most rounds a spec may ask for: each is a whole fit.
+MAX_ROUNDS = 1000
+
+_SPEC = re.compile(r"^em(?::(.*))?$")
+
+
+@dataclass(frozen=True)
+class PositionBias:
+    """A checked ``position_bias``: ``"additive"`` effects beside the trees, or the ``"em"`` click model."""
+
+    kind: str = "additive"
+    rounds: int = DEFAULT_ROUNDS
+    tol: float = DEFAULT_TOL
+
+    @property
+    def em(self) -> bool:
+        return self.kind == "em"
+
+
+def _option(name: str, text: str):
+    if name == "rounds":
+        value = int(text)
+        if not 1 <= value <= MAX_ROUNDS:
+            raise ValueError(f"rounds must be an integer from 1 to {MAX_ROUNDS}")
+        return value
+    value = float(text)
+    if not (value >= 0 and np.isfinite(value)):
+        raise ValueError("tol must be a finite number >= 0")
+    return value
+
+
+def _position_bias(value) -> PositionBias:
+    if isinstance(value, PositionBias):
+        return value
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    text = value.strip().lower()
+    if text == "additive":
+        return PositionBias()
+    match = _SPEC.match(text)
+    if match is None:
+        raise ValueError("not a setting")
+    options = {}
+    for part in filter(None, (match.group(1) or "").split(",")):
+        name, sep, given = part.partition("=")
+        name = name.strip()
+        if not sep or name not in ("rounds", "tol") or name in options:
+            raise ValueError(f"unknown or repeated option {part!r} (em takes rounds= and tol=)")
+        options[name] = _option(name, given.strip())
+    return PositionBias("em", **options)
+
+
+#: ``position_bias``: "additive", "em", or "em:rounds=R,tol=T".
+POSITION_BIAS = Kind("'additive', 'em', or 'em:rounds=R,tol=T' (R an integer >= 1, T >= 0)", _position_bias,
+                     type_doc="str")
+
+
+def check_clicks(y, n: int) -> np.ndarray:
+    """Clicks for the click model: 0/1 labels, one per row, as float64 (a ValueError naming ``y`` otherwise)."""
+    arr = np.asarray(y)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"y: expected a 1-D array of {n} clicks (0 or 1), got shape {arr.shape}")
+    try:
+        clicks = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"y: position_bias='em' fits a click model: labels must be clicks, 0 or 1, got dtype "
+                         f"{arr.dtype}") from None
+    bad = np.flatnonzero((clicks != 0) & (clicks != 1))
+    if bad.size:
+        raise ValueError(f"y: position_bias='em' fits a click model: labels must be clicks, 0 or 1, got "
+                         f"{arr[bad[0]].item()!r} at row {int(bad[0])} (graded labels: leave position_bias at "
+                         "'additive')")
+    return clicks
+
+
+def e_step(clicks: np.ndarray, theta: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(P(R = 1 | c), P(E = 1 | c)) of each row, at its place's propensity ``theta`` and relevance ``gamma``.
+
+    A click is relevant and examined (1, 1).  O(n) time and memory.  ``gamma`` must lie in [0, 1) where θ = 1
+    (the caller clips σ(f) below 1), so that 1 − θγ > 0.
+    """
+    rest = 1.0 - theta * gamma
+    relevant = np.where(clicks > 0, 1.0, (1.0 - theta) * gamma / rest)
+    examined = np.where(clicks > 0, 1.0, theta * (1.0 - gamma) / rest)
+    return relevant, examined
+
+
+def m_step_propensities(clicks: np.ndarray, examined: np.ndarray, codes: np.ndarray, n_places: int,
+                        weight: np.ndarray | None = None) -> np.ndarray:
+    """θ_p = Σ_{rows at p} w P(E = 1 | c) / Σ_{rows at p} w, clipped to [MIN_PROPENSITY, 1] (O(n)).
+
+    ``examined`` is :func:`e_step`'s (1 for a click).  A place whose rows all weigh 0 keeps θ = 1.
+    """
+    w = np.ones(codes.shape[0]) if weight is None else weight
+    total = np.bincount(codes, weights=w, minlength=n_places)
+    seen = np.bincount(codes, weights=w * np.where(clicks > 0, 1.0, examined), minlength=n_places)
+    theta = np.divide(seen, total, out=np.ones(n_places), where=total > 0)
+    return np.clip(theta, MIN_PROPENSITY, 1.0)
+
+
+def initial_propensities(clicks: np.ndarray, codes: np.ndarray, n_places: int,
+                         weight: np.ndarray | None = None) -> np.ndarray:
+    """θ of the first E-step: each place's click rate over the highest one, clipped to [MIN_PROPENSITY, 1]."""
+    w = np.ones(codes.shape[0]) if weight is None else weight
+    total = np.bincount(codes, weights=w, minlength=n_places)
+    rate = np.divide(np.bincount(codes, weights=w * clicks, minlength=n_places), total, out=np.zeros(n_places),
+                     where=total > 0)
+    top = rate.max()
+    theta = rate / top if top > 0 else np.ones(n_places)
+    return np.clip(theta, MIN_PROPENSITY, 1.0)
+
+
+#: σ(f) is clipped to [GAMMA_EDGE, 1 − GAMMA_EDGE]: 1 − θγ stays > 0 at θ = 1, and no posterior is exactly 0 or 1
+#: from a saturated score alone.
+GAMMA_EDGE = 1e-9
+
+
+def _round_seeds(random_state, rounds: int) -> list:
+    """One seed per round: drawn from an integer ``random_state``; None and a Generator are passed to every round
+    (fresh entropy, or the generator, which advances)."""
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return [int(s) for s in np.random.default_rng(int(random_state)).integers(0, 2**31 - 1, rounds)]
+    return [random_state] * rounds
+
+
+def _refuse(estimator, *, qid, group, position, init_score, init_model) -> None:
+    """The ValueErrors of what the click model cannot take (before any fit)."""
+    name = type(estimator).__name__
+    if name != "PushBoost":
+        raise ValueError(f"position_bias: the click model ('em') refits the trees on a cross-entropy; {name}'s "
+                         "objective is fixed: use rankcore.boost(learner='trees', position_bias='em')")
+    if qid is None and group is None:
+        raise ValueError("position_bias='em' fits a click model within queries: pass qid (or group) and position")
+    if position is None:
+        raise ValueError("position_bias='em' needs position: the place each row was shown at (fit(X, clicks, "
+                         "qid=qid, position=places))")
+    objective = estimator.objective
+    if objective is not None and getattr(objective, "spec", objective) not in ("cross-entropy", "xentropy",
+                                                                                 "cross_entropy"):
+        raise ValueError(f"objective={objective!r}: position_bias='em' refits the trees on the posterior relevance "
+                         "with objective='cross-entropy'; leave objective=None (or set it to 'cross-entropy')")
+    for given, what in ((init_score, "init_score"), (init_model, "init_model")):
+        if given is not None:
+            raise ValueError(f"{what}: not taken with position_bias='em' (each EM round is a fit of its own); "
+                             "fit without it, or with position_bias='additive'")
+
+
+def fit_click_model(estimator, X, y, sample_weight, given: dict):
+    """Fit ``estimator`` (a PushBoost snapshot) as the click model on ``fit``'s arguments (``given``: the keyword
+    arguments after ``sample_weight``); returns it.
+
+    Every round is a fit of a PushBoost of the same parameters on the posterior relevance with
+    ``objective="cross-entropy"`` (``eval_set`` and its companions and ``callbacks`` passed to each; a callback
+    that stops a round's fit stops the rounds there); the estimator takes the last round's fitted state, with
+    ``position_ids_``, ``position_propensities_`` (θ by place) and ``position_em_rounds_`` (the rounds run).
+    """
+    from ._queries import query_rows, row_weights
+
+    params = estimator._setup_record().params
+    fit_kwargs = dict(given)
+    qid, group, position = (fit_kwargs.pop(name) for name in ("qid", "group", "position"))
+    _refuse(estimator, qid=qid, group=group, position=position, init_score=fit_kwargs.pop("init_score"),
+            init_model=fit_kwargs.pop("init_model"))
+    n = _n_rows(X)
+    rows = query_rows(qid, group, n)           # checks qid/group against the rows
+    ids, codes = check_positions(position, n)
+    clicks = check_clicks(y, n)
+    w = row_weights(sample_weight, n, rows.queries)
+    bias: PositionBias = params.position_bias
+    theta = initial_propensities(clicks, codes, ids.shape[0], w)
+    gamma = np.full(n, np.clip(_weighted_sum(clicks, w) / max(_weighted_sum(theta[codes], w), 1e-300),
+                               GAMMA_EDGE, 1.0 - GAMMA_EDGE))
+    seeds = _round_seeds(params.random_state, bias.rounds)
+    settings = {**estimator.get_params(deep=False), "objective": "cross-entropy", "position_bias": "additive"}
+    model, rounds = None, 0
+    for rounds, seed in enumerate(seeds, start=1):
+        relevant, examined = e_step(clicks, theta[codes], gamma)
+        new_theta = m_step_propensities(clicks, examined, codes, ids.shape[0], w)
+        model = type(estimator)(**{**settings, "random_state": seed})
+        model.fit(X, relevant, sample_weight, qid=qid, group=group, **fit_kwargs)
+        gamma = np.clip(sigmoid(model.decision_function(X)), GAMMA_EDGE, 1.0 - GAMMA_EDGE)
+        moved = float(np.max(np.abs(new_theta - theta)))
+        theta = new_theta
+        if model.stop_reason_ not in _FIT_REASONS:      # a callback stopped the round: it stops the rounds too
+            break
+        if params.verbose:
+            print(f"EM round {rounds} of at most {bias.rounds}: the propensities moved by {moved:.4g} at most "
+                  f"(stop at {bias.tol:g})", flush=True)
+        if moved <= bias.tol and rounds > 1:      # the first round's γ was a constant: its θ barely moves
+            break
+    for name in type(estimator)._fitted_names:
+        if name in model.__dict__:
+            estimator.__dict__[name] = model.__dict__[name]
+    estimator.position_ids_ = ids
+    estimator.position_propensities_ = theta
+    estimator.position_em_rounds_ = rounds
+    return estimator
+
+
+#: The stop reasons of a round's fit that are its own (any other is a callback's, which stops the rounds).
+_FIT_REASONS = ("n_iter", "converged", "early_stopping", "overflow", "no_split", "no_validation_split")
+
+
+def _n_rows(X) -> int:
+    shape = getattr(X, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) else len(X)
+
+
+def _weighted_sum(values: np.ndarray, w: np.ndarray | None) -> float:
+    return float(values.sum() if w is None else np.dot(values, w))
