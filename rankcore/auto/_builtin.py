@@ -433,11 +433,15 @@ class _RawScores:
             values = self.model.predict(X, pred_contrib=True)
         return np.asarray(values, dtype=np.float64)
 
-    def feature_interactions(self, X, max_bytes=None):
+    def feature_interactions(self, X, max_bytes=None, background=None, groups=None):
         """XGBoost's exact SHAP interaction values of the raw margin (``pred_interactions=True``, float32): (n, d +
-        1, d + 1), the expected margin at (d, d).  LightGBM has none: a ``TypeError``."""
+        1, d + 1), the expected margin at (d, d).  LightGBM has none: a ``TypeError``; nor interventional ones
+        against a ``background`` (of ``groups`` of columns or not): a ``TypeError`` too."""
         if not hasattr(self.model, "get_booster"):
             raise TypeError("LightGBM computes no SHAP interaction values (only pred_contrib)")
+        if background is not None or groups is not None:
+            raise TypeError("XGBoost computes path-dependent SHAP interaction values only (pred_interactions), not "
+                            "interventional ones against background rows")
         import xgboost
 
         matrix = xgboost.DMatrix(np.asarray(X, dtype=np.float64), missing=np.nan)

@@ -42,7 +42,9 @@ EXPLAINED = {"feature_contributions": "tree boosters ('trees' candidates, 'light
              "feature_interactions": "tree boosters ('trees' candidates, 'xgboost') scored by their raw "
                                      "decision_function have exact interaction values",
              "interventional contributions": "'trees' candidates scored by their raw decision_function have exact "
-                                             "interventional contributions (background rows)"}
+                                             "interventional contributions (background rows)",
+             "interventional interactions": "'trees' candidates scored by their raw decision_function have exact "
+                                            "interventional interaction values (background rows)"}
 
 
 @dataclass(frozen=True)
@@ -84,14 +86,25 @@ class ScoreComposition:
             options["groups"] = groups
         return self._composed(X, "feature_contributions", options)
 
-    def interactions(self, X: np.ndarray, max_bytes) -> np.ndarray:
+    def interactions(self, X: np.ndarray, max_bytes, background: np.ndarray | None = None,
+                     groups: np.ndarray | None = None) -> np.ndarray:
         """(n, d + 1, d + 1) float64: Σ_m a_m Φ_m(x) per pair of original columns, Σ_m a_m φ0_m + b at (d, d).
 
-        SHAP interaction values are linear in the model as SHAP values are.
-        Time: the members' (one call each); memory O(n · d²) besides one
-        member's output at a time (each bounded by ``max_bytes``).
+        SHAP interaction values are linear in the model as SHAP values are;
+        with ``background`` (rows encoded as X), each member's interventional
+        interaction values against it (each imputed column and its indicator
+        one player), the expected value Σ_m a_m E_z f_m(z) + b; with
+        ``groups`` as well (checked (d,) labels 0..G−1) the (n, G + 1, G + 1)
+        values of the groups as players.  Time: the members' (one call each);
+        memory O(n · d²) besides one member's output at a time (each bounded
+        by ``max_bytes``).
         """
-        return self._composed(X, "feature_interactions", {"max_bytes": max_bytes})
+        options = {"max_bytes": max_bytes}
+        if background is not None:
+            options["background"] = background
+        if groups is not None:
+            options["groups"] = groups
+        return self._composed(X, "feature_interactions", options)
 
     def _composed(self, X: np.ndarray, method: str, options: dict) -> np.ndarray:
         n, d = X.shape
@@ -131,7 +144,9 @@ def _member_values(member: _Member, X: np.ndarray, method: str = "feature_contri
     if options.get("background") is not None and (indicated or groups is not None):
         options["groups"], indicated = players, []     # the players' values: nothing left to add up
         d = int(players.max(initial=-1)) + 1
-    what = "interventional contributions" if options.get("background") is not None else method
+    what = method
+    if options.get("background") is not None:
+        what = "interventional interactions" if method == "feature_interactions" else "interventional contributions"
     try:
         values = np.asarray(getattr(member.model, method)(Z, **options), dtype=np.float64)
     except TypeError as exc:
@@ -160,7 +175,8 @@ def _member_values(member: _Member, X: np.ndarray, method: str = "feature_contri
 
 #: What each method gives, for the refusals' messages.
 _WHAT = {"feature_contributions": "contributions", "feature_interactions": "interaction values",
-         "interventional contributions": "interventional contributions"}
+         "interventional contributions": "interventional contributions",
+         "interventional interactions": "interventional interaction values"}
 
 
 def score_composition(estimator: Any, name: str, candidate: Candidate | None = None,

@@ -769,7 +769,8 @@ class AutoRanker(TreeExport, Ranker):
         return composition.contributions(X_arr, check_background(self._prediction_rows, background), labels)
 
     @reads_a_snapshot
-    def feature_interactions(self, X, *, max_bytes: int | None = INTERACTION_MAX_BYTES) -> np.ndarray:
+    def feature_interactions(self, X, background=None, *, groups=None,
+                             max_bytes: int | None = INTERACTION_MAX_BYTES) -> np.ndarray:
         """Each row's SHAP interaction values of the chosen model: (n_samples, n_features + 1, n_features + 1).
 
         As :meth:`feature_contributions`, composed from the members' exact
@@ -782,16 +783,29 @@ class AutoRanker(TreeExport, Ranker):
         ``max_bytes`` (default 1 GiB; None: no limit) refuses a larger output
         with a ``ValueError``.  A ``lightgbm`` candidate has no interaction
         values (LightGBM computes none): refused with a ``TypeError``, as are
-        the models :meth:`feature_contributions` refuses.
+        the models :meth:`feature_contributions` refuses.  With
+        ``background`` rows (checked as X is), the interventional SHAP
+        interaction values of :meth:`rankcore.PushBoost.feature_interactions`,
+        composed the same way (the expected score: the background's mean
+        score), so row j sums to ``feature_contributions(X, background)[:,
+        j]``; only ``trees`` candidates have them (an ``xgboost`` one: a
+        ``TypeError``).  Behind the imputer a filled column and its indicator
+        are then one player, X's column, as in :meth:`feature_contributions`;
+        with ``groups`` as well (as :meth:`feature_contributions` takes them)
+        (n_samples, G + 1, G + 1), the groups' values.
         """
         from ._contributions import score_composition
 
         check_is_fitted(self)
         composition = score_composition(self.best_estimator_, self.best_candidate_, getattr(self, "_candidate", None),
                                         method="feature_interactions")
+        labels = check_groups(groups, self.n_features_in_, background)
         X_arr = self._prediction_rows(X)
-        check_interaction_size(X_arr.shape[0], X_arr.shape[1], max_bytes, "AutoRanker.feature_interactions")
-        return composition.interactions(X_arr, max_bytes)
+        width = X_arr.shape[1] if labels is None else int(labels.max(initial=-1)) + 1
+        check_interaction_size(X_arr.shape[0], width, max_bytes, "AutoRanker.feature_interactions")
+        if background is None:
+            return composition.interactions(X_arr, max_bytes)
+        return composition.interactions(X_arr, max_bytes, check_background(self._prediction_rows, background), labels)
 
     @reads_a_snapshot
     def score(self, X, y, qid=None, sample_weight=None, *, group=None, init_score=None) -> float:

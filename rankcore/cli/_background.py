@@ -1,4 +1,5 @@
-"""``rankcore explain --background FILE``: the reference rows of interventional SHAP values, read as DATA is.
+"""``rankcore explain --background FILE``: the reference rows of interventional SHAP (interaction) values, read as
+DATA is.
 
 The file is read by the reader and the options of DATA (its format, the
 model's columns by name or position, categories as fitted).  Its rows are
@@ -25,13 +26,14 @@ from . import CommandError
 __all__ = ["BACKGROUND_HELP", "GROUPS_HELP", "check_background_options", "read_background", "read_groups"]
 
 BACKGROUND_HELP = ("interventional SHAP values instead of path-dependent TreeSHAP: each feature's contribution "
-                   "averaged over these reference rows (read as DATA is, e.g. a sample of the training rows; a few "
-                   "hundred rows, at most about 1,000: the time grows with their number), and the expected score "
-                   "their mean score")
+                   "(with --interactions: each pair's interaction value) averaged over these reference rows (read "
+                   "as DATA is, e.g. a sample of the training rows; a few hundred rows, at most about 1,000: the "
+                   "time grows with their number), and the expected score their mean score")
 GROUPS_HELP = ("with --background: each group of columns one player, taking the row's values or a background row's "
                "together (e.g. the columns of a one-hot-encoded variable): names as the output shows them, '+' "
                "within a group, ',' between groups (a+b+c,d+e); the other columns alone. One contribution per group "
-               "(contribution:a+b+c), the players in the order of their first columns")
+               "(contribution:a+b+c; with --interactions the pairs are of groups), the players in the order of "
+               "their first columns")
 
 
 def check_background_options(args) -> None:
@@ -42,11 +44,10 @@ def check_background_options(args) -> None:
                                "Shapley value as one player against those rows; path-dependent values of a group "
                                "are not the sum of its columns')")
         return
-    for option, what in (("permutation", "permutation importances shuffle the rows' own columns"),
-                         ("interactions", "SHAP interaction values are path-dependent here")):
-        if getattr(args, option, False):
-            raise CommandError(f"--background: not with --{option} ({what}); --background changes the "
-                               f"contributions of the rows and of --summary")
+    if getattr(args, "permutation", False):
+        raise CommandError("--background: not with --permutation (permutation importances shuffle the rows' own "
+                           "columns); --background changes the contributions of the rows, of --summary and of "
+                           "--interactions")
 
 
 def read_background(args, model, model_path: str):

@@ -41,8 +41,9 @@ def add_parser(subparsers):
                     "model's own score by default) drops when each feature's column is shuffled: any model, one\n"
                     "table of features. --interactions ranks the pairs of features by their mean |SHAP interaction\n"
                     "value| over the rows (--per-row: each row's values, one record per row and pair).\n"
-                    "--background FILE gives interventional SHAP values instead: each contribution averaged over\n"
-                    "FILE's rows, the expected score their mean score; --groups a+b+c makes columns one player.",
+                    "--background FILE gives interventional SHAP values instead: each contribution (or, with\n"
+                    "--interactions, each pair's value) averaged over FILE's rows, the expected score their mean\n"
+                    "score; --groups a+b+c makes columns one player.",
         epilog="examples:\n"
                "  rankcore explain trees.json loans.csv --id loan --top 20\n"
                "  rankcore explain trees.json loans.csv --id loan --out contributions.csv\n"
@@ -116,7 +117,7 @@ def run(args) -> int:
 
     def pairs(rows):
         return interaction_values(model, args.model, X.iloc[rows] if hasattr(X, "iloc") else X[rows],
-                                  data.n_features)
+                                  data.n_features if labels is None else len(players), background, labels)
 
     # one row first: a model that cannot explain its scores (stumps) is refused for that, before its other checks
     (pairs if args.interactions else explain)(np.arange(1))
@@ -127,14 +128,15 @@ def run(args) -> int:
     fmt = args.table_format or ("csv" if args.out else "text")
     top = args.top if args.top is not None or fmt != "text" or args.summary or args.interactions else DEFAULT_TOP
     rows, ranks = ranked_rows(scores, data.qid, top)
+    used = split_features(model, len(names))          # the others' rows and columns are 0: not summed
+    used = used if labels is None else np.unique(labels[used])         # the players of those columns
 
     def output(handle):
         if args.interactions and args.per_row:
             write_interactions_per_row(pairs, explained.names, rows, _lead_columns(explained, rows, ranks), fmt,
-                                       handle, split_features(model, len(explained.names)))
+                                       handle, used)
         elif args.interactions:
-            write_interaction_summary(pairs, explained.names, rows, fmt, args.features, handle,
-                                      split_features(model, len(explained.names)))
+            write_interaction_summary(pairs, explained.names, rows, fmt, args.features, handle, used)
         elif args.summary:
             write_summary(explained, rows, fmt, handle)
         else:
@@ -191,14 +193,17 @@ def _lead_columns(explained: Explanations, rows, ranks) -> tuple[list[str], obje
     return names + ["rank"], values
 
 
-def interaction_values(model, model_path: str, X, n_features: int):
-    """The model's ``feature_interactions(X)`` as float64, shape (n_rows, n_features + 1, n_features + 1), checked
-    (the blocks of rows are bounded by the caller: no ``max_bytes``); a ``TypeError`` as :func:`contributions`
-    says it."""
+def interaction_values(model, model_path: str, X, n_features: int, background=None, groups=None):
+    """The model's ``feature_interactions(X)`` (``background``: the interventional values against those rows, of
+    the players ``groups`` labels, ``n_features`` of them) as float64, shape (n_rows, n_features + 1, n_features +
+    1), checked (the blocks of rows are bounded by the caller: no ``max_bytes``); a ``TypeError`` as
+    :func:`contributions` says it."""
     import numpy as np
 
     try:
-        phi = model.feature_interactions(X, max_bytes=None)
+        phi = model.feature_interactions(X, max_bytes=None) if background is None else \
+            model.feature_interactions(X, background=background, max_bytes=None,
+                                       **({} if groups is None else {"groups": groups}))
     except TypeError as exc:
         raise CommandError(f"the model {model_path} ({describe_estimator(model)}) cannot explain its scores: "
                            f"{exc}; {_how_to_explain(model)}") from None

@@ -120,9 +120,10 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
         ``groups`` of columns), a Dask collection computed to the client first."""
         return super().feature_contributions(_computed(X), background=_computed(background), groups=groups)
 
-    def feature_interactions(self, X, **kwargs) -> np.ndarray:
-        """:meth:`rankcore.AutoRanker.feature_interactions` of X, a Dask collection computed to the client first."""
-        return super().feature_interactions(_computed(X), **kwargs)
+    def feature_interactions(self, X, background=None, **kwargs) -> np.ndarray:
+        """:meth:`rankcore.AutoRanker.feature_interactions` of X (and of ``background``, interventional values), a
+        Dask collection computed to the client first."""
+        return super().feature_interactions(_computed(X), _computed(background), **kwargs)
 
     def make_executor(self, X, y, plan, metric_spec, seed, n_threads, sample_weight=None):
         return DaskExecutor(get_client(self.client), X, y, plan, metric_spec, seed, self.categorical_columns(),

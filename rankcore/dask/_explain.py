@@ -37,9 +37,13 @@ def _contributions_chunk(X, contributions, rankers, alphas, allow_nan=False, bac
     return contributions(rankers, alphas, chunk_rows(X, allow_nan), 1, background=background, **options)
 
 
-def _interactions_chunk(X, interactions, rankers, alphas, allow_nan=False, max_bytes=None):
+def _interactions_chunk(X, interactions, rankers, alphas, allow_nan=False, max_bytes=None, background=None,
+                        groups=None):
     """``feature_interactions`` of one chunk, with the arithmetic of the in-memory estimator (one thread)."""
-    return interactions(rankers, alphas, chunk_rows(X, allow_nan), 1, max_bytes)
+    if background is None:
+        return interactions(rankers, alphas, chunk_rows(X, allow_nan), 1, max_bytes)
+    options = {} if groups is None else {"groups": groups}
+    return interactions(rankers, alphas, chunk_rows(X, allow_nan), 1, max_bytes, background=background, **options)
 
 
 class DaskExplanations:
@@ -71,19 +75,30 @@ class DaskExplanations:
                             chunks=(X.chunks[0], (width,)), dtype=np.float64, **options)
 
     @reads_a_snapshot
-    def feature_interactions(self, X, *, max_bytes: int | None = INTERACTION_MAX_BYTES):
+    def feature_interactions(self, X, background=None, *, groups=None,
+                             max_bytes: int | None = INTERACTION_MAX_BYTES):
         """:meth:`PushBoost.feature_interactions`; a lazy ``dask.array`` of shape (n_samples, n_features + 1,
         n_features + 1) for a Dask collection, each chunk's rows computed on its worker.  ``max_bytes`` bounds each
         chunk's output (rechunk the rows to fit); the checks -- a tree learner, covers, the chunk sizes -- run
-        here."""
+        here.  ``background`` (interventional values; a Dask collection is computed here) is checked here and
+        sent with each chunk, as are ``groups`` (then (n_samples, G + 1, G + 1))."""
         check_is_fitted(self)
         interactions = getattr(self._learner, "interaction_values", None)
+        if is_dask_collection(background):
+            background = background.compute()
         if not is_dask_collection(X) or interactions is None:      # (no learner's values: the TypeError)
-            return super().feature_interactions(X, max_bytes=max_bytes)
+            return super().feature_interactions(X, background, groups=groups, max_bytes=max_bytes)
+        labels = check_groups(groups, self.n_features_in_, background)
         X = self._dask_matrix(X, lengths=True)        # the chunks' sizes, which max_bytes bounds
-        interactions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])), 1, max_bytes)   # covers, columns
-        width = X.shape[1] + 1
-        check_interaction_size(max(X.chunks[0], default=0), X.shape[1], max_bytes,
+        options = {}
+        if background is not None:
+            options["background"] = check_background(lambda rows: self._check_X(rows, reset=False), background)
+        if labels is not None:
+            options["groups"] = labels
+        interactions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])), 1, max_bytes, **options)  # covers
+        width = X.shape[1] + 1 if labels is None else int(labels.max(initial=-1)) + 2
+        check_interaction_size(max(X.chunks[0], default=0), width - 1, max_bytes,
                                "feature_interactions (the largest chunk of X's rows: rechunk them)")
         return X.map_blocks(_interactions_chunk, interactions, self.rankers_, self.alphas_, self._routes_nan(),
-                            max_bytes, chunks=(X.chunks[0], (width,), (width,)), new_axis=2, dtype=np.float64)
+                            max_bytes, chunks=(X.chunks[0], (width,), (width,)), new_axis=2, dtype=np.float64,
+                            **options)

@@ -111,7 +111,8 @@ class FeatureContributions:
         return contributions(self.rankers_, self.alphas_, X_arr, n_threads, background=Z, **options)
 
     @reads_a_snapshot
-    def feature_interactions(self, X, *, max_bytes: int | None = INTERACTION_MAX_BYTES) -> np.ndarray:
+    def feature_interactions(self, X, background=None, *, groups=None,
+                             max_bytes: int | None = INTERACTION_MAX_BYTES) -> np.ndarray:
         """Each row's SHAP interaction values: a symmetric (n_features + 1) × (n_features + 1) matrix per row.
 
         Off the diagonal, Φ_ij = Φ_ji is half the Shapley interaction index of
@@ -138,10 +139,35 @@ class FeatureContributions:
         parallel over rows (``n_jobs``; the values do not depend on the
         thread count).
 
+        With ``background`` rows, the interventional SHAP interaction values
+        instead: the same index of the game v_x(S) = (1/m) Σ_k f(x_S,
+        z_k,S̄) of :meth:`feature_contributions` with a background, so row i
+        sums to ``feature_contributions(X, background=background)[:, i]``
+        and the bias at [-1, -1] is the background's mean score (the same
+        layout: the two can be swapped).  Exact: each tree is a sum of leaf
+        games u(S) = v·[A ⊆ S]·[B ∩ S = ∅] whose values have closed forms in
+        |A| and |B|, summed on the way back up each tree, in
+        O(n · m · Σ_t (V_t + P_t · D_t) + n · d²) time for m background rows,
+        V_t ≤ the nodes of tree t a pair of rows reaches and P_t ≤ V_t those
+        where the pair parts; no n × m array, no covers needed.  See
+        ``docs/interventional_interactions.md``.  With ``groups`` as well,
+        the players are the groups of columns of
+        :meth:`feature_contributions`: one row and column per group, row g
+        summing to ``feature_contributions(X, background, groups=groups)[:,
+        g]``.
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             As :meth:`feature_contributions` takes it.
+        background : array-like of shape (n_background, n_features), optional
+            The reference rows of interventional values (None: path-dependent
+            TreeSHAP), checked as X is; as in :meth:`feature_contributions`,
+            a few hundred rows, at most about 1,000.
+        groups : array-like of int of shape (n_features,), optional
+            With ``background`` only: each column's group, labels 0..G−1,
+            each used at least once, as :meth:`feature_contributions` takes
+            them.
         max_bytes : int or None, default 2**30 (1 GiB)
             The largest output computed: n_samples · (n_features + 1)² · 8
             bytes beyond it are refused (pass the rows in chunks, or a larger
@@ -150,6 +176,7 @@ class FeatureContributions:
         Returns
         -------
         ndarray of float64, shape (n_samples, n_features + 1, n_features + 1)
+            (n_samples, G + 1, G + 1) with ``groups``.
 
         Raises
         ------
@@ -157,13 +184,20 @@ class FeatureContributions:
             The learner is not a tree learner (``learner="trees"``).
         ValueError
             The output would exceed ``max_bytes``; the model was loaded from
-            a file written without covers (refit it); X does not fit the
-            model.
+            a file written without covers (refit it, or pass a background);
+            X or the background does not fit the model; ``groups`` without
+            ``background``, or not n_features labels 0..G−1 each used.
         """
         check_is_fitted(self)
         interactions = getattr(self._learner, "interaction_values", None)
         if interactions is None:
             raise TypeError(f"feature_interactions: the learner {self.learner_spec_!r} has no TreeSHAP values "
                             f"(they need trees with covers: use learner='trees')")
+        labels = check_groups(groups, self.n_features_in_, background)
         X_arr = self._check_X(X, reset=False)
-        return interactions(self.rankers_, self.alphas_, X_arr, effective_n_threads(self.n_jobs), max_bytes)
+        n_threads = effective_n_threads(self.n_jobs)
+        if background is None:
+            return interactions(self.rankers_, self.alphas_, X_arr, n_threads, max_bytes)
+        Z = check_background(lambda rows: self._check_X(rows, reset=False), background)
+        options = {} if labels is None else {"groups": labels}     # a learner plugin may take no groups
+        return interactions(self.rankers_, self.alphas_, X_arr, n_threads, max_bytes, background=Z, **options)

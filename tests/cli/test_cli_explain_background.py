@@ -100,11 +100,10 @@ def test_a_bad_background_file_is_one_line_error(files, background, fragments):
     one_line_error(status, err, *fragments)
 
 
-@pytest.mark.parametrize("option", ["--interactions", "--permutation"])
-def test_the_outputs_that_take_no_background_refuse_it(files, option):
-    status, _, err = run_main("explain", files / "trees.json", files / "d.csv", "--drop", "name", option,
+def test_permutation_importance_refuses_a_background(files):
+    status, _, err = run_main("explain", files / "trees.json", files / "d.csv", "--drop", "name", "--permutation",
                               "--background", files / "sample.csv")
-    one_line_error(status, err, f"--background: not with {option}")
+    one_line_error(status, err, "--background: not with --permutation")
 
 
 def test_groups_give_one_contribution_per_group(files):
@@ -145,3 +144,52 @@ def test_bad_groups_are_one_line_errors(files, extra, fragments):
     extra = [files / e if e.endswith(".csv") else e for e in extra]
     status, _, err = run_main("explain", files / "trees.json", files / "d.csv", "--drop", "name", *extra)
     one_line_error(status, err, *fragments)
+
+
+@pytest.mark.parametrize("background", ["sample.csv", "features.csv"])
+def test_interactions_per_row_are_the_librarys_interventional_interaction_values(files, background, tmp_path):
+    status, _, err = run_main("explain", files / "trees.json", files / "d.csv", "--id", "name", "--interactions",
+                              "--per-row", "--background", files / background, "--out", tmp_path / "tidy.csv")
+    assert status == 0, err
+    records = list(csv.DictReader(open(tmp_path / "tidy.csv")))
+    model = rankcore.load_model(files / "trees.json")
+    X, Z = _frame(files / "d.csv"), _frame(files / "sample.csv")
+    Phi = model.feature_interactions(X, background=Z)
+    names = ["a", "b", "c", "color"]
+    got = {(r["name"], r["feature_i"], r["feature_j"]): float(r["interaction"]) for r in records}
+    expected = {(f"id{row:03d}", names[i], names[j]): Phi[row, i, j]
+                for row in range(X.shape[0]) for i in range(4) for j in range(i, 4) if Phi[row, i, j] != 0}
+    assert got.keys() == expected.keys()
+    np.testing.assert_allclose([got[k] for k in expected], list(expected.values()), rtol=0, atol=0)
+    assert not np.allclose(Phi, model.feature_interactions(X))
+
+
+def test_the_interaction_summary_takes_the_background(files):
+    args = ("explain", files / "trees.json", files / "d.csv", "--drop", "name", "--interactions", "--table-format",
+            "csv")
+    status, out, err = run_main(*args, "--background", files / "sample.csv")
+    assert status == 0, err
+    model = rankcore.load_model(files / "trees.json")
+    Phi = model.feature_interactions(_frame(files / "d.csv"), background=_frame(files / "sample.csv"))
+    names = ["a", "b", "c", "color"]
+    for record in csv.DictReader(io.StringIO(out)):
+        i, j = names.index(record["feature_i"]), names.index(record["feature_j"])
+        assert float(record["mean_abs_interaction"]) == pytest.approx(np.abs(Phi[:, i, j]).mean(), rel=1e-12)
+    assert out != run_main(*args)[1]
+
+
+def test_interactions_of_groups_of_columns(files, tmp_path):
+    """--interactions --background --groups: the pairs are of players, named by their columns joined by '+'."""
+    status, _, err = run_main("explain", files / "trees.json", files / "d.csv", "--id", "name", "--interactions",
+                              "--per-row", "--background", files / "sample.csv", "--groups", "c+a", "--out",
+                              tmp_path / "tidy.csv")
+    assert status == 0, err
+    records = list(csv.DictReader(open(tmp_path / "tidy.csv")))
+    model = rankcore.load_model(files / "trees.json")
+    Phi = model.feature_interactions(_frame(files / "d.csv"), background=_frame(files / "sample.csv"),
+                                     groups=[0, 1, 0, 2])
+    names = ["a+c", "b", "color"]
+    got = {(r["name"], r["feature_i"], r["feature_j"]): float(r["interaction"]) for r in records}
+    expected = {(f"id{row:03d}", names[i], names[j]): Phi[row, i, j]
+                for row in range(Phi.shape[0]) for i in range(3) for j in range(i, 3) if Phi[row, i, j] != 0}
+    assert got == expected

@@ -45,6 +45,7 @@ from ._binning import (CategoryCountError, categorical_columns, category_edges, 
 from ._contributions import forest_contributions
 from ._interventional import forest_interventional
 from ._interaction_values import forest_interactions
+from ._interventional_interactions import forest_interventional_interactions
 from ._covers import tree_cover_from_state
 from ._layout import TreeBlock, TreeLayout
 from ._leaves import forest_leaves
@@ -488,9 +489,18 @@ class Trees(Learner):
         return forest_contributions(rankers, alphas, X, n_threads)
 
     @staticmethod
-    def interaction_values(rankers, alphas, X, n_threads: int = 1, max_bytes=INTERACTION_MAX_BYTES) -> np.ndarray:
+    def interaction_values(rankers, alphas, X, n_threads: int = 1, max_bytes=INTERACTION_MAX_BYTES,
+                           background=None, groups=None) -> np.ndarray:
         """(n, d + 1, d + 1): each row's exact SHAP interaction values of Σ_t α_t h_t(x), the expected value at
-        (d, d) (``_interaction_values.forest_interactions``; refused past ``max_bytes`` of output)."""
+        (d, d) (``_interaction_values.forest_interactions``; refused past ``max_bytes`` of output); with
+        ``background`` rows the interventional ones and E_z f(z)
+        (``_interventional_interactions.forest_interventional_interactions``; no covers needed), and with
+        ``groups`` as well ((d,) integer labels 0..G−1) the (n, G + 1, G + 1) values of the groups as players."""
+        if background is not None:
+            return forest_interventional_interactions(rankers, alphas, X, background, n_threads, max_bytes=max_bytes,
+                                                      player=groups)
+        if groups is not None:
+            raise ValueError(GROUPS_REFUSED)
         return forest_interactions(rankers, alphas, X, n_threads, max_bytes=max_bytes)
 
     @staticmethod
