@@ -9,6 +9,7 @@ columns, :func:`check_groups`) are given as one integer label per column.
 
 from __future__ import annotations
 
+import numbers
 import re
 from typing import Any, Callable
 
@@ -69,6 +70,14 @@ def group_labels(groups, n_features: int) -> np.ndarray:
         labels = np.asarray(groups)
     except ValueError:              # a ragged list of lists
         labels = None
+    if labels is not None and labels.ndim == 1 and labels.dtype == object and not any(
+            isinstance(label, (list, tuple, np.ndarray)) for label in labels):
+        # one label per column held as objects (a Series or Categorical of names, a None): told as labels
+        integral = all(isinstance(label, numbers.Integral) and not isinstance(label, bool) for label in labels)
+        if integral and any(abs(label) >= n_features for label in labels):     # no int64 may hold them
+            raise ValueError(f"groups: expected labels 0..G−1 with G <= {n_features} (the number of features), got "
+                             f"{max(labels, key=abs)}")
+        labels = np.array(labels.tolist(), dtype=np.int64) if integral and len(labels) else labels.astype(str)
     if labels is None or labels.ndim != 1 or labels.dtype == object:
         raise TypeError(f"groups: expected {how}, got a list of lists (or a {getattr(labels, 'ndim', 'ragged')}-D "
                         f"array): give the columns of one group the same label")
@@ -79,6 +88,9 @@ def group_labels(groups, n_features: int) -> np.ndarray:
         raise ValueError(f"groups: expected {n_features} labels, one per feature, got {labels.shape[0]}")
     if n_features and labels.min() < 0:
         raise ValueError(f"groups: expected labels 0..G−1, got {int(labels.min())}")
+    if n_features and labels.max() >= n_features:       # before counting them: a huge label is no huge count
+        raise ValueError(f"groups: expected labels 0..G−1 with G <= {n_features} (the number of features), got "
+                         f"{int(labels.max())}")
     unused = np.flatnonzero(np.bincount(labels.astype(np.intp)) == 0) if n_features else ()
     if len(unused):
         raise ValueError(f"groups: expected the labels 0..{int(labels.max())}, each used at least once; "

@@ -662,6 +662,8 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
                     with warnings_named_by(candidates[c]):      # the fit on arrays names X's columns by index
                         fit_estimator(estimator, X, y, qid, sample_weight, init, places)
                     fitted.append(estimator)
+                except Warning:         # the caller's filter made a warning an error: theirs, not a failed refit
+                    raise
                 except Exception as exc:  # noqa: BLE001 - recorded; the next choice is refitted
                     failures[c] = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
                     break

@@ -81,7 +81,11 @@ def read_groups(spec: str, names: list[str]) -> tuple[np.ndarray, list[str], lis
             raise CommandError(f"--groups {spec!r}: an empty group or column name; write the groups as a+b+c,d+e")
         for name in members:
             if name not in position:
-                raise CommandError(f"--groups: no column {name!r}; the columns are {', '.join(names)}")
+                # '+' and ',' split the option: a column whose name holds one cannot be named in it
+                split = [repr(n) for n in names if "+" in n or "," in n]
+                raise CommandError(f"--groups: no column {name!r}; the columns are {', '.join(names)}" + (
+                    f" ({', '.join(split)} cannot be named in --groups, which '+' and ',' split: rename them in "
+                    "the file)" if split else ""))
             if position[name] in group_of:
                 raise CommandError(f"--groups: column {name!r} is named twice; a column is in one group")
             group_of[position[name]] = g

@@ -312,6 +312,18 @@ def test_auto_trees_candidate_warns_of_columns_in_no_group_by_their_names(spec):
         "(interactions counts the feature columns from 0)"]
 
 
+def test_auto_trees_candidate_warning_made_an_error_by_the_caller_is_raised_not_a_failed_refit():
+    """Under the caller's ``simplefilter("error")`` the named warning leaves fit as the exception asked for; it is
+    not taken for a failure of the chosen model's refit (which would silently choose another candidate)."""
+    frame, y = _named_frame()
+    spec = "trees:n_iter=5,interactions=income+age"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(UserWarning, match=r"^candidate 'trees:n_iter=5,interactions=income\+age' puts the "
+                                              r"feature columns height \(column 2\), weight \(column 3\) in no group"):
+            rankcore.AutoRanker(candidates=[spec], cv=2, bag_folds=False, random_state=0, n_jobs=1).fit(frame, y)
+
+
 def test_auto_trees_candidate_naming_columns_it_cannot_find_is_refused():
     frame, y = _named_frame()
     spec = "trees:n_iter=5,interactions=income+age/weight"

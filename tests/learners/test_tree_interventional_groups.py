@@ -215,6 +215,13 @@ BAD = [
     ("Z", [0, 0, 1], ValueError, "groups: expected 8 labels, one per feature, got 3"),
     ("Z", [0, 0, 1, 2, 3, 4, 5, -1], ValueError, "groups: expected labels 0..G−1, got -1"),
     ("Z", [0, 0, 1, 2, 3, 4, 5, 7], ValueError, "each used at least once; 6 is not"),
+    # a huge label is refused as a label, not counted into a huge array first
+    ("Z", [0, 0, 1, 2, 3, 4, 5, 10 ** 12], ValueError, r"groups: expected labels 0..G−1 with G <= 8 .*got 10+$"),
+    ("Z", np.array([0, 0, 1, 2, 3, 4, 5, 2 ** 63 + 5], np.uint64), ValueError, "with G <= 8 .*got 9223372036854775813"),
+    ("Z", [0, 0, 1, 2, 3, 4, 5, 2 ** 70], ValueError, f"with G <= 8 .*got {2 ** 70}"),
+    # one label per column held as objects: told as labels of text, not as a list of lists
+    ("Z", np.array(list("aabcdeff"), dtype=object), TypeError, "labels of dtype <U1 .*column names are not taken"),
+    ("Z", [0, None, 1, 2, 3, 4, 5, 6], TypeError, "labels of dtype <U4"),
 ]
 
 
@@ -224,6 +231,18 @@ def test_bad_groups_are_refused_by_name(background, groups, error, message):
     est = PushBoost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(X, y)
     with pytest.raises(error, match=message):
         est.feature_contributions(X[:3], background=None if background is None else X[10:14], groups=groups)
+
+
+def test_labels_of_any_integer_kind_or_held_as_objects_are_taken():
+    """int8, uint64, a tuple, a Series (of objects too) or a Categorical of integers: the same values."""
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    est = PushBoost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(X, y)
+    labels = [0, 0, 1, 2, 3, 4, 5, 6]
+    expected = est.feature_contributions(X[:3], background=X[10:14], groups=labels)
+    for form in (np.array(labels, np.int8), np.array(labels, np.uint64), tuple(labels), pd.Series(labels),
+                  pd.Series(labels, dtype=object), pd.Categorical(labels)):
+        np.testing.assert_array_equal(est.feature_contributions(X[:3], background=X[10:14], groups=form), expected)
 
 
 def test_the_learner_and_the_kernel_refuse_bad_maps():
