@@ -33,7 +33,7 @@ from ._contributions import BATCH_NODES, _NumericNodes, _depth, batches, cell_le
 from ._oblivious_ranker import ObliviousTreeRanker, predict_oblivious_forest
 from ._ranker import TreeRanker, _categorical_arrays, predict_forest
 
-__all__ = ["forest_interventional", "subset_weights"]
+__all__ = ["forest_interventional", "checked_inputs", "subset_weights"]
 
 _WALK_ARRAYS = ("feature", "threshold", "nan_left", "left", "right", "value")
 
@@ -63,23 +63,14 @@ def forest_interventional(rankers, alphas, X, background, n_threads: int = 1, *,
     FloatingPointError
         A value is not finite, naming ``owner``.
     """
-    X = np.ascontiguousarray(X.toarray() if is_sparse(X) else X, dtype=np.float64)
-    Z = np.ascontiguousarray(background.toarray() if is_sparse(background) else background, dtype=np.float64)
+    X, Z, player, oblivious = checked_inputs(rankers, X, background, player, owner)
     n, d = X.shape
-    if Z.ndim != 2 or Z.shape[0] == 0 or Z.shape[1] != d:
-        raise ValueError(f"background: expected at least 1 row of the {d} columns of X, got shape {Z.shape}")
-    player = np.arange(d, dtype=np.int32) if player is None else group_labels(player, d)
     G = int(player.max()) + 1 if d else 0
     # d + 1 columns, G <= d of them the players': add_cell_values writes into an output as wide as X
     out = np.zeros((n, d + 1))
     if not rankers:
         return np.ascontiguousarray(out[:, :G + 1])
-    for t, ranker in enumerate(rankers):
-        if ranker.kind not in (TreeRanker.kind, ObliviousTreeRanker.kind):
-            raise TypeError(f"{owner}: weak ranker {t} is a {type(ranker).__name__}; interventional TreeSHAP reads "
-                            f"trees only")
     alphas = np.asarray(alphas, dtype=np.float64)
-    oblivious = all(r.kind == ObliviousTreeRanker.kind for r in rankers)
     if oblivious:
         _add_oblivious(rankers, alphas, X, Z, out, n_threads, player)
     else:
@@ -93,6 +84,23 @@ def forest_interventional(rankers, alphas, X, background, n_threads: int = 1, *,
     out[:, :G] /= Z.shape[0]
     out[:, G] = np.mean(_scores(rankers, alphas, Z, oblivious))
     return check_finite_scores(out, owner=owner, X=X)
+
+
+def checked_inputs(rankers, X, background, player, owner: str):
+    """``(X, Z, player, oblivious)`` of the interventional values and interaction values: X and the background
+    dense float64 (Z: at least one row of X's columns), the player map checked (``player`` None: each column its
+    own), and whether every tree is oblivious; a TypeError for a weak ranker that is not a tree."""
+    X = np.ascontiguousarray(X.toarray() if is_sparse(X) else X, dtype=np.float64)
+    Z = np.ascontiguousarray(background.toarray() if is_sparse(background) else background, dtype=np.float64)
+    d = X.shape[1]
+    if Z.ndim != 2 or Z.shape[0] == 0 or Z.shape[1] != d:
+        raise ValueError(f"background: expected at least 1 row of the {d} columns of X, got shape {Z.shape}")
+    player = np.arange(d, dtype=np.int32) if player is None else group_labels(player, d)
+    for t, ranker in enumerate(rankers):
+        if ranker.kind not in (TreeRanker.kind, ObliviousTreeRanker.kind):
+            raise TypeError(f"{owner}: weak ranker {t} is a {type(ranker).__name__}; interventional TreeSHAP reads "
+                            f"trees only")
+    return X, Z, player, all(r.kind == ObliviousTreeRanker.kind for r in rankers)
 
 
 def _scores(rankers, alphas: np.ndarray, Z: np.ndarray, oblivious: bool) -> np.ndarray:

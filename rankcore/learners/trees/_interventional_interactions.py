@@ -29,14 +29,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._background import group_labels
 from ...validation import INTERACTION_MAX_BYTES, check_finite_scores, check_interaction_size
 from . import _treeshap_interventional_interactions as _kernel
-from ._binning import is_sparse
 from ._contributions import BATCH_NODES, batches, cell_levels, concatenated, starts
-from ._interventional import _categories, _cells, _form_depth, _scores, _walk_arguments, subset_weights
-from ._oblivious_ranker import ObliviousTreeRanker
-from ._ranker import TreeRanker
+from ._interventional import (_categories, _cells, _form_depth, _scores, _walk_arguments, checked_inputs,
+                             subset_weights)
 
 __all__ = ["forest_interventional_interactions"]
 
@@ -73,23 +70,14 @@ def forest_interventional_interactions(rankers, alphas, X, background, n_threads
     FloatingPointError
         A value is not finite, naming ``owner``.
     """
-    X = np.ascontiguousarray(X.toarray() if is_sparse(X) else X, dtype=np.float64)
-    Z = np.ascontiguousarray(background.toarray() if is_sparse(background) else background, dtype=np.float64)
+    X, Z, players, oblivious = checked_inputs(rankers, X, background, player, owner)
     n, d = X.shape
-    if Z.ndim != 2 or Z.shape[0] == 0 or Z.shape[1] != d:
-        raise ValueError(f"background: expected at least 1 row of the {d} columns of X, got shape {Z.shape}")
-    players = np.arange(d, dtype=np.int32) if player is None else group_labels(player, d)
     G = int(players.max()) + 1 if d else 0
     check_interaction_size(n, G, max_bytes, owner)
     out = np.zeros((n, G + 1, G + 1))
     if not rankers:
         return out
-    for t, ranker in enumerate(rankers):
-        if ranker.kind not in (TreeRanker.kind, ObliviousTreeRanker.kind):
-            raise TypeError(f"{owner}: weak ranker {t} is a {type(ranker).__name__}; interventional TreeSHAP reads "
-                            f"trees only")
     alphas = np.asarray(alphas, dtype=np.float64)
-    oblivious = all(r.kind == ObliviousTreeRanker.kind for r in rankers)
     if oblivious:
         _add_oblivious(rankers, alphas, X, Z, players, out, n_threads)
     else:
