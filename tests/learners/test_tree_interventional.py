@@ -9,6 +9,7 @@ import rankcore
 from _categorical_trees import categorical_model
 from _interventional_reference import game_shapley, interventional_reference
 from _model_files import resign
+from _random_trees import node_trees
 from rankcore.learners.trees._interventional import forest_interventional, subset_weights
 from rankcore.learners.trees._oblivious_ranker import ObliviousTreeRanker
 from rankcore.learners.trees._ranker import TreeRanker
@@ -226,40 +227,11 @@ D = 4
 GRID = [-1.0, -0.5, 0.0, 0.5, 1.0, np.nan]
 
 
-@st.composite
-def trees(draw, max_depth=4):
-    """A random node tree over D features: thresholds on a grid (ties with the rows), random NaN sides, some
-    categorical nodes (left categories among 0..3)."""
-    feature, threshold, nan_left, left, right, value, categories = [], [], [], [], [], [], []
-
-    def node(depth):
-        k = len(feature)
-        for column in (feature, threshold, nan_left, left, right, value, categories):
-            column.append(None)
-        if depth == max_depth or draw(st.booleans()) and depth > 0:
-            feature[k], threshold[k], nan_left[k], left[k], right[k] = 0, 0.0, 0, -1, -1
-            value[k] = draw(st.integers(-4, 4)) / 2.0
-            return k
-        feature[k] = draw(st.integers(0, D - 1))
-        threshold[k] = draw(st.sampled_from([-0.5, 0.0, 0.5]))
-        nan_left[k] = int(draw(st.booleans()))
-        value[k] = 0.0
-        if draw(st.integers(0, 4)) == 0:
-            categories[k] = sorted(draw(st.sets(st.integers(0, 3), min_size=1, max_size=3)))
-        left[k] = node(depth + 1)
-        right[k] = node(depth + 1)
-        return k
-
-    node(0)
-    return TreeRanker(feature, threshold, nan_left, left, right, value, [0.0] * len(feature),
-                      categories=categories)
-
-
 rows = st.lists(st.sampled_from(GRID + [0.0, 1.0, 2.0, 3.0]), min_size=D, max_size=D)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(trees(), min_size=1, max_size=3), st.lists(rows, min_size=1, max_size=3),
+@given(st.lists(node_trees(D), min_size=1, max_size=3), st.lists(rows, min_size=1, max_size=3),
        st.lists(rows, min_size=1, max_size=4), st.sampled_from([1, 2]))
 def test_random_trees_match_the_subsets(forest, xs, zs, n_threads):
     X, Z = np.array(xs, dtype=float), np.array(zs, dtype=float)

@@ -13,10 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _grouped_brute import grouped_brute_force
+from _random_trees import node_trees, oblivious_trees
 from rankcore.learners.trees import _treeshap_interventional
 from rankcore.learners.trees._interventional import forest_interventional, subset_weights
-from rankcore.learners.trees._oblivious_ranker import ObliviousTreeRanker
-from rankcore.learners.trees._ranker import TreeRanker
 from rankcore.push import PushBoost
 
 TOL = dict(rtol=1e-9, atol=1e-12)
@@ -26,44 +25,6 @@ CELLS = GRID + [2.0, 3.0]                               # 0..3 are categories to
 
 def _score(forest, alphas):
     return lambda rows: sum(a * t.predict(rows) for a, t in zip(alphas, forest))
-
-
-@st.composite
-def node_trees(draw, d, max_depth=4):
-    """A random node tree over d columns: thresholds on the rows' grid (ties), random NaN sides, some categorical
-    nodes (left categories among 0..3)."""
-    feature, threshold, nan_left, left, right, value, categories = [], [], [], [], [], [], []
-
-    def node(depth):
-        k = len(feature)
-        for column in (feature, threshold, nan_left, left, right, value, categories):
-            column.append(None)
-        if depth == max_depth or depth > 0 and draw(st.booleans()):
-            feature[k], threshold[k], nan_left[k], left[k], right[k] = 0, 0.0, 0, -1, -1
-            value[k] = draw(st.integers(-4, 4)) / 2.0
-            return k
-        feature[k] = draw(st.integers(0, d - 1))
-        threshold[k] = draw(st.sampled_from([-0.5, 0.0, 0.5]))
-        nan_left[k] = int(draw(st.booleans()))
-        value[k] = 0.0
-        if draw(st.integers(0, 4)) == 0:
-            categories[k] = sorted(draw(st.sets(st.integers(0, 3), min_size=1, max_size=3)))
-        left[k] = node(depth + 1)
-        right[k] = node(depth + 1)
-        return k
-
-    node(0)
-    return TreeRanker(feature, threshold, nan_left, left, right, value, [0.0] * len(feature), categories=categories)
-
-
-@st.composite
-def oblivious_trees(draw, d, max_depth=4):
-    """A random oblivious tree over d columns: a column may split at several levels."""
-    depth = draw(st.integers(0, max_depth))
-    return ObliviousTreeRanker([draw(st.integers(0, d - 1)) for _ in range(depth)],
-                               [draw(st.sampled_from([-0.5, 0.0, 0.5])) for _ in range(depth)],
-                               [int(draw(st.booleans())) for _ in range(depth)],
-                               [draw(st.integers(-4, 4)) / 2.0 for _ in range(1 << depth)], [0.0] * depth)
 
 
 @st.composite

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _interventional_interaction_reference import interaction_reference
+from _random_trees import node_trees, oblivious_trees
 from rankcore.learners.trees import _treeshap_interventional_interactions as kernel
 from rankcore.learners.trees._contributions import node_form
 from rankcore.learners.trees._interventional import (_categories, _form_depth, _walk_arguments, forest_interventional,
@@ -85,45 +86,6 @@ def test_leaf_game_closed_forms_are_the_interaction_index(a, b, extra):
 # Random trees, drawn: the kernel against coalitions enumerated
 # ----------------------------------------------------------------------------------------------------------------
 
-@st.composite
-def node_trees(draw, max_depth=4, d=D):
-    """A random node tree over d features: thresholds on a grid (ties with the rows), random NaN sides, some
-    categorical nodes (left categories among 0..3), features repeated down a path."""
-    feature, threshold, nan_left, left, right, value, categories = [], [], [], [], [], [], []
-
-    def node(depth):
-        k = len(feature)
-        for column in (feature, threshold, nan_left, left, right, value, categories):
-            column.append(None)
-        if depth == max_depth or draw(st.booleans()) and depth > 0:
-            feature[k], threshold[k], nan_left[k], left[k], right[k] = 0, 0.0, 0, -1, -1
-            value[k] = draw(st.integers(-4, 4)) / 2.0
-            return k
-        feature[k] = draw(st.integers(0, d - 1))
-        threshold[k] = draw(st.sampled_from([-0.5, 0.0, 0.5]))
-        nan_left[k] = int(draw(st.booleans()))
-        value[k] = 0.0
-        if draw(st.integers(0, 4)) == 0:
-            categories[k] = sorted(draw(st.sets(st.integers(0, 3), min_size=1, max_size=3)))
-        left[k] = node(depth + 1)
-        right[k] = node(depth + 1)
-        return k
-
-    node(0)
-    return TreeRanker(feature, threshold, nan_left, left, right, value, [0.0] * len(feature), categories=categories)
-
-
-@st.composite
-def oblivious_trees(draw, max_depth=4, d=D):
-    """A random oblivious tree: a feature per level (repeats allowed), grid thresholds, random NaN sides."""
-    depth = draw(st.integers(0, max_depth))
-    feature = draw(st.lists(st.integers(0, d - 1), min_size=depth, max_size=depth))
-    threshold = draw(st.lists(st.sampled_from([-0.5, 0.0, 0.5]), min_size=depth, max_size=depth))
-    nan_left = draw(st.lists(st.integers(0, 1), min_size=depth, max_size=depth))
-    value = draw(st.lists(st.integers(-4, 4), min_size=1 << depth, max_size=1 << depth))
-    return ObliviousTreeRanker(feature, threshold, nan_left, np.array(value) / 2.0, [0.0] * depth)
-
-
 rows = st.lists(st.sampled_from(GRID + [2.0, 3.0]), min_size=D, max_size=D)
 
 
@@ -142,14 +104,14 @@ def _check(forest, X, Z, n_threads):
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(node_trees(), min_size=1, max_size=3), st.lists(rows, min_size=1, max_size=3),
+@given(st.lists(node_trees(D), min_size=1, max_size=3), st.lists(rows, min_size=1, max_size=3),
        st.lists(rows, min_size=1, max_size=3), st.sampled_from([1, 2]))
 def test_random_node_trees_match_the_coalitions(forest, xs, zs, n_threads):
     _check(forest, np.array(xs, dtype=float), np.array(zs, dtype=float), n_threads)
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(oblivious_trees(), min_size=1, max_size=3), st.lists(rows, min_size=1, max_size=4),
+@given(st.lists(oblivious_trees(D), min_size=1, max_size=3), st.lists(rows, min_size=1, max_size=4),
        st.lists(rows, min_size=1, max_size=4), st.sampled_from([1, 2]))
 def test_random_oblivious_trees_by_cells_match_the_coalitions_and_the_walk(forest, xs, zs, n_threads):
     """An all-oblivious forest goes by cells; with a one-leaf node tree added it is walked row by row as node
@@ -185,7 +147,7 @@ def _group_arguments(forest, X, groups):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(node_trees(), min_size=1, max_size=2), st.lists(rows, min_size=1, max_size=2),
+@given(st.lists(node_trees(D), min_size=1, max_size=2), st.lists(rows, min_size=1, max_size=2),
        st.lists(rows, min_size=1, max_size=3), st.lists(st.integers(0, 3), min_size=D, max_size=D))
 def test_the_player_map_groups_columns_into_players(forest, xs, zs, groups):
     """The kernel's player map (the Python side passes the identity today): columns of one group move together,
@@ -205,7 +167,7 @@ def test_the_player_map_groups_columns_into_players(forest, xs, zs, groups):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.one_of(node_trees(), oblivious_trees()), min_size=1, max_size=3), st.lists(rows, min_size=1,
+@given(st.lists(st.one_of(node_trees(D), oblivious_trees(D)), min_size=1, max_size=3), st.lists(rows, min_size=1,
        max_size=3), st.lists(rows, min_size=1, max_size=3), st.lists(st.integers(0, 3), min_size=D, max_size=D),
        st.sampled_from([1, 2]))
 def test_grouped_players_of_node_and_oblivious_forests(forest, xs, zs, groups, n_threads):
