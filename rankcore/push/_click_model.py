@@ -64,9 +64,16 @@ class PositionBias:
     def em(self) -> bool:
         return self.kind == "em"
 
+    @property
+    def spec(self) -> str:
+        """The text of this setting, which parses back to it (what a saved model holds)."""
+        return f"em:rounds={self.rounds},tol={self.tol}" if self.em else str(self.kind)
+
 
 def _option(name: str, text: str):
     if name == "rounds":
+        if re.fullmatch(r"\+?[0-9]+", text) is None:     # int() would take "1_0" and other scripts' digits
+            raise ValueError(f"rounds must be an integer from 1 to {MAX_ROUNDS}")
         value = int(text)
         if not 1 <= value <= MAX_ROUNDS:
             raise ValueError(f"rounds must be an integer from 1 to {MAX_ROUNDS}")
@@ -78,8 +85,8 @@ def _option(name: str, text: str):
 
 
 def _position_bias(value) -> PositionBias:
-    if isinstance(value, PositionBias):
-        return value
+    if isinstance(value, PositionBias):       # checked as its spec: one built by hand may hold anything
+        value = value.spec
     if not isinstance(value, str):
         raise TypeError("not a string")
     text = value.strip().lower()
@@ -115,9 +122,12 @@ def check_clicks(y, n: int) -> np.ndarray:
                          f"{arr.dtype}") from None
     bad = np.flatnonzero((clicks != 0) & (clicks != 1))
     if bad.size:
+        shown = arr[bad[0]].item() if isinstance(arr[bad[0]], np.generic) else arr[bad[0]]   # None in objects
         raise ValueError(f"y: position_bias='em' fits a click model: labels must be clicks, 0 or 1, got "
-                         f"{arr[bad[0]].item()!r} at row {int(bad[0])} (graded labels: leave position_bias at "
-                         "'additive')")
+                         f"{shown!r} at row {int(bad[0])} (graded labels: leave position_bias at 'additive')")
+    if n and clicks.min() == clicks.max():      # every posterior would be the same: nothing to fit
+        raise ValueError(f"y: position_bias='em' needs rows clicked and rows not clicked, got "
+                         f"{'only clicks' if clicks[0] else 'no click'} in {n} rows")
     return clicks
 
 
@@ -174,7 +184,7 @@ def _round_seeds(random_state, rounds: int) -> list:
 def _refuse(estimator, *, qid, group, position, init_score, init_model) -> None:
     """The ValueErrors of what the click model cannot take (before any fit)."""
     name = type(estimator).__name__
-    if name != "PushBoost":
+    if "objective" not in estimator.get_params(deep=False):       # PNormPush, RankBoost (a subclass of PushBoost fits)
         raise ValueError(f"position_bias: the click model ('em') refits the trees on a cross-entropy; {name}'s "
                          "objective is fixed: use rankcore.boost(learner='trees', position_bias='em')")
     if qid is None and group is None:
@@ -187,6 +197,10 @@ def _refuse(estimator, *, qid, group, position, init_score, init_model) -> None:
                                                                                  "cross_entropy"):
         raise ValueError(f"objective={objective!r}: position_bias='em' refits the trees on the posterior relevance "
                          "with objective='cross-entropy'; leave objective=None (or set it to 'cross-entropy')")
+    loss, price = getattr(estimator.loss, "spec", estimator.loss), getattr(estimator.price, "spec", estimator.price)
+    if loss != "exp" or price is not None:      # each round's fit would refuse them, naming an objective not given
+        raise ValueError(f"loss={loss!r}, price={price!r}: position_bias='em' refits the trees with "
+                         "objective='cross-entropy', which replaces loss and price; leave them at their defaults")
     for given, what in ((init_score, "init_score"), (init_model, "init_model")):
         if given is not None:
             raise ValueError(f"{what}: not taken with position_bias='em' (each EM round is a fit of its own); "

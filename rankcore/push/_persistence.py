@@ -6,6 +6,7 @@ import numpy as np
 
 from .._state_fields import check_feature_names, checked_categories
 from ..validation import check_categorical_features
+from ._click_model import MIN_PROPENSITY
 from ._eval_sets import check_set_names
 from ._params import STOP_REASONS, is_callback_reason
 
@@ -53,6 +54,10 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     positions = _check_position_effects(state, fail)
     if positions is not None and (positions[2] == "position_propensities") != setup.params.position_bias.em:
         fail(f"{positions[2]} does not match the parameters (position_bias={estimator.position_bias!r})")
+    if positions is not None and positions[2] == "position_propensities" \
+            and state["position_em_rounds"] > setup.params.position_bias.rounds:
+        fail(f"position_em_rounds={state['position_em_rounds']} is more than the parameters' rounds "
+             f"(position_bias={estimator.position_bias!r})")
     d = state["n_features_in"]
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
         fail(f"n_features_in must be a positive integer, got {d!r}")
@@ -244,7 +249,7 @@ def _check_position_effects(state: dict, fail) -> tuple[np.ndarray, np.ndarray, 
     """(position_ids, their values, the field's name) of a model fitted with display positions; None without.
 
     The values are ``position_effects`` (additive effects) or ``position_propensities`` (the click model's θ, in
-    (0, 1], with ``position_em_rounds``), never both.
+    [MIN_PROPENSITY, 1] as the fit clips them, with ``position_em_rounds``), never both.
     """
     kinds = [name for name in ("position_effects", "position_propensities") if name in state]
     if ("position_ids" in state) != bool(kinds):
@@ -266,8 +271,9 @@ def _check_position_effects(state: dict, fail) -> tuple[np.ndarray, np.ndarray, 
             and np.isfinite(values).all()):
         fail(f"{kinds[0]} must be a finite float64 vector of length {ids.shape[0]} (one per position id)")
     if kinds[0] == "position_propensities":
-        if not ((values > 0).all() and (values <= 1).all()):
-            fail("position_propensities must lie in (0, 1] (probabilities of examination)")
+        if not ((values >= MIN_PROPENSITY).all() and (values <= 1).all()):
+            fail(f"position_propensities must lie in [{MIN_PROPENSITY:g}, 1] (probabilities of examination, "
+                 "clipped below as the fit clips them)")
         rounds = state["position_em_rounds"]
         if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
             fail(f"position_em_rounds must be an integer >= 1, got {rounds!r}")

@@ -77,6 +77,7 @@ def test_initial_propensities_are_click_rates_over_the_highest():
     ("em", PositionBias("em")),
     (" EM:rounds=3 ", PositionBias("em", rounds=3)),
     ("em:tol=0.01,rounds=2", PositionBias("em", rounds=2, tol=0.01)),
+    (PositionBias("em", rounds=2), PositionBias("em", rounds=2)),
 ])
 def test_position_bias_specs(text, expected):
     assert POSITION_BIAS(text) == expected
@@ -85,7 +86,11 @@ def test_position_bias_specs(text, expected):
 @pytest.mark.parametrize("value, message", [
     ("em:rounds=0", "position_bias"), ("em:rounds=2.5", "position_bias"), ("em:tol=-1", "position_bias"),
     ("em:depth=3", "position_bias"), ("em:rounds=2,rounds=3", "position_bias"), ("cascade", "position_bias"),
-    (1, "position_bias"),
+    (1, "position_bias"), ("em:rounds=1_0", "position_bias"), ("em:rounds=\u0663", "position_bias"),
+    # a PositionBias built by hand is checked as its spec (rounds=0 ran no round and failed on the missing model;
+    # an unknown kind was fitted as 'additive')
+    (PositionBias("em", rounds=0), "position_bias"), (PositionBias("em", rounds=2, tol=float("nan")), "position_bias"),
+    (PositionBias("cascade"), "position_bias"),
 ])
 def test_bad_position_bias_is_refused_by_name(value, message):
     with pytest.raises((ParameterError, ValueError, TypeError), match=message):
@@ -165,6 +170,17 @@ def test_a_fit_is_repeatable_and_the_rounds_stop_at_the_tolerance(simulated):
     assert once.position_em_rounds_ == 2          # the first round (a constant γ) never stops the rounds
 
 
+def test_a_click_model_set_by_a_position_bias_object_saves_by_its_spec(tmp_path):
+    X, clicks, qid, position = _small()
+    em = rankcore.boost(learner="trees", position_bias=PositionBias("em", rounds=2, tol=0.001), n_iter=5,
+                        random_state=0).fit(X, clicks, qid=qid, position=position)
+    rankcore.save_model(em, tmp_path / "em.json")
+    loaded = rankcore.load_model(tmp_path / "em.json")
+    assert loaded.position_bias == "em:rounds=2,tol=0.001"
+    assert POSITION_BIAS(loaded.position_bias) == PositionBias("em", rounds=2, tol=0.001)
+    np.testing.assert_array_equal(loaded.decision_function(X), em.decision_function(X))
+
+
 def test_a_click_model_saves_and_loads(tmp_path, simulated):
     X, *_, em, _ = simulated
     path = tmp_path / "em.json"
@@ -191,10 +207,13 @@ def _set(field, value):
 
 
 @pytest.mark.parametrize("change, message", [
-    (_set("position_propensities", np.zeros(10)), r"position_propensities must lie in \(0, 1\]"),
-    (_set("position_propensities", np.full(10, 1.5)), r"position_propensities must lie in \(0, 1\]"),
+    (_set("position_propensities", np.zeros(10)), r"position_propensities must lie in \[1e-06, 1\]"),
+    (_set("position_propensities", np.full(10, 1.5)), r"position_propensities must lie in \[1e-06, 1\]"),
+    # below the floor the fit clips θ to: no fit wrote it
+    (_set("position_propensities", np.full(10, 1e-300)), r"position_propensities must lie in \[1e-06, 1\]"),
     (_set("position_propensities", np.ones(9)), "finite float64 vector of length 10"),
     (_set("position_em_rounds", 0), "position_em_rounds must be an integer >= 1"),
+    (_set("position_em_rounds", 11), r"position_em_rounds=11 is more than the parameters' rounds"),
     (lambda state, params: state.pop("position_em_rounds"), "position_propensities and position_em_rounds go"),
     (_set("position_effects", np.zeros(10)), "a model holds one of them, never both"),
     (lambda state, params: state.pop("position_propensities"), "position_ids and position_effects go together"),
@@ -223,6 +242,8 @@ def _small():
     ("boost", {}, {"qid": None}, "pass qid \\(or group\\) and position"),
     ("boost", {}, {"position": None}, "position_bias='em' needs position"),
     ("boost", {"objective": "lambdarank"}, {}, "objective='lambdarank': position_bias='em' refits"),
+    ("boost", {"loss": "logistic"}, {}, "loss='logistic', price=None: position_bias='em' refits"),
+    ("boost", {"price": "pow:4"}, {}, "loss='exp', price='pow:4': position_bias='em' refits"),
     ("boost", {}, {"init_score": "zeros"}, "init_score: not taken with position_bias='em'"),
     ("pnorm", {}, {}, "PNormPush's objective is fixed"),
 ])
@@ -243,6 +264,33 @@ def test_the_click_model_refuses_what_it_cannot_use(estimator, kwargs, change, m
              else rankcore.PNormPush(learner="trees", position_bias="em"))
     with pytest.raises(ValueError, match=message):
         model.fit(X, y, **fit)
+
+
+@pytest.mark.parametrize("labels, message", [
+    ("none", "labels must be clicks, 0 or 1, got None at row 3"),
+    ("zeros", "needs rows clicked and rows not clicked, got no click in 60 rows"),
+    ("ones", "needs rows clicked and rows not clicked, got only clicks in 60 rows"),
+])
+def test_clicks_without_a_value_or_of_one_value_are_refused_by_name(labels, message):
+    X, clicks, qid, position = _small()
+    if labels == "none":
+        clicks = clicks.astype(object)
+        clicks[3] = None
+    else:
+        clicks = np.full(60, float(labels == "ones"))
+    with pytest.raises(ValueError, match=f"^y: .*{message}"):
+        rankcore.boost(learner="trees", position_bias="em").fit(X, clicks, qid=qid, position=position)
+
+
+def test_a_subclass_of_push_boost_fits_the_click_model():
+    class Subclass(rankcore.PushBoost):
+        pass
+
+    X, clicks, qid, position = _small()
+    fits = [cls(learner="trees", position_bias="em:rounds=2", n_iter=5, random_state=0).fit(
+        X, clicks, qid=qid, position=position) for cls in (Subclass, rankcore.PushBoost)]
+    assert fits[0].position_em_rounds_ == 2
+    np.testing.assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
 
 
 def test_the_dask_estimators_refuse_the_click_model_by_name():
