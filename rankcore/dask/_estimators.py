@@ -25,15 +25,16 @@ from .._caller import outside_stacklevel
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import Fitted, ignore_score_weights, require_score_queries
 from ..metrics import check_queries
-from ..objectives import BoundQueryBlocks, curvature_unit, require_curvature
+from ..objectives import curvature_unit, require_curvature
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     Validation, check_callbacks, check_eval_init_scores, check_init_score, check_some_query_ranks,
                     check_tie_break_scale, columns_named, int_seed, learner_with_column_names, prepend_init_model,
-                    plan_validation, read_eval_sets, refuse_positions_without_queries, resolve_early_stopping,
-                    warn_sparse_places)
+                    plan_validation, read_eval_sets, refuse_click_model, refuse_positions_without_queries,
+                    resolve_early_stopping, warn_sparse_places)
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_learner_matrix
 from ._client import ClientParameter
+from ._click_model import fit_click_model_on_dask
 from ._explain import DaskExplanations, chunk_rows
 from ._backend import backend_kind, make_backend, pairwise_trees_refusal
 from ._init_models import one_list_grades, read_dask_init_model, start_scores
@@ -44,7 +45,7 @@ from ._prepare import DaskRows, summarize
 from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker, named_warnings, searches_in_passes
 from ._positions import PlaceEffects, position_vector, survey_positions
 from ._queries import place_queries, query_vector, survey_queries
-from ._shard import check_components_on_workers, placeholder_labels, start_shards
+from ._shard import block_problem, check_components_on_workers, placeholder_labels, start_shards
 from ._workers import worker_info
 
 __all__ = ["DaskPushBoost", "DaskPNormPush", "DaskRankBoost"]
@@ -107,6 +108,16 @@ def _training_init(client, given_init, eval_set):
     if given_init is None:
         return None
     return local_scores(given_init, client) if eval_set.training else np.empty(0)
+
+
+def _read_eval_sets(eval_set, eval_names, eval_metric, eval_init_score, X, y):
+    """``fit``'s validation sets, read as in memory (with ``eval_init_score``, their initial scores)."""
+    eval_set = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
+    if eval_init_score is not None:
+        if eval_set is None:
+            raise ValueError("eval_init_score: given without eval_set; it holds the initial scores of its sets")
+        eval_set = eval_set.with_init_scores(check_eval_init_scores(eval_init_score, len(eval_set.sets)))
+    return eval_set
 
 
 @dataclass(frozen=True)
@@ -220,12 +231,11 @@ class _DaskBoost(DaskExplanations, ClientParameter):
         -------
         self
         """
+        rounds = self._click_model_rounds(position, init_score, init_model, qid=qid, group=group, eval_set=eval_set,
+                                          eval_names=eval_names, eval_metric=eval_metric,
+                                          eval_init_score=eval_init_score, callbacks=callbacks)
         user_callbacks = check_callbacks(callbacks)
-        eval_set = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
-        if eval_init_score is not None:
-            if eval_set is None:
-                raise ValueError("eval_init_score: given without eval_set; it holds the initial scores of its sets")
-            eval_set = eval_set.with_init_scores(check_eval_init_scores(eval_init_score, len(eval_set.sets)))
+        eval_set = _read_eval_sets(eval_set, eval_names, eval_metric, eval_init_score, X, y)
         init = read_dask_init_model(init_model)
         within_queries = qid is not None or group is not None
         setup, probe, refusal, client = self._check_request(y, eval_set, within_queries, positions=position is not None,
@@ -250,15 +260,29 @@ class _DaskBoost(DaskExplanations, ClientParameter):
             raise ValueError(f"{refusal} (placement='auto' could not fit it on one worker: {placement.reason})")
         else:
             self._fit_distributed(client, data, setup, probe, placement, user_callbacks, sample_weight, eval_set,
-                                  qid=qid, group=group, position=position, init_model=init)
+                                  qid=qid, group=group, position=position, init_model=init, rounds=(X, rounds))
         if init is not None:
             prepend_init_model(self, init)
         return self
 
+    def _click_model_rounds(self, position, init_score, init_model, **given) -> dict | None:
+        """With ``position_bias="em"`` (the click model): the in-memory refusals, before any data is read; then what
+        every EM round's fit is given besides (X, posterior, sample_weight): ``fit``'s arguments as given.  Without
+        it, None."""
+        if not self._setup_record().params.position_bias.em:
+            return None
+        refuse_click_model(self, qid=given["qid"], group=given["group"], position=position, init_score=init_score,
+                           init_model=init_model)
+        return given
+
     def _fit_distributed(self, client, data, setup, probe, placement, user_callbacks, sample_weight, eval_set, *,
-                         qid, group, position, init_model=None) -> None:
+                         qid, group, position, init_model=None, rounds=(None, None)) -> None:
         """The distributed fit of :meth:`fit` once the request is checked and placed (``init_model``'s weak rankers
-        are not added here)."""
+        are not added here).  ``rounds``: (X as given, :meth:`_click_model_rounds`' arguments of every EM round),
+        the click model's, which fits a distributed model a round (``rankcore.dask._click_model``)."""
+        if rounds[1] is not None:
+            fit_click_model_on_dask(self, client, data, rounds[0], sample_weight, position, rounds[1], setup.params)
+            return
         session = self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group,
                                  position=position, init_model=init_model)
         if init_model is not None:          # the callbacks count from its first weak ranker, as in memory
@@ -368,10 +392,6 @@ class _DaskBoost(DaskExplanations, ClientParameter):
         if positions and not within_queries:
             refuse_positions_without_queries()
         setup = self._fit_setup(within_queries, category_frame)
-        if setup.params.position_bias.em:      # its rounds refit the in-memory estimator (rankcore.push)
-            raise ValueError(f"position_bias='em': the click model is not fitted on Dask; fit "
-                             f"rankcore.boost(learner='trees', position_bias='em') in memory, or {type(self).__name__}"
-                             "(position_bias='additive')")
         if self.thresholds is not None and not setup.learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {setup.learner.spec!r} does not use thresholds; leave "
                              "thresholds=None")
@@ -397,8 +417,7 @@ class _DaskBoost(DaskExplanations, ClientParameter):
                              "the internal validation split of the in-memory estimator is not available on Dask")
         try:
             # within queries: the objective over chunks of whole queries (refuses one that ranks one list)
-            probe = BoundQueryBlocks(objective) if within_queries else objective.bind(placeholder_labels(setup.task),
-                                                                                      None)
+            probe = block_problem(objective, setup.task, within_queries)
         except (ValueError, TypeError) as exc:
             if within_queries:
                 raise ValueError(str(exc)) from None
@@ -433,6 +452,9 @@ class _DaskBoost(DaskExplanations, ClientParameter):
                                                             category_frame=bool(frame_category_columns(X)))
         if refusal is not None:             # a session is distributed whatever the placement
             raise refusal
+        if setup.params.position_bias.em:   # a session is one fit; the click model is a fit per EM round
+            raise ValueError("position_bias='em': a started session is one fit, the click model one per EM round; "
+                             "call fit")
         data = as_row_chunks(X, y, sample_weight, categories=_splits_categories(setup.learner),
                              categorical_features=self.categorical_features).persist_if_local(client)
         self._record_features(data, setup.learner)
@@ -454,7 +476,7 @@ class _DaskBoost(DaskExplanations, ClientParameter):
             data, query_stopping, placed, places, place_start = self._place_queries(
                 client, data, qid, group, setup, eval_set, position, init_model=init_model)
             if placed is not setup:        # the default's QueryRMSE weight for this many queries
-                setup, probe = placed, BoundQueryBlocks(placed.objective)
+                setup, probe = placed, block_problem(placed.objective, placed.task, True)
         objective, learner, task = setup.objective, setup.learner, setup.task
         if sample_weight is not None and not objective.supports_sample_weight:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
@@ -812,6 +834,11 @@ _DASK_NOTES = """
     (the client's waits on the workers), and ``worker_passes``: the passes
     of the trees' searches, which the first worker runs with the others
     (one round trip per tree for the client).
+
+    ``position_bias="em"`` (the click model, ``docs/clicks.md``) is fitted
+    by DaskPushBoost: each EM round a distributed cross-entropy fit on the
+    posterior relevance, θ's M-step summed over the chunks on the client
+    (on one worker, the in-memory click model).
 """
 
 

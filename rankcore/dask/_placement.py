@@ -289,6 +289,9 @@ def _fit_here(estimator, rows, fit_kwargs, borrowed: int = 0, frame=None):
         estimator.set_params(n_jobs=threads)          # the worker's threads, as the distributed fit uses
     out = io.StringIO()
     fit_rows = getattr(estimator, "_fit_rows", None)   # the push estimators; anything else keeps X to the end
+    setup = getattr(estimator, "_setup_record", None)
+    if fit_rows is not None and setup is not None and setup().params.position_bias.em:
+        fit_rows = None         # the click model is fit's loop of fits (one per EM round), not one fit of the rows
     # Dask starts its workers with OMP_NUM_THREADS=1, which would cap n_jobs (validation.effective_n_threads)
     # at one thread on a worker of several: the limit is the threads the fit holds
     # (an estimator without positions or initial scores: no keyword)

@@ -38,9 +38,20 @@ from ._workers import worker_info
 #: Seconds :meth:`ShardSet.close` waits for the lead to close its channels.
 CLOSE_TIMEOUT = 10.0
 
-__all__ = ["Block", "EffectsUpdate", "Shard", "encode_chunk", "with_places", "with_init", "placeholder_labels",
-           "contiguous_shares", "place_shares",
+__all__ = ["Block", "block_problem", "EffectsUpdate", "Shard", "encode_chunk", "with_places", "with_init",
+           "placeholder_labels", "contiguous_shares", "place_shares",
            "start_shards"]
+
+
+def block_problem(objective, task: str, within_queries: bool, *, n_threads: int = 1, random_state=None):
+    """The objective's form on the chunks: its own form on blocks (``bind_blocks``: an objective that judges each
+    row alone, cross-entropy, on one list or within queries alike), else within queries the blocks of whole queries
+    (:class:`~rankcore.objectives.BoundQueryBlocks`), else its binding to placeholder labels."""
+    if getattr(objective, "bind_blocks", None) is not None:
+        return objective.bind_blocks(n_threads=n_threads)
+    if within_queries:
+        return BoundQueryBlocks(objective, n_threads=n_threads, random_state=random_state)
+    return objective.bind(placeholder_labels(task), None, n_threads=n_threads)
 
 
 def placeholder_labels(task: str) -> np.ndarray:
@@ -198,10 +209,8 @@ class Shard:
         self.objective = objective
         self.task = task
         self.n_threads = _worker_threads()
-        if any(b.queries is not None for b in self.blocks):
-            self.problem = BoundQueryBlocks(objective, n_threads=self.n_threads, random_state=random_state)
-        else:
-            self.problem = objective.bind(placeholder_labels(task), None, n_threads=self.n_threads)
+        self.problem = block_problem(objective, task, any(b.queries is not None for b in self.blocks),
+                                     n_threads=self.n_threads, random_state=random_state)
         self._h: tuple[int, list[np.ndarray]] | None = None      # (ranker number, h on every block)
         self._grads: tuple[int, list[np.ndarray]] | None = None
         self._tree_curvature: list[np.ndarray] | None = None     # trees: each block's curvature (tree_pass)

@@ -23,7 +23,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._vector import dot as _dot
-from ._base import Objective
+from ._base import BoundSeparable, LinePoint, Objective, clip_hessian
 
 __all__ = ["CrossEntropy", "sigmoid", "softplus"]
 
@@ -99,3 +99,53 @@ class CrossEntropy(Objective):
         y = np.asarray(y, dtype=np.float64)
         self.check_target(y, sample_weight)
         return super().bind(y, sample_weight, n_threads=n_threads, queries=queries)
+
+    def bind_blocks(self, n_threads: int = 1) -> "BoundCrossEntropyBlocks":
+        """The form on blocks of rows (a Dask fit's chunks; on one list or within queries alike: each row is judged
+        alone), :class:`BoundCrossEntropyBlocks`."""
+        return BoundCrossEntropyBlocks(self, np.array([0.0, 1.0]), None)
+
+
+class BoundCrossEntropyBlocks(BoundSeparable):
+    """Cross-entropy as a reduction over blocks: each block's [Σ w, Σ w ℓ(f + αh), Σ w (p − r) h, Σ w p(1 − p) h²]
+    (ℓ = log(1 + e^f) − r f, p = σ(f + αh)), summed; J and its line derivatives are the sums over Σ w.  A row's
+    gradient w (p − r) / W and curvature w p (1 − p) / W (clipped) read W = Σ w alone, with the in-memory
+    arithmetic; the model equals the in-memory fit's up to the order of the sums over blocks.  O(rows) a block."""
+
+    n_stages = 1
+
+    def block_partials(self, stage, block, G, direction=None, alpha=0.0):
+        w = np.asarray(block.weight, dtype=np.float64)
+        y = np.asarray(block.y, dtype=np.float64)
+        f = np.asarray(block.scores, dtype=np.float64)
+        if direction is None:
+            return np.array([float(w.sum()), float(_dot(w, softplus(f) - y * f)), 0.0, 0.0])
+        h = np.asarray(direction, dtype=np.float64)
+        f = f + alpha * h if alpha != 0.0 else f
+        p = sigmoid(f)
+        return np.array([float(w.sum()), float(_dot(w, softplus(f) - y * f)), float(_dot(w * (p - y), h)),
+                         float(_dot(w * p * (1.0 - p), h * h))])
+
+    def merge_partials(self, stage, parts):
+        out = np.zeros(4)
+        for part in parts:
+            out = out + np.asarray(part, dtype=np.float64)
+        return out
+
+    def finish(self, G, with_direction=False):
+        W, value, d1, d2 = (float(v) for v in G[0])
+        if not W > 0:
+            return LinePoint(0.0, 0.0, 0.0, 0.0)
+        if not with_direction:
+            return LinePoint(0.0, value / W, float("nan"), float("nan"))
+        return LinePoint(0.0, value / W, d1 / W, d2 / W)
+
+    def block_gradient(self, block, G):
+        return self.block_gradient_hessian(block, G)[0]
+
+    def block_gradient_hessian(self, block, G):
+        W = float(G[0][0])
+        w = np.asarray(block.weight, dtype=np.float64)
+        y = np.asarray(block.y, dtype=np.float64)
+        p = sigmoid(np.asarray(block.scores, dtype=np.float64))
+        return w * (p - y) / W, clip_hessian(w * p * (1.0 - p) / W)

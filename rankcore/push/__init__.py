@@ -26,10 +26,17 @@ scores), ``fit``'s checks of ``init_score`` and ``eval_init_score`` (:func:`chec
 :class:`InitModel`, which checks a continuation and scores its rows; :func:`prepend_init_model` makes the fitted
 continuation the whole model), the exports' ``TREE_KINDS`` (the weak rankers LightGBM's and XGBoost's formats hold)
 and :func:`write_exported_text` (an exported model written atomically, or not at all without a path); their declared
-parameters are the classes' ``parameters``.
+parameters are the classes' ``parameters``.  The click model's steps (``position_bias="em"``), for a Dask fit of
+its rounds: :func:`check_clicks`, :func:`e_step`, the per-place sums of the M-step and of the first θ that add over
+chunks (:func:`place_sums`, :func:`propensities_from_sums`, :func:`click_rate_sums`,
+:func:`propensities_from_click_rates`), :func:`constant_relevance`, :func:`round_seeds`, :func:`refuse_click_model`,
+:func:`round_stops_rounds`, :func:`adopt_last_round` and ``GAMMA_EDGE``.
 """
 
 from ._backend import ObjectiveState
+from ._click_model import (GAMMA_EDGE, adopt_last_round, check_both_kinds, check_clicks, click_rate_sums,
+                           constant_relevance, e_step, place_sums, propensities_from_click_rates, propensities_from_sums, refuse_click_model,
+                           round_seeds, round_stops_rounds)
 from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimator_docs import ATTRIBUTES_DOC
 from ._eval_sets import EvalSets, Validation, read_eval_sets
@@ -56,4 +63,7 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets",
            "refuse_positions_without_queries", "warn_sparse_places", "check_init_score", "check_eval_init_scores",
            "row_weights", "InitModel", "read_init_model", "prepend_init_model", "TREE_KINDS", "write_exported_text",
-           "warn_init_score", "learner_with_column_names", "columns_named"]
+           "warn_init_score", "learner_with_column_names", "columns_named", "GAMMA_EDGE", "adopt_last_round",
+           "check_both_kinds", "check_clicks", "click_rate_sums", "constant_relevance", "e_step", "place_sums",
+           "propensities_from_click_rates", "propensities_from_sums", "refuse_click_model", "round_seeds",
+           "round_stops_rounds"]

@@ -38,7 +38,10 @@ from ..objectives import check_positions, sigmoid
 from ..spec import Kind
 
 __all__ = ["PositionBias", "POSITION_BIAS", "e_step", "m_step_propensities", "initial_propensities",
-           "check_clicks", "fit_click_model", "MIN_PROPENSITY", "DEFAULT_ROUNDS", "DEFAULT_TOL"]
+           "check_clicks", "check_both_kinds", "fit_click_model", "MIN_PROPENSITY", "DEFAULT_ROUNDS", "DEFAULT_TOL",
+           "GAMMA_EDGE",
+           "place_sums", "propensities_from_sums", "click_rate_sums", "propensities_from_click_rates",
+           "constant_relevance", "round_seeds", "refuse_click_model", "round_stops_rounds", "adopt_last_round"]
 
 #: The floor of θ_p: a place without clicks keeps a propensity > 0, so its rows' posteriors stay defined.
 MIN_PROPENSITY = 1e-6
@@ -110,8 +113,11 @@ POSITION_BIAS = Kind("'additive', 'em', or 'em:rounds=R,tol=T' (R an integer >= 
                      type_doc="str")
 
 
-def check_clicks(y, n: int) -> np.ndarray:
-    """Clicks for the click model: 0/1 labels, one per row, as float64 (a ValueError naming ``y`` otherwise)."""
+def check_clicks(y, n: int, *, part: bool = False) -> np.ndarray:
+    """Clicks for the click model: 0/1 labels, one per row, as float64 (a ValueError naming ``y`` otherwise).
+
+    ``part``: ``y`` is some of the rows (a Dask chunk), which may all be clicks or all not: the caller checks that
+    the whole has both (:func:`check_both_kinds`)."""
     arr = np.asarray(y)
     if arr.ndim != 1 or arr.shape[0] != n:
         raise ValueError(f"y: expected a 1-D array of {n} clicks (0 or 1), got shape {arr.shape}")
@@ -125,10 +131,17 @@ def check_clicks(y, n: int) -> np.ndarray:
         shown = arr[bad[0]].item() if isinstance(arr[bad[0]], np.generic) else arr[bad[0]]   # None in objects
         raise ValueError(f"y: position_bias='em' fits a click model: labels must be clicks, 0 or 1, got "
                          f"{shown!r} at row {int(bad[0])} (graded labels: leave position_bias at 'additive')")
-    if n and clicks.min() == clicks.max():      # every posterior would be the same: nothing to fit
-        raise ValueError(f"y: position_bias='em' needs rows clicked and rows not clicked, got "
-                         f"{'only clicks' if clicks[0] else 'no click'} in {n} rows")
+    if not part:
+        check_both_kinds(float(clicks.sum()), n)
     return clicks
+
+
+def check_both_kinds(n_clicks: float, n: int) -> None:
+    """A ValueError naming ``y`` unless some of the ``n`` rows are clicked and some not (``n_clicks`` clicked):
+    otherwise every posterior is the same, and there is nothing to fit."""
+    if n and n_clicks in (0, n):
+        raise ValueError(f"y: position_bias='em' needs rows clicked and rows not clicked, got "
+                         f"{'only clicks' if n_clicks else 'no click'} in {n} rows")
 
 
 def e_step(clicks: np.ndarray, theta: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -143,29 +156,52 @@ def e_step(clicks: np.ndarray, theta: np.ndarray, gamma: np.ndarray) -> tuple[np
     return relevant, examined
 
 
+def place_sums(clicks: np.ndarray, examined: np.ndarray, codes: np.ndarray, n_places: int,
+               weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(Σ_{rows at p} w, Σ_{rows at p} w P(E = 1 | c)) per place: the M-step's sums, which add over any split of the
+    rows (a Dask fit sums them over its chunks).  O(n + places)."""
+    w = np.ones(codes.shape[0]) if weight is None else weight
+    total = np.bincount(codes, weights=w, minlength=n_places)
+    seen = np.bincount(codes, weights=w * np.where(clicks > 0, 1.0, examined), minlength=n_places)
+    return total, seen
+
+
+def propensities_from_sums(total: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """θ_p = seen_p / total_p (1 where total_p = 0), clipped to [MIN_PROPENSITY, 1]: :func:`place_sums`' ratio."""
+    theta = np.divide(seen, total, out=np.ones(total.shape[0]), where=total > 0)
+    return np.clip(theta, MIN_PROPENSITY, 1.0)
+
+
 def m_step_propensities(clicks: np.ndarray, examined: np.ndarray, codes: np.ndarray, n_places: int,
                         weight: np.ndarray | None = None) -> np.ndarray:
     """θ_p = Σ_{rows at p} w P(E = 1 | c) / Σ_{rows at p} w, clipped to [MIN_PROPENSITY, 1] (O(n)).
 
     ``examined`` is :func:`e_step`'s (1 for a click).  A place whose rows all weigh 0 keeps θ = 1.
     """
+    return propensities_from_sums(*place_sums(clicks, examined, codes, n_places, weight))
+
+
+def click_rate_sums(clicks: np.ndarray, codes: np.ndarray, n_places: int,
+                    weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(Σ_{rows at p} w, Σ_{rows at p} w c) per place: the first θ's sums (they add over any split of the rows)."""
     w = np.ones(codes.shape[0]) if weight is None else weight
-    total = np.bincount(codes, weights=w, minlength=n_places)
-    seen = np.bincount(codes, weights=w * np.where(clicks > 0, 1.0, examined), minlength=n_places)
-    theta = np.divide(seen, total, out=np.ones(n_places), where=total > 0)
+    return (np.bincount(codes, weights=w, minlength=n_places),
+            np.bincount(codes, weights=w * clicks, minlength=n_places))
+
+
+def propensities_from_click_rates(total: np.ndarray, clicked: np.ndarray) -> np.ndarray:
+    """Each place's click rate over the highest one, clipped to [MIN_PROPENSITY, 1] (:func:`click_rate_sums`')."""
+    n_places = total.shape[0]
+    rate = np.divide(clicked, total, out=np.zeros(n_places), where=total > 0)
+    top = rate.max()
+    theta = rate / top if top > 0 else np.ones(n_places)
     return np.clip(theta, MIN_PROPENSITY, 1.0)
 
 
 def initial_propensities(clicks: np.ndarray, codes: np.ndarray, n_places: int,
                          weight: np.ndarray | None = None) -> np.ndarray:
     """θ of the first E-step: each place's click rate over the highest one, clipped to [MIN_PROPENSITY, 1]."""
-    w = np.ones(codes.shape[0]) if weight is None else weight
-    total = np.bincount(codes, weights=w, minlength=n_places)
-    rate = np.divide(np.bincount(codes, weights=w * clicks, minlength=n_places), total, out=np.zeros(n_places),
-                     where=total > 0)
-    top = rate.max()
-    theta = rate / top if top > 0 else np.ones(n_places)
-    return np.clip(theta, MIN_PROPENSITY, 1.0)
+    return propensities_from_click_rates(*click_rate_sums(clicks, codes, n_places, weight))
 
 
 #: σ(f) is clipped to [GAMMA_EDGE, 1 − GAMMA_EDGE]: 1 − θγ stays > 0 at θ = 1, and no posterior is exactly 0 or 1
@@ -173,7 +209,12 @@ def initial_propensities(clicks: np.ndarray, codes: np.ndarray, n_places: int,
 GAMMA_EDGE = 1e-9
 
 
-def _round_seeds(random_state, rounds: int) -> list:
+def constant_relevance(click_sum: float, theta_sum: float) -> float:
+    """The first E-step's γ, the same for every row: Σ w c / Σ w θ_{p_i}, clipped to [GAMMA_EDGE, 1 − GAMMA_EDGE]."""
+    return float(np.clip(click_sum / max(theta_sum, 1e-300), GAMMA_EDGE, 1.0 - GAMMA_EDGE))
+
+
+def round_seeds(random_state, rounds: int) -> list:
     """One seed per round: drawn from an integer ``random_state``; None and a Generator are passed to every round
     (fresh entropy, or the generator, which advances)."""
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
@@ -181,8 +222,11 @@ def _round_seeds(random_state, rounds: int) -> list:
     return [random_state] * rounds
 
 
-def _refuse(estimator, *, qid, group, position, init_score, init_model) -> None:
-    """The ValueErrors of what the click model cannot take (before any fit)."""
+def refuse_click_model(estimator, *, qid, group, position, init_score, init_model) -> None:
+    """The ValueErrors of what the click model cannot take (before any fit).
+
+    An estimator whose objective is fixed (PNormPush, RankBoost, their Dask forms) is refused; a subclass of
+    PushBoost, and DaskPushBoost, fit it."""
     name = type(estimator).__name__
     if "objective" not in estimator.get_params(deep=False):       # PNormPush, RankBoost (a subclass of PushBoost fits)
         raise ValueError(f"position_bias: the click model ('em') refits the trees on a cross-entropy; {name}'s "
@@ -221,8 +265,8 @@ def fit_click_model(estimator, X, y, sample_weight, given: dict):
     params = estimator._setup_record().params
     fit_kwargs = dict(given)
     qid, group, position = (fit_kwargs.pop(name) for name in ("qid", "group", "position"))
-    _refuse(estimator, qid=qid, group=group, position=position, init_score=fit_kwargs.pop("init_score"),
-            init_model=fit_kwargs.pop("init_model"))
+    refuse_click_model(estimator, qid=qid, group=group, position=position, init_score=fit_kwargs.pop("init_score"),
+                       init_model=fit_kwargs.pop("init_model"))
     n = _n_rows(X)
     rows = query_rows(qid, group, n)           # checks qid/group against the rows
     ids, codes = check_positions(position, n)
@@ -230,12 +274,10 @@ def fit_click_model(estimator, X, y, sample_weight, given: dict):
     w = row_weights(sample_weight, n, rows.queries)
     bias: PositionBias = params.position_bias
     theta = initial_propensities(clicks, codes, ids.shape[0], w)
-    gamma = np.full(n, np.clip(_weighted_sum(clicks, w) / max(_weighted_sum(theta[codes], w), 1e-300),
-                               GAMMA_EDGE, 1.0 - GAMMA_EDGE))
-    seeds = _round_seeds(params.random_state, bias.rounds)
+    gamma = np.full(n, constant_relevance(_weighted_sum(clicks, w), _weighted_sum(theta[codes], w)))
     settings = {**estimator.get_params(deep=False), "objective": "cross-entropy", "position_bias": "additive"}
     model, rounds = None, 0
-    for rounds, seed in enumerate(seeds, start=1):
+    for rounds, seed in enumerate(round_seeds(params.random_state, bias.rounds), start=1):
         relevant, examined = e_step(clicks, theta[codes], gamma)
         new_theta = m_step_propensities(clicks, examined, codes, ids.shape[0], w)
         model = type(estimator)(**{**settings, "random_state": seed})
@@ -243,13 +285,28 @@ def fit_click_model(estimator, X, y, sample_weight, given: dict):
         gamma = np.clip(sigmoid(model.decision_function(X)), GAMMA_EDGE, 1.0 - GAMMA_EDGE)
         moved = float(np.max(np.abs(new_theta - theta)))
         theta = new_theta
-        if model.stop_reason_ not in _FIT_REASONS:      # a callback stopped the round: it stops the rounds too
+        if round_stops_rounds(model, moved, rounds, bias, verbose=params.verbose):
             break
-        if params.verbose:
-            print(f"EM round {rounds} of at most {bias.rounds}: the propensities moved by {moved:.4g} at most "
-                  f"(stop at {bias.tol:g})", flush=True)
-        if moved <= bias.tol and rounds > 1:      # the first round's γ was a constant: its θ barely moves
-            break
+    return adopt_last_round(estimator, model, ids, theta, rounds)
+
+
+#: The stop reasons of a round's fit that are its own (any other is a callback's, which stops the rounds).
+_FIT_REASONS = ("n_iter", "converged", "early_stopping", "overflow", "no_split", "no_validation_split")
+
+
+def round_stops_rounds(model, moved: float, rounds: int, bias: PositionBias, *, verbose=False) -> bool:
+    """Whether the EM stops after round ``rounds`` (``model`` its fit, ``moved`` the largest move of θ): a callback
+    stopped the round's fit, or θ moved by at most ``tol`` (never after the first round, whose γ was a constant)."""
+    if model.stop_reason_ not in _FIT_REASONS:      # a callback stopped the round: it stops the rounds too
+        return True
+    if verbose:
+        print(f"EM round {rounds} of at most {bias.rounds}: the propensities moved by {moved:.4g} at most "
+              f"(stop at {bias.tol:g})", flush=True)
+    return moved <= bias.tol and rounds > 1      # the first round's γ was a constant: its θ barely moves
+
+
+def adopt_last_round(estimator, model, ids: np.ndarray, theta: np.ndarray, rounds: int):
+    """``estimator`` given the last round's fitted state (``model``'s), the places, θ and the rounds run."""
     for name in type(estimator)._fitted_names:
         if name in model.__dict__:
             estimator.__dict__[name] = model.__dict__[name]
@@ -257,10 +314,6 @@ def fit_click_model(estimator, X, y, sample_weight, given: dict):
     estimator.position_propensities_ = theta
     estimator.position_em_rounds_ = rounds
     return estimator
-
-
-#: The stop reasons of a round's fit that are its own (any other is a callback's, which stops the rounds).
-_FIT_REASONS = ("n_iter", "converged", "early_stopping", "overflow", "no_split", "no_validation_split")
 
 
 def _n_rows(X) -> int:

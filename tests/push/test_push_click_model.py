@@ -6,7 +6,7 @@ import pytest
 import rankcore
 from rankcore.metrics import evaluate
 from rankcore.persistence import ModelFormatError, _checksum, _encode, model_from_dict, model_to_dict
-from rankcore.push._click_model import (MIN_PROPENSITY, POSITION_BIAS, PositionBias, _round_seeds, e_step,
+from rankcore.push._click_model import (MIN_PROPENSITY, POSITION_BIAS, PositionBias, round_seeds, e_step,
                                         initial_propensities, m_step_propensities)
 from rankcore.spec import ParameterError
 
@@ -163,8 +163,8 @@ def test_a_fit_is_repeatable_and_the_rounds_stop_at_the_tolerance(simulated):
     np.testing.assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
     np.testing.assert_array_equal(fits[0].position_propensities_, fits[1].position_propensities_)
     assert not np.array_equal(fits[0].decision_function(X), fits[2].decision_function(X))   # the seed reaches them
-    seeds = _round_seeds(5, 4)
-    assert len(set(seeds)) == 4 and seeds == _round_seeds(5, 4)     # each round its own seed, drawn from the fit's
+    seeds = round_seeds(5, 4)
+    assert len(set(seeds)) == 4 and seeds == round_seeds(5, 4)     # each round its own seed, drawn from the fit's
     once = rankcore.boost(learner="trees", position_bias="em:rounds=5,tol=1", n_iter=20, random_state=5).fit(
         X, clicks, qid=qid, position=position)
     assert once.position_em_rounds_ == 2          # the first round (a constant γ) never stops the rounds
@@ -293,13 +293,16 @@ def test_a_subclass_of_push_boost_fits_the_click_model():
     np.testing.assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
 
 
-def test_the_dask_estimators_refuse_the_click_model_by_name():
+def test_the_dask_estimators_refuse_as_in_memory_before_reading_any_data():
+    # (the Dask click model itself: tests/dask/test_dask_click_model.py); no cluster is needed to be refused
     pytest.importorskip("dask")
-    from rankcore.dask import DaskPushBoost
+    from rankcore.dask import DaskPNormPush, DaskPushBoost
 
     X, clicks, qid, position = _small()
-    with pytest.raises(ValueError, match="position_bias='em': the click model is not fitted on Dask"):
-        DaskPushBoost(learner="trees", position_bias="em").fit(X, clicks, qid=qid, position=position)
+    with pytest.raises(ValueError, match="position_bias='em' needs position"):
+        DaskPushBoost(learner="trees", position_bias="em").fit(X, clicks, qid=qid)
+    with pytest.raises(ValueError, match="DaskPNormPush's objective is fixed"):
+        DaskPNormPush(learner="trees", position_bias="em").fit(X, clicks, qid=qid, position=position)
 
 
 def test_an_explicit_cross_entropy_objective_and_sample_weight_are_taken():
