@@ -292,7 +292,6 @@ class TreeExport:
         write_exported_text(text, path)
         return text
 
-
     @reads_a_snapshot
     def to_xgboost_model(self, path=None, *, feature_names=None) -> str:
         """The chosen model as an XGBoost model file (``xgboost.Booster`` loads it), written to ``path``.
