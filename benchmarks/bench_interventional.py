@@ -19,29 +19,19 @@ import os
 import numpy as np
 import pytest
 
-from _shapes import rare_positives
+from _background_models import N_BACKGROUND, N_TREES, background_models
 from bench_metrics import _interleaved as _least      # least time of each call, the calls taking turns
 
 FULL = os.environ.get("RANKCORE_BENCH_PROFILE", "fast") == "full"
 N = 2_000 if FULL else 200
-N_BACKGROUND = 100
-N_TREES = 200
 REPEATS = 3
 SUMMARY: list[str] = []          # printed at the end by conftest._print_summary
 SUMMARY_TITLE = "interventional SHAP values (background rows)"
-SPECS = {"leafwise": "trees:subsample=1", "oblivious": "trees:growth=oblivious,subsample=1"}
 
 
 @pytest.fixture(scope="module")
 def fitted():
-    import rankcore
-
-    X, y = rare_positives(20_000 + N, 50)
-    models = {name: rankcore.boost(learner=spec, n_iter=N_TREES, tol=0.0, early_stopping=False, random_state=0,
-                                   n_jobs=1).fit(X[:20_000], y[:20_000])
-              for name, spec in SPECS.items()}
-    background = X[np.random.default_rng(0).choice(20_000, N_BACKGROUND, replace=False)]
-    return models, X[20_000:], background
+    return background_models(N)
 
 
 def test_interventional_beside_path_dependent(benchmark, fitted):

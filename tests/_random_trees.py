@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from rankcore.learners.trees._oblivious_ranker import ObliviousTreeRanker
 from rankcore.learners.trees._ranker import TreeRanker
 
-__all__ = ["node_trees", "oblivious_trees"]
+__all__ = ["node_trees", "oblivious_trees", "chain_tree"]
 
 THRESHOLDS = [-0.5, 0.0, 0.5]
 
@@ -49,3 +49,22 @@ def oblivious_trees(draw, d, max_depth=4):
     nan_left = draw(st.lists(st.integers(0, 1), min_size=depth, max_size=depth))
     value = draw(st.lists(st.integers(-4, 4), min_size=1 << depth, max_size=1 << depth))
     return ObliviousTreeRanker(feature, threshold, nan_left, np.array(value) / 2.0, [0.0] * depth)
+
+
+def chain_tree(depth: int = 40):
+    """``(tree, x, Z)``: a chain of ``depth`` splits on ``depth`` distinct features (node k: feature k, its left
+    child a leaf of value k + 1, the last right child a leaf of −7), x all ones and one background row z that parts
+    from x on every other feature (the even ones), so a walk's A and B grow to depth / 2 each."""
+    feature, threshold, nan_left, left, right, value = [], [], [], [], [], []
+    for k in range(depth):
+        node = len(feature)
+        feature += [k, 0]
+        threshold += [0.0, 0.0]
+        nan_left += [1, 0]
+        left += [node + 1, -1]
+        right += [node + 2, -1]
+        value += [0.0, float(k + 1)]
+    feature.append(0), threshold.append(0.0), nan_left.append(0), left.append(-1), right.append(-1)
+    value.append(-7.0)
+    tree = TreeRanker(feature, threshold, nan_left, left, right, value, [0.0] * len(feature))
+    return tree, np.ones((1, depth)), np.where(np.arange(depth) % 2 == 0, -1.0, 1.0)[None, :]

@@ -4,28 +4,14 @@ import numpy as np
 import pytest
 
 import rankcore
-from rankcore import AutoRanker
 from rankcore.auto import Candidate, FoldBag, MissingValueImputer
 
 from _candidate_plugins import registered_candidate
 from _grouped_brute import grouped_brute_force
 from _shapley_brute import brute_force
+from _auto_explained import fit_auto as _fit, toy_data as _data
 
-TREES = "trees:n_iter=6,min_samples_leaf=5"
 TOL = dict(rtol=1e-9, atol=1e-9)
-
-
-def _data(n=200, d=4, seed=0, nan=False):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.7 * rng.normal(size=n) > 0.6).astype(int)
-    if nan:
-        X[rng.random(size=X.shape) < 0.08] = np.nan
-    return X, y
-
-
-def _fit(X, y, candidates=(TREES,), **params):
-    return AutoRanker(candidates=list(candidates), random_state=0, n_jobs=1, **params).fit(X, y)
 
 
 def _assert_sums(model, X, Z):

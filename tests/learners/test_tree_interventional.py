@@ -9,7 +9,7 @@ import rankcore
 from _categorical_trees import categorical_model
 from _interventional_reference import game_shapley, interventional_reference
 from _model_files import resign
-from _random_trees import node_trees
+from _random_trees import chain_tree, node_trees
 from rankcore.learners.trees._interventional import forest_interventional, subset_weights
 from rankcore.learners.trees._oblivious_ranker import ObliviousTreeRanker
 from rankcore.learners.trees._ranker import TreeRanker
@@ -199,20 +199,7 @@ def test_a_deep_chain_of_distinct_features_adds_up():
     """A chain of 40 splits on 40 features (node k: feature k, its left child a leaf of value k): x and z part on
     every other feature; each row sums to f(x) − f(z) + f(z), the shared features get exactly 0."""
     depth = 40
-    feature, threshold, nan_left, left, right, value = [], [], [], [], [], []
-    for k in range(depth):
-        node = len(feature)
-        feature += [k, 0]
-        threshold += [0.0, 0.0]
-        nan_left += [1, 0]
-        left += [node + 1, -1]
-        right += [node + 2, -1]
-        value += [0.0, float(k + 1)]
-    feature.append(0), threshold.append(0.0), nan_left.append(0), left.append(-1), right.append(-1)
-    value.append(-7.0)
-    chain = TreeRanker(feature, threshold, nan_left, left, right, value, [0.0] * len(feature))
-    x = np.ones((1, depth))
-    Z = np.where(np.arange(depth) % 2 == 0, -1.0, 1.0)[None, :]
+    chain, x, Z = chain_tree(depth)
     phi = forest_interventional([chain], [1.0], x, Z)
     assert phi[0].sum() == pytest.approx(chain.predict(x)[0], abs=1e-12)
     assert phi[0, -1] == chain.predict(Z)[0] == 1.0

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _interventional_interaction_reference import interaction_reference
-from _random_trees import node_trees, oblivious_trees
+from _random_trees import chain_tree, node_trees, oblivious_trees
 from rankcore.learners.trees import _treeshap_interventional_interactions as kernel
 from rankcore.learners.trees._contributions import node_form
 from rankcore.learners.trees._interventional import (_categories, _form_depth, _walk_arguments, forest_interventional,
@@ -208,20 +208,7 @@ def test_a_deep_chain_of_distinct_features_adds_up():
     on every other feature (a + b up to 20); symmetric, each row of Φ the interventional value, the total f(x), and
     the features x shares with z (dummies) a zero row and column."""
     depth = 40
-    feature, threshold, nan_left, left, right, value = [], [], [], [], [], []
-    for k in range(depth):
-        node = len(feature)
-        feature += [k, 0]
-        threshold += [0.0, 0.0]
-        nan_left += [1, 0]
-        left += [node + 1, -1]
-        right += [node + 2, -1]
-        value += [0.0, float(k + 1)]
-    feature.append(0), threshold.append(0.0), nan_left.append(0), left.append(-1), right.append(-1)
-    value.append(-7.0)
-    chain = TreeRanker(feature, threshold, nan_left, left, right, value, [0.0] * len(feature))
-    x = np.ones((1, depth))
-    Z = np.where(np.arange(depth) % 2 == 0, -1.0, 1.0)[None, :]
+    chain, x, Z = chain_tree(depth)
     Phi = forest_interventional_interactions([chain], [1.0], x, Z)
     np.testing.assert_array_equal(Phi, np.swapaxes(Phi, 1, 2))
     np.testing.assert_allclose(Phi[0].sum(axis=1)[:depth], forest_interventional([chain], [1.0], x, Z)[0, :depth],
