@@ -25,7 +25,8 @@ GUIDES_WITH_RECORDS = ("push", "trees", "exactboost", "precision_at_k", "kernel_
                        "benchmarks", "gbdt")
 #: benchmarks/ modules that are not ``bench_*`` files: the suite's support and tracking.
 BENCHMARK_SUPPORT = {"conftest.py", "_data.py", "_lightgbm.py", "_ratios.py", "_shapes.py", "dask_synthetic.py",
-                     "kernel_ratios.py", "track.py", "_queries.py", "_query_cv.py", "_query_models.py"}
+                     "kernel_ratios.py", "track.py", "_queries.py", "_query_cv.py", "_query_models.py",
+                     "_background_models.py"}
 #: "issue 14", "issues 14, 15", "issue #3": the tracker is not part of the repository.
 ISSUE_CITATION = re.compile(r"\bissues? #?\d+", re.IGNORECASE)
 
