@@ -100,8 +100,8 @@ def _check_known(X: Any, name: str) -> None:
             column = str(X.columns[j])
             raise ValueError(f"{name}: column {column!r} is a 'category' column whose categories are unknown (its "
                              f"partitions may list different ones), so the fit cannot give each category one code on "
-                             f"every worker; make them known first: X = X.categorize(columns=[{column!r}]) (one pass over "
-                             "the column)")
+                             f"every worker; make them known first: X = X.categorize(columns=[{column!r}]) (one pass "
+                             "over the column)")
 
 
 def _refuse_missing(frame: Any, categories: list, name: str) -> None:
@@ -118,12 +118,12 @@ def _refuse_missing(frame: Any, categories: list, name: str) -> None:
                              "or fit in memory")
 
 
-def _coded_partition(frame: Any, categories: list, name: str, at_fit: bool, warn: bool = True) -> Any:
-    """One partition with its category columns as float64 codes among ``categories``, by value (``warn``: about a
-    column whose categories match none of the fit's; False when the client has checked every such column)."""
+def _coded_partition(frame: Any, categories: list, name: str, at_fit: bool) -> Any:
+    """One partition with its category columns as float64 codes among ``categories``, by value; it never warns
+    (on a worker, the caller would not see it): :func:`coded_dask_frame` warns on the client."""
     if at_fit:
         _refuse_missing(frame, categories, name)
-    coded, _ = encode_categories(frame, categories, name=name, warn=warn)
+    coded, _ = encode_categories(frame, categories, name=name, warn=False)
     if at_fit:
         _refuse_undeclared(frame, coded, categories, name)
     return coded
@@ -145,29 +145,60 @@ def _refuse_undeclared(frame: Any, coded: Any, categories: list, name: str) -> N
                              "(one pass), or give the column a dtype listing all its values")
 
 
-def _warned_on_client(X: Any, categories: list) -> bool:
-    """Warn here, where the caller sees it, about each category column of known categories that match none of the
-    fit's (``warn_no_category_matches``, read from the meta: no pass); whether every such column was checked (a
-    column of unknown categories is checked by its partitions, whose warnings reach the worker's log only)."""
-    checked = True
+def _partition_categories(frame: Any) -> Any:
+    """The categories each column's dtype lists in this partition: one entry (an ndarray) a column, by position."""
+    import pandas as pd
+
+    return pd.Series([frame.iloc[:, i].cat.categories.to_numpy() for i in range(frame.shape[1])],
+                     index=range(frame.shape[1]), dtype=object)
+
+
+def _listed_categories(X: Any, columns: list[int], client: Any) -> list:
+    """Per column of ``columns`` (category columns of unknown categories): the categories its partitions list,
+    merged here.  One pass over these columns' partitions (they are computed, the other columns are not needed);
+    only each partition's categories travel to the client: O(partitions × categories)."""
+    import pandas as pd
+
+    listed = X.iloc[:, columns].map_partitions(_partition_categories, meta=pd.Series(dtype=object))
+    found = client.compute(listed).result() if client is not None else listed.compute()
+    merged = []
+    for i in range(len(columns)):
+        # a partition without categories (no rows) lists an empty object array: its kind would be "text"
+        arrays = [a for a in found[found.index == i].tolist() if len(a)]
+        merged.append(pd.Index(np.concatenate(arrays)).unique() if arrays else pd.Index([]))
+    return merged
+
+
+def _warn_on_client(X: Any, categories: list, client: Any) -> None:
+    """Warn here, where the caller sees it, about each category column whose categories match none of the fit's
+    (``warn_no_category_matches``, the in-memory warning).  Known categories are read from the meta (no pass);
+    columns of unknown categories (each partition lists its own) are read in one small reduction
+    (:func:`_listed_categories`), as their partitions' warnings would reach the workers' logs only."""
+    unknown = []
     for j, values in enumerate(categories):
         if values is None:
             continue
         if not X.iloc[:, j].cat.known:
-            checked = False
+            unknown.append(j)
             continue
         warn_no_category_matches(X.columns[j], values, X._meta.iloc[:, j].cat.categories)
-    return checked
+    if unknown:
+        for j, given in zip(unknown, _listed_categories(X, unknown, client)):
+            warn_no_category_matches(X.columns[j], categories[j], given)
 
 
-def coded_dask_frame(X: Any, categories: list | None, *, name: str = "X") -> tuple[Any, list | None]:
+def coded_dask_frame(X: Any, categories: list | None, *, name: str = "X",
+                     client: Any = None) -> tuple[Any, list | None]:
     """``(frame, categories)``: a Dask DataFrame with its category columns as float64 codes (lazily, by partition).
 
     ``categories`` None (a fit): each ``category`` column's known categories, from its dtype (a ValueError names a
     column whose categories are unknown, with the fix); the partitions' missing values are refused when computed.
     With the fit's ``categories``: the partitions are encoded by them (unknown categories are fine), and a column
-    categorical in one but not the other is refused on the client, as in memory.  ``categories`` returned: per
-    column, an ndarray or None (every entry None for a frame without category columns, as in memory).
+    categorical in one but not the other is refused on the client, as in memory; a column whose categories match
+    none of the fit's is warned about on the client, never by the partitions (``client`` computes the categories
+    of the columns whose categories are unknown, one small reduction; None: the default scheduler).
+    ``categories`` returned: per column, an ndarray or None (every entry None for a frame without category
+    columns, as in memory).
     """
     at_fit = categories is None
     if at_fit:
@@ -181,9 +212,11 @@ def coded_dask_frame(X: Any, categories: list | None, *, name: str = "X") -> tup
         fitted_categories_of(X, categories, name=name)
         if not any(values is not None for values in categories):
             return X, categories
-    warn = at_fit or not _warned_on_client(X, categories)
+    if not at_fit:
+        _warn_on_client(X, categories, client)
     meta = _meta_of_codes(X._meta, categories)
-    coded = X.map_partitions(_coded_partition, categories, name, at_fit, warn, meta=meta)
+    # at fit the categories are the frame's own (nothing to warn about); when predicting, the client has warned
+    coded = X.map_partitions(_coded_partition, categories, name, at_fit, meta=meta)
     return coded, categories
 
 

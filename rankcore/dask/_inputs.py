@@ -152,7 +152,10 @@ def fitted_dask_matrix(estimator, X, *, lengths: bool = False):
     A dask.dataframe's columns must be the features seen in fit (when fit
     saw names); the number of columns must be ``n_features_in_``.  Its
     ``category`` columns are encoded by the fit's categories (``categories_``),
-    by value, partition by partition (``rankcore.dask._categories``).
+    by value, partition by partition (``rankcore.dask._categories``); a
+    column whose categories match none of the fit's is warned about here (for
+    a column of unknown categories, after one small reduction of the
+    categories its partitions list).
     ``lengths``: a dask.dataframe's partition lengths are computed (one pass
     over its partitions), for callers that align other vectors with the rows
     or bound the chunks; else they may be unknown (NaN).
@@ -171,7 +174,8 @@ def fitted_dask_matrix(estimator, X, *, lengths: bool = False):
             raise ValueError(f"X: the columns {list(X.columns)!r} differ from the features seen in fit "
                              f"{list(names)!r}")
         if fitted is not None and len(fitted) == len(X.columns):
-            X, _ = coded_dask_frame(X, fitted)        # by value: the fit's categories give the codes
+            # by value: the fit's categories give the codes (a warning, if any, is raised here, in the caller)
+            X, _ = coded_dask_frame(X, fitted, client=getattr(estimator, "client", None))
         X = X.to_dask_array(lengths=True if lengths else None)
     if X.ndim != 2:
         raise ValueError(f"X: expected a 2-D array, got {X.ndim} dimension(s)")

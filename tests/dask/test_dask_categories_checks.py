@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
+import dask  # noqa: E402
 import dask.array as da  # noqa: E402
 import dask.dataframe as dd  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -125,6 +126,72 @@ def test_categories_matching_none_of_the_fits_are_warned_about_in_the_caller(das
     with warnings.catch_warnings():
         warnings.simplefilter("error")          # the training frame's categories: no warning
         model.decision_function(dd.from_pandas(frame, npartitions=2)).compute()
+
+
+def _as_read(frame, column, values, npartitions=3):
+    """A Dask frame whose ``column`` holds ``values`` as a 'category' column of unknown categories: each partition
+    lists its own (a CSV read with dtype='category')."""
+    fd = dd.from_pandas(frame.assign(**{column: values}), npartitions=npartitions).astype({column: "category"})
+    assert not fd[column].cat.known
+    return fd
+
+
+def _caught(call):
+    """(result, warnings raised by ``call()`` in this process), every warning recorded."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    return result, caught
+
+
+@pytest.mark.parametrize("given_client", [False, True], ids=["default-client", "client="])
+def test_unknown_categories_matching_none_of_the_fits_are_warned_about_once_in_the_caller(dask_client,  # noqa: F811
+                                                                                       given_client):
+    """Each partition lists its own categories: the client reads them (one small reduction) and warns once, here,
+    with the in-memory warning; the partitions (on the workers, where nobody would see it) never warn."""
+    frame, y = _shops()
+    model = DaskPushBoost(placement="distributed", learner="trees:max_leaves=8", n_iter=3, random_state=0,
+                          client=dask_client if given_client else None).fit(dd.from_pandas(frame, npartitions=2), y)
+    text = frame["shop"].astype(int).astype(str)                # the shops of a CSV read as text
+    as_text = _as_read(frame, "shop", text)
+    lazy, caught = _caught(lambda: model.decision_function(as_text))      # before anything is computed
+    warned = [str(w.message) for w in caught]
+    assert warned == [
+        "X: column 'shop' holds none of the categories seen in fit (fit: numbers such as 3; here: text such as "
+        "'17'), so every row takes the unseen categories' side; convert the column to the fit's type"]
+    assert caught[0].category is UserWarning and caught[0].filename == __file__      # the caller's line
+    scores, caught = _caught(lazy.compute)
+    assert caught == []
+    local_frame = frame.assign(shop=text.astype("category"))
+    with pytest.warns(UserWarning, match="column 'shop' holds none of the categories seen in fit") as in_memory:
+        expected = model.to_local().decision_function(local_frame)
+    assert [str(w.message) for w in in_memory] == warned          # the in-memory warning, word for word
+    np.testing.assert_array_equal(scores, expected)
+    # computed in this process, the partitions' own warnings would show up here: there are none
+    with dask.config.set(scheduler="synchronous"):
+        _, caught = _caught(lambda: model.decision_function(as_text).compute())
+    assert len(caught) == 1
+
+
+def test_known_kinds_of_categories_are_not_warned_about_on_dask_nor_in_memory(dask_client):  # noqa: F811
+    """Categories of the fit's kind -- listed in another order, each partition listing its own, or holding a
+    category the fit never saw (it scores as a missing value) -- give no warning, as in memory, and the scores of
+    the in-memory model."""
+    frame, y = _shops()
+    model = DaskPushBoost(placement="distributed", learner="trees:max_leaves=8", n_iter=3, random_state=0).fit(
+        dd.from_pandas(frame, npartitions=2), y)
+    local = model.to_local()
+    shops = frame["shop"].astype(int)
+    reordered = frame.assign(shop=frame["shop"].cat.reorder_categories([41, 40, 17, 3]))
+    unseen = frame.assign(shop=pd.Categorical(np.where(np.arange(len(frame)) % 5 == 0, 99, shops)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for X, local_X in [(dd.from_pandas(reordered, npartitions=2), reordered),
+                           (_as_read(frame, "shop", shops), frame),
+                           (dd.from_pandas(unseen, npartitions=2), unseen),
+                           (_as_read(frame, "shop", unseen["shop"].astype(int)), unseen)]:
+            np.testing.assert_array_equal(model.decision_function(X).compute(), local.decision_function(local_X))
+    assert not np.array_equal(local.decision_function(unseen), local.decision_function(frame))
 
 
 def test_text_columns_and_repeated_names_are_refused_by_column(dask_client):  # noqa: F811
