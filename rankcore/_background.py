@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["BACKGROUND_ADVICE", "GROUPS_REFUSED", "check_background", "check_groups", "group_labels"]
+__all__ = ["BACKGROUND_ADVICE", "GROUPS_REFUSED", "GROUPS_NOT_TAKEN", "check_background", "check_groups",
+           "group_labels", "check_takes_groups"]
 
 #: Said where ``background`` is documented: the cost grows with its rows.
 BACKGROUND_ADVICE = "a few hundred rows, at most about 1,000: the time grows with their number, the memory does not"
@@ -23,6 +24,9 @@ BACKGROUND_ADVICE = "a few hundred rows, at most about 1,000: the time grows wit
 GROUPS_REFUSED = ("groups: only with background rows (background=...): a group's interventional value is its "
                   "Shapley value as one player of the game against the background; the path-dependent values "
                   "of a group are not defined by summing its columns' values")
+
+#: What the ``TypeError`` of :func:`check_takes_groups` says: a learner's method has no ``groups`` parameter.
+GROUPS_NOT_TAKEN = "takes no groups"
 
 
 def check_background(check: Callable[[Any], np.ndarray], background) -> np.ndarray:
@@ -96,3 +100,32 @@ def group_labels(groups, n_features: int) -> np.ndarray:
         raise ValueError(f"groups: expected the labels 0..{int(labels.max())}, each used at least once; "
                          f"{int(unused[0])} is not (renumber them: np.unique(groups, return_inverse=True)[1])")
     return np.ascontiguousarray(labels, dtype=np.int32)
+
+
+def check_takes_groups(method: Callable, learner: Any, spec: str, caller: str) -> None:
+    """Refuse, before the call, ``groups`` to a learner's ``method`` (``contributions``, ``interaction_values``)
+    whose signature has no ``groups`` parameter (nor ``**kwargs``): a plugin's learner written before groups.
+
+    Read from the signature, not by catching the call's ``TypeError``, so that a ``TypeError`` raised inside the
+    plugin's own code reaches the caller as it is.  A method whose signature cannot be read is called as it is.
+
+    Raises
+    ------
+    TypeError
+        Naming ``caller`` (``feature_contributions``), the learner's spec and class, and the method.
+    """
+    import inspect
+
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    if any(p.kind == inspect.Parameter.VAR_KEYWORD or (p.name == "groups" and p.kind in named) for p in parameters):
+        return
+    cls = type(learner)
+    name = getattr(method, "__name__", "contributions")
+    raise TypeError(f"{caller}: groups: the learner {spec!r} ({cls.__module__}.{cls.__qualname__}, from a plugin) "
+                    f"has a {name} method that {GROUPS_NOT_TAKEN} (its parameters: "
+                    f"{', '.join(p.name for p in parameters)}); leave out groups, or give the plugin's {name} a "
+                    f"groups parameter ((n_features,) integer labels 0..G-1, each group of columns one player)")

@@ -15,7 +15,8 @@ from __future__ import annotations
 from . import CommandError
 
 __all__ = ["INIT_SCORE_HELP", "POSITION_HELP", "VALIDATION_HELP", "EVAL_NAME", "check_before_reading",
-           "load_validation", "fit_arguments", "fit_error", "validation_values", "validation_line"]
+           "load_validation", "fit_arguments", "fit_error", "validation_values", "validation_line",
+           "eval_metric_values", "eval_metric_lines"]
 
 #: ``--init-score`` of ``auto``.
 INIT_SCORE_HELP = ("the CSV column of each row's initial score (finite numbers; not a feature), a first stage's "
@@ -58,9 +59,10 @@ def _cv_text(cv) -> str:
     return ",".join(map(str, cv)) if isinstance(cv, tuple) else str(cv)
 
 
-def load_validation(args, data, metric_specs: list[str]):
+def load_validation(args, data, metric_specs: list[str], eval_specs: list[str] = ()):
     """The ``--validation`` file read like the training file: ``(dataset, X, y)``; y holds 0/1 labels on one
-    list (the training file's relevant label is 1), else relevance grades."""
+    list (the training file's relevant label is 1), else relevance grades (``eval_specs``: ``--eval-metric``'s,
+    checked against them as ``--metric``'s)."""
     from ._columns import estimator_input, like_training
     from ._common import _shown, load
     from ._queries import qid_option, query_labels
@@ -75,6 +77,8 @@ def load_validation(args, data, metric_specs: list[str]):
         raise CommandError(f"--validation: {val.source} has no query ids, but the training rows are in queries "
                            f"({qid_option(data)}); give the validation rows' queries the same way")
     if qid is not None:
+        if eval_specs:          # a metric of 0/1 labels on grades: the same error as --metric's
+            query_labels(args, val, list(eval_specs), specs_option="--eval-metric")
         return val, estimator_input(val), query_labels(args, val, metric_specs, specs_option="--metric")
     relevant = data.relevant_label(args.positive)
     y_val = val.binary_target(relevant, require_both=False, may_be_absent=True)
@@ -85,9 +89,10 @@ def load_validation(args, data, metric_specs: list[str]):
     return val, estimator_input(val), y_val
 
 
-def fit_arguments(data, validation) -> dict:
+def fit_arguments(data, validation, eval_specs: list[str] = ()) -> dict:
     """``AutoRanker.fit``'s keywords beyond X and y: the rows' query ids, weights, initial scores and positions
-    (those given), and ``validation`` -- ``(dataset, X, y)`` of ``--validation``, or None -- as ``eval_set``."""
+    (those given), and ``validation`` -- ``(dataset, X, y)`` of ``--validation``, or None -- as ``eval_set``
+    (with ``eval_specs``, ``--eval-metric``'s, as ``eval_metric``)."""
     given = {name: value for name, value in (("qid", data.qid), ("sample_weight", data.weight),
                                              ("init_score", data.init_score), ("position", data.position))
              if value is not None}
@@ -97,6 +102,8 @@ def fit_arguments(data, validation) -> dict:
         given["eval_names"] = [EVAL_NAME]
         if val.init_score is not None:
             given["eval_init_score"] = val.init_score
+        if eval_specs:
+            given["eval_metric"] = list(eval_specs)
     return given
 
 
@@ -153,3 +160,20 @@ def validation_line(estimator, val) -> str:
     return (f"{val.source} ({val.n_samples} rows): {estimator.metric_} {values[estimator.best_candidate_]:.4f} of "
             f"{estimator.best_candidate_} on the whole file (its mean over the file's parts: "
             f"{estimator.best_score_:.4f})")
+
+
+def eval_metric_values(estimator) -> dict[str, dict[str, float]]:
+    """``--eval-metric``'s values on the whole ``--validation`` file (``evals_result_``): metric spec ->
+    candidate -> value, the search's own metric left out; empty without them."""
+    result = getattr(estimator, "evals_result_", None)
+    if not result or EVAL_NAME not in result:
+        return {}
+    return {spec: dict(values) for spec, values in result[EVAL_NAME].items() if spec != estimator.metric_}
+
+
+def eval_metric_lines(estimator, val) -> list[str]:
+    """``"valid.csv (160 rows): map 0.8123 of trees on the whole file"``: the choice's value of each
+    ``--eval-metric`` on the ``--validation`` file ``val``, one line each."""
+    return [f"{val.source} ({val.n_samples} rows): {spec} {values[estimator.best_candidate_]:.4f} of "
+            f"{estimator.best_candidate_} on the whole file"
+            for spec, values in eval_metric_values(estimator).items() if estimator.best_candidate_ in values]

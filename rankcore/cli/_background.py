@@ -11,7 +11,8 @@ CSV DATA's ``--drop`` names no column of a LIBSVM, .npz or .npy file).
 
 ``--groups a+b+c,d+e`` makes each group of columns one player of the
 interventional game (``feature_contributions(..., groups=...)``): the
-columns by the names the output shows, the others alone.
+columns by the names the output shows, the others alone; a name's own
+``+``, ``,`` or backslash is written behind a backslash (:func:`split_groups`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ BACKGROUND_HELP = ("interventional SHAP values instead of path-dependent TreeSHA
                    "time grows with their number), and the expected score their mean score")
 GROUPS_HELP = ("with --background: each group of columns one player, taking the row's values or a background row's "
                "together (e.g. the columns of a one-hot-encoded variable): names as the output shows them, '+' "
-               "within a group, ',' between groups (a+b+c,d+e); the other columns alone. One contribution per group "
+               "within a group, ',' between groups (a+b+c,d+e), a name's own '+', ',' or backslash written \\+, "
+               "\\, or \\\\ (x\\+y+z: the columns x+y and z); the other columns alone. One contribution per group "
                "(contribution:a+b+c; with --interactions the pairs are of groups), the players in the order of "
                "their first columns")
 
@@ -71,21 +73,21 @@ def read_groups(spec: str, names: list[str]) -> tuple[np.ndarray, list[str], lis
     """``(labels, player names, each player's columns)`` of ``--groups SPEC`` over the columns ``names``.
 
     Players are numbered in the order of their first columns, a group named
-    by its columns joined by ``+`` in the columns' order.  O(d).
+    by its columns joined by ``+`` in the columns' order (a member's own
+    ``+``, ``,`` or backslash escaped as in SPEC).  O(len(SPEC) + d).
     """
     position = {name: j for j, name in enumerate(names)}
     group_of: dict[int, int] = {}
-    for g, text in enumerate(spec.split(",")):
-        members = [m.strip() for m in text.split("+")]
+    for g, members in enumerate(split_groups(spec)):
         if not all(members):
             raise CommandError(f"--groups {spec!r}: an empty group or column name; write the groups as a+b+c,d+e")
         for name in members:
             if name not in position:
-                # '+' and ',' split the option: a column whose name holds one cannot be named in it
-                split = [repr(n) for n in names if "+" in n or "," in n]
+                # a name holding '+' or ',' written bare is split there: say how to write it
+                split = [f"{n!r} as {escape_name(n)}" for n in names if "+" in n or "," in n]
                 raise CommandError(f"--groups: no column {name!r}; the columns are {', '.join(names)}" + (
-                    f" ({', '.join(split)} cannot be named in --groups, which '+' and ',' split: rename them in "
-                    "the file)" if split else ""))
+                    f" (write a name's '+', ',' and backslash as \\+, \\, and \\\\: {', '.join(split)})"
+                    if split else ""))
             if position[name] in group_of:
                 raise CommandError(f"--groups: column {name!r} is named twice; a column is in one group")
             group_of[position[name]] = g
@@ -93,7 +95,48 @@ def read_groups(spec: str, names: list[str]) -> tuple[np.ndarray, list[str], lis
     number = {key: i for i, key in enumerate(dict.fromkeys(keys))}
     labels = np.array([number[key] for key in keys], dtype=np.int32)
     players = [np.flatnonzero(labels == p).tolist() for p in range(len(number))]
-    return labels, ["+".join(names[j] for j in columns) for columns in players], players
+    return labels, [names[columns[0]] if len(columns) == 1 else "+".join(escape_name(names[j]) for j in columns)
+                    for columns in players], players
+
+
+#: What a backslash in ``--groups`` makes of the next character; before any other, it is itself.
+_ESCAPED = {"+": "+", ",": ",", "\\": "\\"}
+
+
+def split_groups(spec: str) -> list[list[str]]:
+    """``--groups SPEC`` as groups of column names: ``,`` between groups, ``+`` within one, ``\\+``, ``\\,`` and
+    ``\\\\`` a name's own ``+``, ``,`` and backslash; names stripped of surrounding spaces.  O(len(SPEC)).
+
+    A backslash before another character (or at the end) is kept as it is,
+    so a name such as ``C:\\x`` is written as before.
+    """
+    groups: list[list[str]] = []
+    members: list[str] = []
+    name: list[str] = []
+    i = 0
+    while i < len(spec):
+        char = spec[i]
+        if char == "\\" and i + 1 < len(spec) and spec[i + 1] in _ESCAPED:
+            name.append(_ESCAPED[spec[i + 1]])
+            i += 2
+            continue
+        if char in "+,":
+            members.append("".join(name).strip())
+            name = []
+            if char == ",":
+                groups.append(members)
+                members = []
+        else:
+            name.append(char)
+        i += 1
+    members.append("".join(name).strip())
+    groups.append(members)
+    return groups
+
+
+def escape_name(name: str) -> str:
+    """``name`` as ``--groups`` reads it: its ``\\``, ``+`` and ``,`` each behind a backslash."""
+    return name.replace("\\", "\\\\").replace("+", "\\+").replace(",", "\\,")
 
 
 def _own_label_and_drop(args, path: str, aside: list[str], n_features: int) -> tuple:

@@ -1,22 +1,32 @@
-"""``fit --eval-metric SPECS``: more metrics recorded on the validation rows after every iteration.
+"""``fit --eval-metric SPECS``: more metrics recorded on the validation rows after every iteration; ``auto
+--eval-metric SPECS``: more metrics each candidate is scored by on the validation file.
 
 The specs go to the estimator's ``fit(..., eval_metric=[...])``: each
 metric's curve on the ``--validation`` rows is kept in the model file
 (``evals_result_``) beside the monitored one, and the fit's summary prints
 the last value of each.  The model is the same: only ``--monitor`` steers
-early stopping.
+early stopping.  For ``auto`` (``AutoRanker.fit``'s ``eval_metric``) each
+candidate's value of each metric on the whole ``--validation`` file is kept
+in ``evals_result_`` beside ``--metric``'s and shown in the leaderboard; the
+choice is the same: only ``--metric`` makes it.
 """
 
 from __future__ import annotations
 
 from . import CommandError
 
-__all__ = ["EVAL_METRIC_HELP", "eval_metric_specs", "check_fit_with_eval_metrics", "eval_metric_lines"]
+__all__ = ["EVAL_METRIC_HELP", "AUTO_EVAL_METRIC_HELP", "eval_metric_specs", "check_fit_with_eval_metrics",
+           "check_auto_with_eval_metrics", "eval_metric_lines"]
 
 #: ``--eval-metric`` of ``fit``.
 EVAL_METRIC_HELP = ("with --validation: more metrics recorded on the validation rows after every iteration, in the "
                     "model file (evals_result_) beside --monitor's, their last values printed at the end; "
                     "comma-separated specs like --metrics (ndcg@k:1,map), and the option may be repeated")
+#: ``--eval-metric`` of ``auto``.
+AUTO_EVAL_METRIC_HELP = ("with --validation: more metrics each candidate is scored by on the whole validation file, "
+                         "a leaderboard column each and in the model file (evals_result_) beside --metric's; they do "
+                         "not change the choice; comma-separated specs like --metrics (ndcg@k:1,map), and the option "
+                         "may be repeated")
 
 
 def eval_metric_specs(values: list[str] | None) -> list[str]:
@@ -70,6 +80,14 @@ def check_fit_with_eval_metrics(configs, specs: list[str], validation: str | Non
             kinds = " or ".join(sorted(name for name, kind in KINDS.items() if records(kind.cls)))
             raise CommandError(f"--eval-metric: {config.label} ({config.kind.cls.__name__}) records no metric per "
                                f"iteration (its fit takes no eval_metric); use --model {kinds}")
+
+
+def check_auto_with_eval_metrics(specs: list[str], validation: str | None) -> None:
+    """``auto --eval-metric`` needs ``--validation`` (the file its metrics score each candidate on); said before
+    the data are read."""
+    if specs and validation is None:
+        raise CommandError("--eval-metric: needs --validation DATA, the file each candidate is scored on by these "
+                           "metrics beside --metric (cross-validation scores the candidates by --metric alone)")
 
 
 def eval_metric_lines(estimator, specs: list[str], where: str = "validation") -> list[str]:

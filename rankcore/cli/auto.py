@@ -30,12 +30,15 @@ from ._common import (
     seed,
     split_specs,
 )
-from ._auto_inputs import (INIT_SCORE_HELP, POSITION_HELP, VALIDATION_HELP, check_before_reading, fit_arguments,
-                           fit_error, load_validation, validation_line, validation_values)
+from ._auto_inputs import (INIT_SCORE_HELP, POSITION_HELP, VALIDATION_HELP, check_before_reading,
+                           eval_metric_lines, eval_metric_values, fit_arguments, fit_error, load_validation,
+                           validation_line, validation_values)
 from ._columns import estimator_input
+from ._eval_metrics import AUTO_EVAL_METRIC_HELP, check_auto_with_eval_metrics, eval_metric_specs
 from ._outputs import refuse_stdout
 from ._queries import position_effects_note, query_defaults, query_labels
 from ._progress import add_progress_options
+from ._validation_checks import warn_if_few_queries, warn_if_training_file
 from ._weights import AUTO_HELP as WEIGHT_HELP
 
 #: Candidates drawn in the report's ROC figure (the choice first).
@@ -60,6 +63,7 @@ def add_parser(subparsers):
                "  rankcore auto adult.csv --label income --categorical auto   # text columns split by category\n"
                "  rankcore auto train.csv --label y --weight w   # each row counts w times in every fit\n"
                "  rankcore auto train.csv --qid query --label grade --init-score first_stage --validation valid.csv\n"
+               "  rankcore auto train.csv --qid query --label grade --validation valid.csv --eval-metric ndcg@k:1,map\n"
                "  rankcore plugins --family candidate      # every candidate and its parameters",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -78,6 +82,7 @@ def add_parser(subparsers):
                         help="auto (default), K (stratified K-fold), K,R (K folds, R repeats) or a fraction "
                              "(one stratified hold-out); not with --validation")
     search.add_argument("--validation", metavar="DATA", help=VALIDATION_HELP)
+    search.add_argument("--eval-metric", metavar="SPECS", action="append", help=AUTO_EVAL_METRIC_HELP)
     search.add_argument("--no-blend", action="store_true",
                         help="never choose a rank-average blend (on small data too: search and choose one candidate)")
     search.add_argument("--no-bag-folds", action="store_true",
@@ -154,14 +159,23 @@ def run(args) -> int:
     if args.report:
         check_output(args.report, "--report", inputs=inputs, force=args.force)
     estimator = build_estimator(args)
+    eval_specs = eval_metric_specs(args.eval_metric)
+    check_auto_with_eval_metrics(eval_specs, args.validation)
     check_before_reading(args)
+    warn_if_training_file(args.data, args.validation, "every candidate is fitted on (the choice favours the "
+                          "candidates that fit their own rows closest)")
     from ..auto import DEFAULT_METRIC, QUERY_METRIC
 
     data = load(args, args.data, queries=True)
     qid = data.qid
     specs = [] if args.metric is None else [args.metric]
     y = data.binary_target(args.positive) if qid is None else query_labels(args, data, specs, specs_option="--metric")
-    validation = None if args.validation is None else load_validation(args, data, specs)
+    if qid is not None and eval_specs:      # a metric of 0/1 labels on grades: the same error as --metric's
+        query_labels(args, data, eval_specs, specs_option="--eval-metric")
+    validation = None if args.validation is None else load_validation(args, data, specs, eval_specs)
+    if validation is not None:
+        warn_if_few_queries(validation[0], "the candidates are compared on that one ranking, scored as one part "
+                                           "whose spread (the noise a difference is weighed against) is unknown")
     metric = args.metric or (QUERY_METRIC if qid is not None else DEFAULT_METRIC)
     missing = data.missing()
     where = "" if validation is None else f" on {validation[0].source}"
@@ -169,7 +183,7 @@ def run(args) -> int:
                f"(label: {data.label_name}); choosing by {metric}{where}")
     progress = _SearchDisplay(Progress(args.progress, quiet=args.quiet), metric)
     try:
-        estimator.fit(estimator_input(data), y, callbacks=progress, **fit_arguments(data, validation))
+        estimator.fit(estimator_input(data), y, callbacks=progress, **fit_arguments(data, validation, eval_specs))
     except BaseException as exc:
         progress.abort()
         error = fit_error(exc, data, args.validation)
@@ -185,6 +199,7 @@ def run(args) -> int:
                f"{estimator.best_score_:.4f} over {scored_parts(estimator)}; saved to {args.out} "
                f"[search {estimator.search_time_:.1f}s, refit {estimator.refit_time_:.1f}s]")
     for line in (validation_line(estimator, validation[0]) if validation is not None else "",
+                 *(eval_metric_lines(estimator, validation[0]) if validation is not None else ()),
                  _position_line(estimator, data)):
         if line:
             info(args, line)
@@ -250,6 +265,10 @@ def leaderboard_table(estimator) -> Table:
         columns.insert(4, f"{estimator.leaderboard_.metric} (whole file)")
         for row in rows:
             row.insert(4, f"{values[row[0]]:.4f}" if row[0] in values else "-")
+    for at, (spec, extra) in enumerate(eval_metric_values(estimator).items(), start=5):     # --eval-metric's
+        columns.insert(at, f"{spec} (whole file)")
+        for row in rows:
+            row.insert(at, f"{extra[row[0]]:.4f}" if row[0] in extra else "-")
     return Table(columns, rows)
 
 

@@ -205,8 +205,7 @@ def interaction_values(model, model_path: str, X, n_features: int, background=No
             model.feature_interactions(X, background=background, max_bytes=None,
                                        **({} if groups is None else {"groups": groups}))
     except TypeError as exc:
-        raise CommandError(f"the model {model_path} ({describe_estimator(model)}) cannot explain its scores: "
-                           f"{exc}; {_how_to_explain(model)}") from None
+        raise _explain_error(exc, model, model_path, groups) from None
     phi = np.asarray(phi, dtype=np.float64)
     expected = (X.shape[0], n_features + 1, n_features + 1)
     if phi.shape != expected:
@@ -231,14 +230,26 @@ def contributions(model, model_path: str, X, n_features: int, background=None, g
         phi = model.feature_contributions(X) if background is None else \
             model.feature_contributions(X, background=background, **({} if groups is None else {"groups": groups}))
     except TypeError as exc:
-        raise CommandError(f"the model {model_path} ({describe_estimator(model)}) cannot explain its scores: "
-                           f"{exc}; {_how_to_explain(model)}") from None
+        raise _explain_error(exc, model, model_path, groups) from None
     phi = np.asarray(phi, dtype=np.float64)
     expected = (X.shape[0], n_features + 1)
     if phi.shape != expected:
         raise CommandError(f"{type(model).__name__}.feature_contributions: expected an array of shape {expected} "
                            f"(one column per feature, then the expected score), got {phi.shape}")
     return phi
+
+
+def _explain_error(exc: TypeError, model, model_path: str, groups) -> CommandError:
+    """The CLI's error for the ``TypeError`` of ``feature_contributions`` or ``feature_interactions``: a learner
+    plugin whose method takes no groups is said as ``--groups``' (the model explains its scores without them),
+    any other as a model that cannot explain its scores."""
+    from .._background import GROUPS_NOT_TAKEN
+
+    if groups is not None and GROUPS_NOT_TAKEN in str(exc):
+        return CommandError(f"--groups: the model {model_path} ({describe_estimator(model)}): {exc}; without "
+                            "--groups it explains each column alone")
+    return CommandError(f"the model {model_path} ({describe_estimator(model)}) cannot explain its scores: "
+                        f"{exc}; {_how_to_explain(model)}")
 
 
 def _how_to_explain(model=None) -> str:

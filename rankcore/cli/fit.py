@@ -24,6 +24,7 @@ from ._models import (add_model_options, build_configs, check_missing, fit_one, 
                       monitor_from_params, split_by_category)
 from .._progress import Progress
 from ._progress import add_progress_options
+from ._validation_checks import warn_if_few_queries, warn_if_training_file
 from ._queries import (FIT_POSITION_HELP, QUERY_MONITOR, check_fit_with_positions, check_fit_within_queries,
                        check_positions_in_queries, position_effects_note, position_error, position_facts, qid_option,
                        query_defaults, query_facts, query_labels, use_query_learner)
@@ -94,8 +95,8 @@ def add_parser(subparsers):
 
 
 def check_before_reading(args, config) -> list[str]:
-    """Every check of the options against the model that needs no data (a typo fails before any reading); the
-    ``--eval-metric`` specs."""
+    """Every check of the options against the model that needs no data (a typo fails before any reading), and the
+    warning of a ``--validation`` file that is DATA itself; the ``--eval-metric`` specs."""
     eval_specs = eval_metric_specs(args.eval_metric)
     if args.plot_objective and not config.kind.cls.iteration_parameter:
         # a model fitted in one step has no objective per iteration: said before the data are read
@@ -110,6 +111,8 @@ def check_before_reading(args, config) -> list[str]:
     if args.weight is not None:
         check_fit_with_weights([config], args.weight)
     check_fit_with_eval_metrics([config], eval_specs, args.validation)
+    warn_if_training_file(args.data, args.validation, "the model is fitted on (--monitor's score and its early "
+                          "stopping follow the fit of those rows, as without --validation)")
     return eval_specs
 
 
@@ -124,6 +127,7 @@ def load_validation(args, data, monitor_spec: str):
     if qid is not None and val.qid is None:
         raise CommandError(f"--validation: {val.source} has no query ids, but the training rows are in queries "
                            f"({qid_option(data)}); give the validation rows' queries the same way")
+    warn_if_few_queries(val, f"--monitor's {monitor_spec} (and its early stopping) follows that one ranking")
     # the training file's relevant label: a validation file of that label alone is all relevant
     y_val = (val.binary_target(data.relevant_label(args.positive), require_both=False, may_be_absent=True)
              if qid is None else query_labels(args, val, [monitor_spec], specs_option="--monitor"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._background import check_background, check_groups
+from .._background import check_background, check_groups, check_takes_groups
 from .._threadsafe import reads_a_snapshot
 from ..validation import INTERACTION_MAX_BYTES, check_interaction_size, check_matrix
 from ._inputs import is_dask_collection
@@ -68,6 +68,7 @@ class DaskExplanations:
         if background is not None:
             options["background"] = check_background(lambda rows: self._check_X(rows, reset=False), background)
         if labels is not None:
+            check_takes_groups(contributions, self._learner, self.learner_spec_, "feature_contributions")
             options["groups"] = labels
         width = X.shape[1] + 1 if labels is None else int(labels.max(initial=-1)) + 2
         contributions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])), **options)  # covers and columns
@@ -94,6 +95,7 @@ class DaskExplanations:
         if background is not None:
             options["background"] = check_background(lambda rows: self._check_X(rows, reset=False), background)
         if labels is not None:
+            check_takes_groups(interactions, self._learner, self.learner_spec_, "feature_interactions")
             options["groups"] = labels
         interactions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])), 1, max_bytes, **options)  # covers
         width = X.shape[1] + 1 if labels is None else int(labels.max(initial=-1)) + 2

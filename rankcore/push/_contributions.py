@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._background import check_background, check_groups
+from .._background import check_background, check_groups, check_takes_groups
 from .._threadsafe import reads_a_snapshot
 from ..validation import INTERACTION_MAX_BYTES, effective_n_threads
 
@@ -88,7 +88,9 @@ class FeatureContributions:
         Raises
         ------
         TypeError
-            The learner is not a tree learner (``learner="trees"``).
+            The learner is not a tree learner (``learner="trees"``), or with
+            ``groups`` its ``contributions`` takes no ``groups`` (a plugin's
+            learner; read from its signature).
         ValueError
             The model was loaded from a file written without covers (refit
             it, or pass a background), or X or the background does not fit
@@ -108,6 +110,8 @@ class FeatureContributions:
             return contributions(self.rankers_, self.alphas_, X_arr, n_threads)
         Z = check_background(lambda rows: self._check_X(rows, reset=False), background)
         options = {} if labels is None else {"groups": labels}     # a learner plugin may take no groups
+        if labels is not None:
+            check_takes_groups(contributions, self._learner, self.learner_spec_, "feature_contributions")
         return contributions(self.rankers_, self.alphas_, X_arr, n_threads, background=Z, **options)
 
     @reads_a_snapshot
@@ -181,7 +185,9 @@ class FeatureContributions:
         Raises
         ------
         TypeError
-            The learner is not a tree learner (``learner="trees"``).
+            The learner is not a tree learner (``learner="trees"``), or with
+            ``groups`` its ``interaction_values`` takes no ``groups`` (a
+            plugin's learner; read from its signature).
         ValueError
             The output would exceed ``max_bytes``; the model was loaded from
             a file written without covers (refit it, or pass a background);
@@ -200,4 +206,6 @@ class FeatureContributions:
             return interactions(self.rankers_, self.alphas_, X_arr, n_threads, max_bytes)
         Z = check_background(lambda rows: self._check_X(rows, reset=False), background)
         options = {} if labels is None else {"groups": labels}     # a learner plugin may take no groups
+        if labels is not None:
+            check_takes_groups(interactions, self._learner, self.learner_spec_, "feature_interactions")
         return interactions(self.rankers_, self.alphas_, X_arr, n_threads, max_bytes, background=Z, **options)

@@ -193,23 +193,3 @@ def test_interactions_of_groups_of_columns(files, tmp_path):
     expected = {(f"id{row:03d}", names[i], names[j]): Phi[row, i, j]
                 for row in range(Phi.shape[0]) for i in range(3) for j in range(i, 3) if Phi[row, i, j] != 0}
     assert got == expected
-
-
-def test_groups_say_which_columns_their_separators_cannot_name(tmp_path):
-    """A column named 'c+d' or 'e,f' cannot be written in --groups ('+' and ',' split it): the error says so."""
-    rng = np.random.default_rng(3)
-    frame = pd.DataFrame({"a": rng.normal(size=60), "c+d": rng.normal(size=60), "e,f": rng.normal(size=60)})
-    frame["label"] = (frame["a"] + rng.normal(size=60) > 0).astype(int)
-    frame.to_csv(tmp_path / "d.csv", index=False)
-    status, _, err = run_main("fit", tmp_path / "d.csv", "--learner", TREES, "--n-iter", "3", "--quiet", "--out",
-                              tmp_path / "m.json")
-    assert status == 0, err
-    for spec, unknown in (("c+d+a", "c"), ("e,f", "e")):
-        status, _, err = run_main("explain", tmp_path / "m.json", tmp_path / "d.csv", "--background",
-                                  tmp_path / "d.csv", "--groups", spec)
-        one_line_error(status, err, f"--groups: no column {unknown!r}", "the columns are a, c+d, e,f",
-                       "'c+d', 'e,f' cannot be named in --groups, which '+' and ',' split: rename them in the file")
-    status, _, err = run_main("explain", tmp_path / "m.json", tmp_path / "d.csv", "--background", tmp_path / "d.csv",
-                              "--groups", "zz")
-    one_line_error(status, err, "--groups: no column 'zz'")
-    assert "cannot be named" in err          # the unknown name may be a part of one of them: said every time

@@ -1,0 +1,73 @@
+"""``--validation`` of ``rankcore fit`` and ``rankcore auto``: a file that is the training file itself, and a file of
+fewer than 2 queries, are each one clear warning (the run goes on); a file held out of the training rows is none."""
+
+import os
+import shutil
+
+import pytest
+
+from _cli_run import run_main
+from _init_score_data import ranked, write
+
+FIT = ("fit", "--qid", "query", "--label", "grade", "--drop", "prior", "--n-iter", "4", "--progress", "none")
+AUTO = ("auto", "--qid", "query", "--label", "grade", "--drop", "prior", "--candidates",
+        "trees:n_iter=4,stumps:n_iter=4", "--progress", "none")
+COMMANDS = {"fit": FIT, "auto": AUTO}
+SAME = "is the training file"
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("validation_warnings")
+    write(d / "train.csv", *ranked(0))
+    write(d / "valid.csv", *ranked(1, n_queries=8))
+    query, X, prior, grade = ranked(2, n_queries=1)
+    write(d / "one.csv", query, X, prior, grade)
+    shutil.copyfile(d / "train.csv", d / "copy.csv")
+    os.symlink(d / "train.csv", d / "link.csv")
+    return d
+
+
+def _run(command, files, tmp_path, validation, *extra):
+    name, *options = COMMANDS[command]
+    status, _, err = run_main(name, files / "train.csv", *options, "--validation", validation, *extra,
+                              "-o", tmp_path / "m.json")
+    assert status == 0, err
+    return [line for line in err.splitlines() if line.startswith("rankcore: warning:")]
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("validation, how", [("train.csv", "the same file"), ("link.csv", "the same file"),
+                                             ("copy.csv", "the same content")])
+def test_the_training_file_itself_is_one_warning(files, tmp_path, command, validation, how):
+    given = files / validation
+    if validation == "train.csv":        # the same file by another spelling of its path
+        given = os.path.join(files, ".", "..", files.name, "train.csv")
+    (warning,) = _run(command, files, tmp_path, given, "--quiet")
+    assert f"rankcore: warning: --validation {given} {SAME} {files / 'train.csv'} itself ({how}): its scores are " \
+           "of rows" in warning
+    assert "not a hold-out; give rows held out of the training file" in warning
+    assert ("every candidate is fitted on" if command == "auto" else "the model is fitted on") in warning
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_file_of_one_query_is_one_warning(files, tmp_path, command):
+    monitor = ("--monitor", "ndcg@k:3") if command == "fit" else ("--metric", "ndcg@k:3")
+    (warning,) = _run(command, files, tmp_path, files / "one.csv", *monitor)
+    assert f"--validation {files / 'one.csv'} holds 1 query: " in warning
+    assert warning.endswith("; give a file of more queries")
+    assert ("compared on that one ranking" if command == "auto" else "ndcg@k:3 (and its early stopping)") in warning
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_held_out_file_of_several_queries_is_no_warning(files, tmp_path, command):
+    assert _run(command, files, tmp_path, files / "valid.csv") == []
+
+
+def test_a_file_of_one_query_on_one_list_is_no_warning(files, tmp_path):
+    """Without query ids the rows are one list: no query to count."""
+    status, _, err = run_main("fit", files / "train.csv", "--drop", "query,prior", "--label", "grade", "--positive",
+                              "3", "--n-iter", "4", "--validation", files / "one.csv", "--progress", "none",
+                              "-o", tmp_path / "m.json")
+    assert status == 0, err
+    assert "rankcore: warning" not in err
