@@ -281,12 +281,16 @@ class Kind:
     shows_type : bool
         Errors show the refused value's type (``got int``) rather than its
         repr: for kinds of objects (spec strings, components, callables).
+    explains : bool
+        Errors add the check's own message (what was wrong, e.g. which
+        option of a spec string): for checks whose messages name it.
     """
 
     description: str
     check: Callable[[Any], Any]
     type_doc: str = "object"
     shows_type: bool = False
+    explains: bool = False
 
     @property
     def __name__(self) -> str:  # read by Parameter.describe, like a converter function's name
@@ -315,6 +319,14 @@ def sequence_kind(description: str, *, type_doc: str, also: Callable[[Any], bool
         return value
 
     return Kind(description, check, type_doc=type_doc)
+
+
+def _kind_words(kind: Any) -> str:
+    """A kind in words: a :class:`Kind`'s description as written (its option names keep their underscores), a
+    converter function's name with spaces for underscores."""
+    if isinstance(kind, Kind):
+        return kind.description
+    return getattr(kind, "__name__", "a value").replace("_", " ")
 
 
 def _strict_int(value: Any) -> int:
@@ -421,7 +433,7 @@ class Parameter:
 
     def describe(self) -> str:
         """Human-readable rule, used in error messages."""
-        kind = _KIND_NAMES.get(self.kind, getattr(self.kind, "__name__", "a value").replace("_", " "))
+        kind = _KIND_NAMES.get(self.kind, _kind_words(self.kind))
         parts = [kind]
         if self.minimum is not None:
             parts.append(f"{'>' if self.exclusive_minimum else '>='} {_shown_bound(self.minimum, self.kind)}")
@@ -481,7 +493,7 @@ class Parameter:
         if self.choices is not None:
             return "one of " + ", ".join(repr(c) for c in self.choices)
         if self.kind not in (int, float):
-            kind = _KIND_NAMES.get(self.kind) or getattr(self.kind, "__name__", "a value").replace("_", " ")
+            kind = _KIND_NAMES.get(self.kind) or _kind_words(self.kind)
             if self.minimum is None and self.maximum is None:
                 return kind
             return self.describe()                      # a converter's kind with bounds: say the bounds too
@@ -509,9 +521,10 @@ class Parameter:
         func = _STRICT_FUNCS.get(self.kind, self.kind)
         try:
             out = func(value)
-        except (TypeError, ValueError, OverflowError):
+        except (TypeError, ValueError, OverflowError) as exc:
             shown = type(value).__name__ if getattr(self.kind, "shows_type", False) else show_value(value)
-            raise ParameterError(f"{self.name}: expected {self.expected()}, got {shown}") from None
+            reason = f" ({exc})" if getattr(self.kind, "explains", False) and str(exc) else ""
+            raise ParameterError(f"{self.name}: expected {self.expected()}, got {shown}{reason}") from None
         bad = self.choices is not None and out not in self.choices
         bad |= self._outside(out)
         if bad:

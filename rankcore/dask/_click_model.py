@@ -13,6 +13,11 @@ steps it exports: each round
   ``objective="cross-entropy"`` on that posterior, and γ is its ``decision_function`` of the Dask X, kept on the
   workers (persisted: one float64 a row) for the next round.
 
+With ``posterior_tol`` the mean change of the posteriors is one more reduction a round (each chunk's
+:func:`~rankcore.push.posterior_change_sums`).  Initial scores (``init_score``, ``init_model``) reach every round's
+fit as given, and γ after a round is σ of the round model's scores plus ``init_score`` (a Dask vector with the
+rows' chunks; the init model's weak rankers are in the round's model).
+
 A first pass checks the clicks chunk by chunk (errors name the chunk) and sums each place's weight and clicks for
 the first θ.  The seeds, the stopping rule and the fitted attributes are the in-memory fit's; the model equals it
 up to the order of the sums over chunks (rounding).  A fit placed on one worker runs the in-memory click model
@@ -25,7 +30,9 @@ import numpy as np
 
 from ..objectives import sigmoid
 from ..push import (GAMMA_EDGE, adopt_last_round, check_both_kinds, check_clicks, click_rate_sums,
-                    constant_relevance, e_step, place_sums, propensities_from_click_rates, propensities_from_sums, round_seeds, round_stops_rounds)
+                    constant_relevance, e_step, init_model_of_rounds, mean_change, place_sums, posterior_change_sums,
+                    propensities_from_click_rates, propensities_from_sums, round_seeds, round_stops_rounds)
+from ._init_models import read_dask_init_model
 from ._inputs import _as_dask_vector, gather_in_chunk_order, is_dask_collection
 from ._positions import survey_positions
 
@@ -77,8 +84,14 @@ def _m_sums(y, codes, gamma, w, theta):
     return place_sums(clicks, examined, codes, theta.shape[0], _chunk_weight(w))
 
 
-def _relevance(scores):
-    return np.clip(sigmoid(np.asarray(scores)), GAMMA_EDGE, 1.0 - GAMMA_EDGE)
+def _relevance(scores, init=None):
+    scores = np.asarray(scores)
+    return np.clip(sigmoid(scores if init is None else scores + np.asarray(init)), GAMMA_EDGE, 1.0 - GAMMA_EDGE)
+
+
+def _change_sums(relevant, last, w):
+    """One chunk's (Σ w |r − r_last|, Σ w): ``posterior_tol``'s sums."""
+    return np.array(posterior_change_sums(np.asarray(relevant), np.asarray(last), _chunk_weight(w)))
 
 
 def _summed(client, tasks):
@@ -97,8 +110,9 @@ def _chunks(*vectors):
     return list(zip(*columns))
 
 
-def _model_relevance(model, X, chunk_rows):
-    """γ = σ(f(x)) of the round's model, clipped, as a Dask vector with ``chunk_rows`` (computed on the workers)."""
+def _model_relevance(model, X, chunk_rows, init=None):
+    """γ = σ(f(x)) of the round's model (plus ``init``, the rows' initial scores as a Dask vector with the same
+    chunks, or None), clipped, as a Dask vector with ``chunk_rows`` (computed on the workers)."""
     import dask.array as da
 
     if is_dask_collection(X):
@@ -106,7 +120,9 @@ def _model_relevance(model, X, chunk_rows):
     else:
         scores = da.from_array(np.asarray(model.decision_function(X)), chunks=(tuple(chunk_rows),))
     scores = _as_dask_vector(scores, tuple(chunk_rows), name="decision_function")
-    return scores.map_blocks(_relevance, dtype=np.float64, meta=np.empty(0, dtype=np.float64))
+    if init is None:
+        return scores.map_blocks(_relevance, dtype=np.float64, meta=np.empty(0, dtype=np.float64))
+    return da.map_blocks(_relevance, scores, init, dtype=np.float64, meta=np.empty(0, dtype=np.float64))
 
 
 def fit_click_model_on_dask(estimator, client, data, X, sample_weight, position, given: dict, params):
@@ -114,10 +130,13 @@ def fit_click_model_on_dask(estimator, client, data, X, sample_weight, position,
 
     ``data``: the rows as chunks (their ``y`` the clicks, ``weight`` the sample weights); ``X``,
     ``sample_weight``: as given to ``fit`` (each round's fit reads them); ``given``: ``fit``'s other keyword
-    arguments (``qid``, ``group``, ``eval_set`` and its companions, ``callbacks``) passed to every round.
+    arguments (``qid``, ``group``, ``eval_set`` and its companions, ``callbacks``, ``init_score``,
+    ``init_model``) passed to every round; ``data.init``: the initial scores as a Dask vector with the rows' chunks.
     """
     import dask
 
+    # a model file read once, a model as it is now: every round continues the same one
+    given = dict(given, init_model=init_model_of_rounds(read_dask_init_model(given.get("init_model"))))
     places = survey_positions(client, data, position)
     ids, n_places = places.ids, places.ids.shape[0]
     codes, y, w = places.codes, data.y, data.weight
@@ -135,18 +154,22 @@ def fit_click_model_on_dask(estimator, client, data, X, sample_weight, position,
     settings = {**estimator.get_params(deep=False), "objective": "cross-entropy", "position_bias": "additive",
                 "placement": "distributed"}
     bias = params.position_bias
-    model, rounds = None, 0
+    model, rounds, last = None, 0, None
     for rounds, seed in enumerate(round_seeds(params.random_state, bias.rounds), start=1):
         relevant = _map_rows(_posterior, y, codes, gamma, theta)
+        changed = None
+        if last is not None and bias.posterior_tol > 0:     # one more reduction a round, only when asked for
+            changed = mean_change(*_summed(client, [dask.delayed(_change_sums, pure=False)(ri, li, wi)
+                                                    for ri, li, wi in _chunks(relevant, last, w)]))
         m_step = dask.delayed(_m_sums, pure=False)
         new_theta = propensities_from_sums(*_summed(client, [m_step(yi, ci, gi, wi, theta)
                                                              for yi, ci, gi, wi in _chunks(y, codes, gamma, w)]))
         model = type(estimator)(**{**settings, "random_state": seed})
         model.fit(X, relevant, sample_weight, **given)
-        gamma = client.persist(_model_relevance(model, X, data.chunk_rows))
+        gamma = client.persist(_model_relevance(model, X, data.chunk_rows, data.init))
         moved = float(np.max(np.abs(new_theta - theta)))
-        theta = new_theta
-        if round_stops_rounds(model, moved, rounds, bias, verbose=params.verbose):
+        theta, last = new_theta, relevant
+        if round_stops_rounds(model, moved, rounds, bias, changed=changed, verbose=params.verbose):
             break
     return adopt_last_round(estimator, model, ids, theta, rounds)
 

@@ -261,7 +261,7 @@ class _DaskBoost(DaskExplanations, ClientParameter):
         else:
             self._fit_distributed(client, data, setup, probe, placement, user_callbacks, sample_weight, eval_set,
                                   qid=qid, group=group, position=position, init_model=init, rounds=(X, rounds))
-        if init is not None:
+        if init is not None and rounds is None:     # the click model's rounds continued init_model themselves
             prepend_init_model(self, init)
         return self
 
@@ -271,9 +271,8 @@ class _DaskBoost(DaskExplanations, ClientParameter):
         it, None."""
         if not self._setup_record().params.position_bias.em:
             return None
-        refuse_click_model(self, qid=given["qid"], group=given["group"], position=position, init_score=init_score,
-                           init_model=init_model)
-        return given
+        refuse_click_model(self, qid=given["qid"], group=given["group"], position=position)
+        return dict(given, init_score=init_score, init_model=init_model)     # each round starts from them
 
     def _fit_distributed(self, client, data, setup, probe, placement, user_callbacks, sample_weight, eval_set, *,
                          qid, group, position, init_model=None, rounds=(None, None)) -> None:
@@ -354,7 +353,7 @@ class _DaskBoost(DaskExplanations, ClientParameter):
         # the sets as read on the client (the training data recognized by the objects given to fit)
         kwargs = {} if eval_set is None else {"eval_set": _local_sets(eval_set)}
         if init_model is not None:
-            kwargs["init_model"] = init_model
+            kwargs["init_model"] = init_model.model if setup.params.position_bias.em else init_model   # fit reads it
         fitted, address, threads = fit_on_one_worker(client, local, data, setup.task, qid=q, position=p,
                                                      init=data.init, fit_kwargs=kwargs, frame=frame,
                                                      renamed=named_warnings(setup.learner, data))

@@ -29,14 +29,17 @@ and :func:`write_exported_text` (an exported model written atomically, or not at
 parameters are the classes' ``parameters``.  The click model's steps (``position_bias="em"``), for a Dask fit of
 its rounds: :func:`check_clicks`, :func:`e_step`, the per-place sums of the M-step and of the first θ that add over
 chunks (:func:`place_sums`, :func:`propensities_from_sums`, :func:`click_rate_sums`,
-:func:`propensities_from_click_rates`), :func:`constant_relevance`, :func:`round_seeds`, :func:`refuse_click_model`,
-:func:`round_stops_rounds`, :func:`adopt_last_round` and ``GAMMA_EDGE``.
+:func:`propensities_from_click_rates`, :func:`posterior_change_sums` and :func:`mean_change` for ``posterior_tol``),
+:func:`init_model_of_rounds` (the rounds' ``init_model``, read once), :func:`constant_relevance`,
+:func:`round_seeds`, :func:`refuse_click_model`, :func:`round_stops_rounds`, :func:`adopt_last_round` and
+``GAMMA_EDGE``.
 """
 
 from ._backend import ObjectiveState
 from ._click_model import (GAMMA_EDGE, adopt_last_round, check_both_kinds, check_clicks, click_rate_sums,
-                           constant_relevance, e_step, place_sums, propensities_from_click_rates, propensities_from_sums, refuse_click_model,
-                           round_seeds, round_stops_rounds)
+                           constant_relevance, e_step, init_model_of_rounds, mean_change, place_sums,
+                           posterior_change_sums, propensities_from_click_rates, propensities_from_sums,
+                           refuse_click_model, round_seeds, round_stops_rounds)
 from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimator_docs import ATTRIBUTES_DOC
 from ._eval_sets import EvalSets, Validation, read_eval_sets
@@ -66,4 +69,4 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "warn_init_score", "learner_with_column_names", "columns_named", "GAMMA_EDGE", "adopt_last_round",
            "check_both_kinds", "check_clicks", "click_rate_sums", "constant_relevance", "e_step", "place_sums",
            "propensities_from_click_rates", "propensities_from_sums", "refuse_click_model", "round_seeds",
-           "round_stops_rounds"]
+           "round_stops_rounds", "init_model_of_rounds", "mean_change", "posterior_change_sums"]

@@ -367,8 +367,8 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
         """
         if self._setup_record().params.position_bias.em:      # the click model: a fit per EM round (_click_model)
             return fit_click_model(self, X, y, sample_weight, dict(qid=qid, group=group, position=position,
-                init_score=init_score, init_model=init_model, callbacks=callbacks, eval_set=eval_set,
-                eval_names=eval_names, eval_metric=eval_metric, eval_init_score=eval_init_score))
+                init_score=init_score, init_model=read_init_model(init_model, _BaseBoost), callbacks=callbacks,
+                eval_set=eval_set, eval_names=eval_names, eval_metric=eval_metric, eval_init_score=eval_init_score))
         evals = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
         if eval_init_score is not None:
             if evals is None:

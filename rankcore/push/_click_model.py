@@ -20,11 +20,18 @@ M-step
 A refit on fixed posteriors is what pins θ: one EM step per tree (the click likelihood boosted directly) lets θ
 drift to 1, as the likelihood hardly tells a lower θ_p from a lower relevance of the rows shown at p
 (docs/studies/clicks_and_positions.md).  The first E-step reads θ from the click rates (θ_p = CTR_p / max CTR) and a
-constant γ (Σ c / Σ θ_{p_i}).  The rounds stop early when no θ_p moved more than ``tol`` (never after the first,
-whose γ was a constant; ``tol`` is 0 by default: θ settles long before the ranking does).  The model is f of the
-last round: the trees of a cross-entropy fit, ranking by the estimated relevance σ(f) (refitting the per-query
-default objective on the final posteriors instead ranked no better in the study).  Cost: ``rounds`` fits and
-``rounds`` predictions of the training rows; O(n + places) memory beside one fit's.
+constant γ (Σ c / Σ θ_{p_i}).  The rounds stop early when no θ_p moved more than ``tol``, or when the posterior
+relevance moved by at most ``posterior_tol`` on average (the weighted mean of |P(R = 1 | c) − its last round's|)
+-- never after the first round, whose γ was a constant; both are 0 (off) by default: θ settles long before the
+ranking does, and the posteriors are what the trees are fitted to.
+
+Initial scores s (``init_score``, and an ``init_model``'s scores) make the model f = s + trees: every round's fit
+starts from them (the fit's ``init_score`` and ``init_model``), and the E-steps after the first read γ = σ(s + f);
+the first E-step keeps its constant γ, read from the log alone, so that s = 0 is the fit without initial scores.
+
+The model is f of the last round: the trees of a cross-entropy fit, ranking by the estimated relevance σ(f)
+(refitting the per-query default objective on the final posteriors instead ranked no better in the study). Cost:
+``rounds`` fits and ``rounds`` predictions of the training rows; O(n + places) memory beside one fit's.
 """
 
 from __future__ import annotations
@@ -39,9 +46,9 @@ from ..spec import Kind
 
 __all__ = ["PositionBias", "POSITION_BIAS", "e_step", "m_step_propensities", "initial_propensities",
            "check_clicks", "check_both_kinds", "fit_click_model", "MIN_PROPENSITY", "DEFAULT_ROUNDS", "DEFAULT_TOL",
-           "GAMMA_EDGE",
-           "place_sums", "propensities_from_sums", "click_rate_sums", "propensities_from_click_rates",
-           "constant_relevance", "round_seeds", "refuse_click_model", "round_stops_rounds", "adopt_last_round"]
+           "GAMMA_EDGE", "place_sums", "propensities_from_sums", "posterior_change_sums", "mean_change",
+           "init_model_of_rounds", "click_rate_sums", "propensities_from_click_rates", "constant_relevance",
+           "round_seeds", "refuse_click_model", "round_stops_rounds", "adopt_last_round"]
 
 #: The floor of θ_p: a place without clicks keeps a propensity > 0, so its rows' posteriors stay defined.
 MIN_PROPENSITY = 1e-6
@@ -62,6 +69,7 @@ class PositionBias:
     kind: str = "additive"
     rounds: int = DEFAULT_ROUNDS
     tol: float = DEFAULT_TOL
+    posterior_tol: float = 0.0
 
     @property
     def em(self) -> bool:
@@ -70,7 +78,10 @@ class PositionBias:
     @property
     def spec(self) -> str:
         """The text of this setting, which parses back to it (what a saved model holds)."""
-        return f"em:rounds={self.rounds},tol={self.tol}" if self.em else str(self.kind)
+        if not self.em:
+            return str(self.kind)
+        extra = f",posterior_tol={self.posterior_tol}" if self.posterior_tol else ""    # the spec of older models
+        return f"em:rounds={self.rounds},tol={self.tol}{extra}"
 
 
 def _option(name: str, text: str):
@@ -81,9 +92,12 @@ def _option(name: str, text: str):
         if not 1 <= value <= MAX_ROUNDS:
             raise ValueError(f"rounds must be an integer from 1 to {MAX_ROUNDS}")
         return value
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
     if not (value >= 0 and np.isfinite(value)):
-        raise ValueError("tol must be a finite number >= 0")
+        raise ValueError(f"{name} must be a finite number >= 0, got {text!r}")
     return value
 
 
@@ -102,15 +116,18 @@ def _position_bias(value) -> PositionBias:
     for part in filter(None, (match.group(1) or "").split(",")):
         name, sep, given = part.partition("=")
         name = name.strip()
-        if not sep or name not in ("rounds", "tol") or name in options:
-            raise ValueError(f"unknown or repeated option {part!r} (em takes rounds= and tol=)")
+        if not sep or name not in _OPTIONS or name in options:
+            raise ValueError(f"unknown or repeated option {part!r} (em takes rounds=, tol= and posterior_tol=, "
+                             "each once)")
         options[name] = _option(name, given.strip())
     return PositionBias("em", **options)
 
 
-#: ``position_bias``: "additive", "em", or "em:rounds=R,tol=T".
-POSITION_BIAS = Kind("'additive', 'em', or 'em:rounds=R,tol=T' (R an integer >= 1, T >= 0)", _position_bias,
-                     type_doc="str")
+_OPTIONS = ("rounds", "tol", "posterior_tol")
+
+#: ``position_bias``: "additive", "em", or "em:rounds=R,tol=T,posterior_tol=P" (any of the options).
+POSITION_BIAS = Kind("'additive', 'em', or 'em:rounds=R,tol=T,posterior_tol=P' (R an integer >= 1, T >= 0, P >= 0; "
+                     "each option optional)", _position_bias, type_doc="str", explains=True)
 
 
 def check_clicks(y, n: int, *, part: bool = False) -> np.ndarray:
@@ -222,7 +239,7 @@ def round_seeds(random_state, rounds: int) -> list:
     return [random_state] * rounds
 
 
-def refuse_click_model(estimator, *, qid, group, position, init_score, init_model) -> None:
+def refuse_click_model(estimator, *, qid, group, position) -> None:
     """The ValueErrors of what the click model cannot take (before any fit).
 
     An estimator whose objective is fixed (PNormPush, RankBoost, their Dask forms) is refused; a subclass of
@@ -245,10 +262,6 @@ def refuse_click_model(estimator, *, qid, group, position, init_score, init_mode
     if loss != "exp" or price is not None:      # each round's fit would refuse them, naming an objective not given
         raise ValueError(f"loss={loss!r}, price={price!r}: position_bias='em' refits the trees with "
                          "objective='cross-entropy', which replaces loss and price; leave them at their defaults")
-    for given, what in ((init_score, "init_score"), (init_model, "init_model")):
-        if given is not None:
-            raise ValueError(f"{what}: not taken with position_bias='em' (each EM round is a fit of its own); "
-                             "fit without it, or with position_bias='additive'")
 
 
 def fit_click_model(estimator, X, y, sample_weight, given: dict):
@@ -256,53 +269,86 @@ def fit_click_model(estimator, X, y, sample_weight, given: dict):
     arguments after ``sample_weight``); returns it.
 
     Every round is a fit of a PushBoost of the same parameters on the posterior relevance with
-    ``objective="cross-entropy"`` (``eval_set`` and its companions and ``callbacks`` passed to each; a callback
-    that stops a round's fit stops the rounds there); the estimator takes the last round's fitted state, with
-    ``position_ids_``, ``position_propensities_`` (θ by place) and ``position_em_rounds_`` (the rounds run).
+    ``objective="cross-entropy"`` (``eval_set`` and its companions, ``callbacks``, ``init_score`` and
+    ``init_model`` passed to each; a callback that stops a round's fit stops the rounds there); the estimator takes
+    the last round's fitted state, with ``position_ids_``, ``position_propensities_`` (θ by place) and
+    ``position_em_rounds_`` (the rounds run).  With ``init_score`` or ``init_model``, γ after a round is σ of the
+    initial scores plus the round's ``decision_function`` (which holds the init model's weak rankers).
     """
     from ._queries import query_rows, row_weights
+    from ._row_inputs import check_init_score
 
     params = estimator._setup_record().params
     fit_kwargs = dict(given)
     qid, group, position = (fit_kwargs.pop(name) for name in ("qid", "group", "position"))
-    refuse_click_model(estimator, qid=qid, group=group, position=position, init_score=fit_kwargs.pop("init_score"),
-                       init_model=fit_kwargs.pop("init_model"))
+    refuse_click_model(estimator, qid=qid, group=group, position=position)
     n = _n_rows(X)
     rows = query_rows(qid, group, n)           # checks qid/group against the rows
     ids, codes = check_positions(position, n)
     clicks = check_clicks(y, n)
     w = row_weights(sample_weight, n, rows.queries)
+    offset = check_init_score(fit_kwargs["init_score"], n)
+    fit_kwargs["init_model"] = init_model_of_rounds(fit_kwargs["init_model"])   # fit read it once
     bias: PositionBias = params.position_bias
     theta = initial_propensities(clicks, codes, ids.shape[0], w)
     gamma = np.full(n, constant_relevance(_weighted_sum(clicks, w), _weighted_sum(theta[codes], w)))
     settings = {**estimator.get_params(deep=False), "objective": "cross-entropy", "position_bias": "additive"}
-    model, rounds = None, 0
+    model, rounds, last = None, 0, None
     for rounds, seed in enumerate(round_seeds(params.random_state, bias.rounds), start=1):
         relevant, examined = e_step(clicks, theta[codes], gamma)
         new_theta = m_step_propensities(clicks, examined, codes, ids.shape[0], w)
         model = type(estimator)(**{**settings, "random_state": seed})
         model.fit(X, relevant, sample_weight, qid=qid, group=group, **fit_kwargs)
-        gamma = np.clip(sigmoid(model.decision_function(X)), GAMMA_EDGE, 1.0 - GAMMA_EDGE)
+        scores = model.decision_function(X)
+        gamma = np.clip(sigmoid(scores if offset is None else scores + offset), GAMMA_EDGE, 1.0 - GAMMA_EDGE)
         moved = float(np.max(np.abs(new_theta - theta)))
-        theta = new_theta
-        if round_stops_rounds(model, moved, rounds, bias, verbose=params.verbose):
+        changed = None if last is None else mean_change(*posterior_change_sums(relevant, last, w))
+        theta, last = new_theta, relevant
+        if round_stops_rounds(model, moved, rounds, bias, changed=changed, verbose=params.verbose):
             break
     return adopt_last_round(estimator, model, ids, theta, rounds)
+
+
+def init_model_of_rounds(init_model):
+    """``init_model`` as every EM round's fit takes it: the model of a checked :class:`InitModel` (``fit`` read it
+    once: a saved model file loaded, a fitted estimator as it was then), or None."""
+    return None if init_model is None else init_model.model
+
+
+def posterior_change_sums(relevant: np.ndarray, last: np.ndarray, weight: np.ndarray | None) -> tuple[float, float]:
+    """(Σ w |r − r_last|, Σ w) of the posterior relevance of two rounds: ``posterior_tol``'s sums, which add over any
+    split of the rows (a Dask fit sums them over its chunks).  O(n)."""
+    change = np.abs(relevant - last)
+    if weight is None:
+        return float(change.sum()), float(change.shape[0])
+    return float(np.dot(change, weight)), float(weight.sum())
+
+
+def mean_change(change: float, total: float) -> float:
+    """The weighted mean change of the posteriors from :func:`posterior_change_sums` (0 for rows that weigh 0)."""
+    return change / total if total > 0 else 0.0
 
 
 #: The stop reasons of a round's fit that are its own (any other is a callback's, which stops the rounds).
 _FIT_REASONS = ("n_iter", "converged", "early_stopping", "overflow", "no_split", "no_validation_split")
 
 
-def round_stops_rounds(model, moved: float, rounds: int, bias: PositionBias, *, verbose=False) -> bool:
-    """Whether the EM stops after round ``rounds`` (``model`` its fit, ``moved`` the largest move of θ): a callback
-    stopped the round's fit, or θ moved by at most ``tol`` (never after the first round, whose γ was a constant)."""
+def round_stops_rounds(model, moved: float, rounds: int, bias: PositionBias, *, changed: float | None = None,
+                       verbose=False) -> bool:
+    """Whether the EM stops after round ``rounds`` (``model`` its fit, ``moved`` the largest move of θ, ``changed``
+    the weighted mean change of the posterior relevance since the last round, None in the first): a callback
+    stopped the round's fit, θ moved by at most ``tol``, or ``posterior_tol`` > 0 and the posteriors changed by at
+    most it (neither after the first round, whose γ was a constant)."""
     if model.stop_reason_ not in _FIT_REASONS:      # a callback stopped the round: it stops the rounds too
         return True
     if verbose:
-        print(f"EM round {rounds} of at most {bias.rounds}: the propensities moved by {moved:.4g} at most "
-              f"(stop at {bias.tol:g})", flush=True)
-    return moved <= bias.tol and rounds > 1      # the first round's γ was a constant: its θ barely moves
+        posteriors = "" if changed is None else f", the posteriors by {changed:.4g} on average"
+        print(f"EM round {rounds} of at most {bias.rounds}: the propensities moved by {moved:.4g} at most"
+              f"{posteriors} (tol {bias.tol:g}, posterior_tol {bias.posterior_tol:g})", flush=True)
+    if rounds == 1:             # the first round's γ was a constant: its θ barely moves
+        return False
+    settled = changed is not None and bias.posterior_tol > 0 and changed <= bias.posterior_tol
+    return moved <= bias.tol or settled
 
 
 def adopt_last_round(estimator, model, ids: np.ndarray, theta: np.ndarray, rounds: int):

@@ -101,7 +101,8 @@ ATTRIBUTES_DOC = """
         click model's θ_p in (0, 1] of each place in ``position_ids_``, the
         probability that a row shown there is examined.
     position_em_rounds_ : int
-        Fitted with ``position_bias="em"``: the EM rounds run.
+        Fitted with ``position_bias="em"``: the EM rounds run (fewer than
+        its ``rounds`` when ``tol`` or ``posterior_tol`` stopped them).
     category_columns_read_as_values_ : tuple of int
         Set only when fitted on a DataFrame whose pandas ``category``
         columns the learner read by their values (learners that do not split

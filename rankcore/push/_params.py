@@ -158,9 +158,12 @@ BOOSTING = (
         2018): each round refits the trees on every row's posterior
         relevance with ``objective="cross-entropy"``, then θ_p in closed form
         (``position_propensities_``); needs 0/1 clicks and costs a fit per
-        round.  ``"em:rounds=R,tol=T"``: at most R rounds (default 10),
-        stopping early when no θ_p moves more than T (default 0: all R).  Unused
-        without ``position``."""),
+        round.  ``"em:rounds=R,tol=T,posterior_tol=P"`` (each option
+        optional): at most R rounds (default 10), stopping early when no θ_p
+        moves more than T, or when the posterior relevance moves by at most P
+        on average (both default 0: all R).  ``init_score`` and
+        ``init_model`` start every round's fit (the model is then a
+        correction to them).  Unused without ``position``."""),
     Parameter("random_state", random_state_kind(), default=None, doc="""
         Seeds the validation split, the learners' sampling (bin edges of
         data larger than ``stumps``'s ``subsample``, the trees' row samples)

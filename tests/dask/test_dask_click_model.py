@@ -100,7 +100,7 @@ def test_one_worker_click_model_is_the_in_memory_fit_bit_for_bit(dask_client):
     ({"qid": None}, "pass qid \\(or group\\) and position"),
     ({"position": None}, "position_bias='em' needs position"),
     ({"objective": "lambdarank"}, "objective='lambdarank': position_bias='em' refits"),
-    ({"init_score": True}, "init_score: not taken with position_bias='em'"),
+    ({"init_model": True}, "init_model: the model was fitted on one list"),
     ({"pnorm": True}, "DaskPNormPush's objective is fixed"),
 ])
 def test_what_the_click_model_cannot_take_is_refused_as_in_memory(dask_client, placement, change, message):
@@ -110,8 +110,8 @@ def test_what_the_click_model_cannot_take_is_refused_as_in_memory(dask_client, p
     for name in ("qid", "position"):
         if name in change:
             fit[name] = change[name]
-    if "init_score" in change:
-        fit["init_score"] = np.zeros(clicks.size)
+    if "init_model" in change:         # a model that ranks one list: the rounds rank within queries
+        fit["init_model"] = rankcore.PushBoost(n_iter=2, learner="trees").fit(X, clicks)
     if "pnorm" in change:
         est = DaskPNormPush(placement=placement, position_bias="em", n_iter=2, learner="trees")
     else:

@@ -244,7 +244,6 @@ def _small():
     ("boost", {"objective": "lambdarank"}, {}, "objective='lambdarank': position_bias='em' refits"),
     ("boost", {"loss": "logistic"}, {}, "loss='logistic', price=None: position_bias='em' refits"),
     ("boost", {"price": "pow:4"}, {}, "loss='exp', price='pow:4': position_bias='em' refits"),
-    ("boost", {}, {"init_score": "zeros"}, "init_score: not taken with position_bias='em'"),
     ("pnorm", {}, {}, "PNormPush's objective is fixed"),
 ])
 def test_the_click_model_refuses_what_it_cannot_use(estimator, kwargs, change, message):
@@ -256,8 +255,6 @@ def test_the_click_model_refuses_what_it_cannot_use(estimator, kwargs, change, m
     for name in ("qid", "position"):
         if name in change:
             fit[name] = change[name]
-    if "init_score" in change:
-        fit["init_score"] = np.zeros(60)
     if "callbacks" in change:
         fit["callbacks"] = [lambda info: None]
     model = (rankcore.boost(learner="trees", position_bias="em", **kwargs) if estimator == "boost"

@@ -1,0 +1,198 @@
+"""position_bias="em" from initial scores (``init_score``, ``init_model``) and its stop on the posteriors.
+
+The click model from initial scores s is f = s + trees: every round's fit starts from s, and the E-steps after
+the first read γ = σ(s + f).  Checked against the E and M steps written out row by row (the reference of
+tests/push/test_push_click_model.py) and a round refitted by hand.  ``posterior_tol`` stops the rounds once the
+posterior relevance moved by at most it on average.
+"""
+
+import numpy as np
+import pytest
+
+import rankcore
+from rankcore.persistence import ModelFormatError, _checksum, model_from_dict, model_to_dict
+from rankcore.push._click_model import (GAMMA_EDGE, POSITION_BIAS, PositionBias, initial_propensities,
+                                        constant_relevance, posterior_change_sums, mean_change, round_seeds)
+from rankcore.objectives import sigmoid
+from rankcore.spec import ParameterError
+
+from test_push_click_model import _click_log, _reference_em_step
+
+
+@pytest.fixture(scope="module")
+def log():
+    (X, clicks, qid, position, _), _ = _click_log(7, n_queries=80, eta=1.0)
+    return X, clicks, qid, position
+
+
+PARAMS = dict(learner="trees:max_leaves=8", n_iter=15, random_state=4, n_jobs=1)
+
+
+def _em(spec="em:rounds=3", **params):
+    return rankcore.boost(position_bias=spec, **{**PARAMS, **params})
+
+
+# ---------------------------------------------------------------------------
+# init_score
+# ---------------------------------------------------------------------------
+def test_an_init_score_of_zeros_is_the_fit_without_one(log):
+    X, clicks, qid, position = log
+    plain = _em().fit(X, clicks, qid=qid, position=position)
+    zeros = _em().fit(X, clicks, qid=qid, position=position, init_score=np.zeros(clicks.size))
+    np.testing.assert_array_equal(zeros.decision_function(X), plain.decision_function(X))
+    np.testing.assert_array_equal(zeros.position_propensities_, plain.position_propensities_)
+    assert zeros.position_em_rounds_ == plain.position_em_rounds_ == 3
+    assert zeros.from_init_score_ and not getattr(plain, "from_init_score_", False)
+
+
+def _reference_rounds(X, clicks, qid, position, init, rounds):
+    """The click model from initial scores, its loop written out: the first E-step's constant γ, every round's
+    E and M steps row by row, a cross-entropy fit from ``init`` on the posteriors, γ = σ(init + f)."""
+    ids, codes = np.unique(position, return_inverse=True)
+    weight = np.ones(clicks.size)
+    theta = initial_propensities(clicks, codes, ids.size)
+    gamma = np.full(clicks.size, constant_relevance(clicks.sum(), theta[codes].sum()))
+    for seed in round_seeds(PARAMS["random_state"], rounds):
+        relevant, _, theta = _reference_em_step(clicks, codes, theta, gamma, weight)
+        model = rankcore.boost(objective="cross-entropy", **{**PARAMS, "random_state": seed})
+        model.fit(X, relevant, qid=qid, init_score=init)
+        gamma = np.clip(sigmoid(init + model.decision_function(X)), GAMMA_EDGE, 1 - GAMMA_EDGE)
+    return model, theta
+
+
+def test_an_init_score_starts_every_round_and_every_e_step_after_the_first(log):
+    X, clicks, qid, position = log
+    init = 1.5 * X[:, 0] - 1.0                  # a first-stage score that knows part of the relevance
+    fitted = _em().fit(X, clicks, qid=qid, position=position, init_score=init)
+    model, theta = _reference_rounds(X, clicks, qid, position, init, 3)
+    np.testing.assert_allclose(fitted.position_propensities_, theta, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(fitted.decision_function(X), model.decision_function(X), rtol=1e-12, atol=1e-12)
+    plain = _em().fit(X, clicks, qid=qid, position=position)
+    assert np.max(np.abs(fitted.position_propensities_ - plain.position_propensities_)) > 1e-3
+    assert fitted.from_init_score_
+    # the model is a correction to the initial scores, scored with them
+    assert fitted.score(X, clicks, qid=qid, init_score=init) != fitted.score(X, clicks, qid=qid)
+
+
+def test_an_init_score_reaches_eval_sets_with_eval_init_score(log):
+    X, clicks, qid, position = log
+    init = 0.5 * X[:, 1]
+    half = clicks.size // 2
+    fitted = _em("em:rounds=2").fit(X, clicks, qid=qid, position=position, init_score=init,
+                                     eval_set=[(X[:half], clicks[:half], qid[:half])], eval_init_score=[init[:half]])
+    assert fitted.position_em_rounds_ == 2 and len(fitted.evals_result_) == 1
+    with pytest.raises(ValueError, match="init_score: expected"):
+        _em().fit(X, clicks, qid=qid, position=position, init_score=np.zeros(3))
+
+
+# ---------------------------------------------------------------------------
+# init_model
+# ---------------------------------------------------------------------------
+def test_an_init_model_is_continued_by_every_round(log, tmp_path):
+    X, clicks, qid, position = log
+    first = rankcore.boost(objective="cross-entropy", **{**PARAMS, "n_iter": 5}).fit(X, clicks, qid=qid)
+    rankcore.save_model(first, tmp_path / "first.json")
+    fitted = _em().fit(X, clicks, qid=qid, position=position, init_model=tmp_path / "first.json")
+    assert fitted.init_iterations_ == 5 and fitted.n_iter_ == 5 + PARAMS["n_iter"]
+    assert fitted.position_em_rounds_ == 3
+    # the init model's scores are the rounds' offset: the same as its scores given as init_score (but the model
+    # then holds its weak rankers)
+    scores = first.decision_function(X)
+    by_score = _em().fit(X, clicks, qid=qid, position=position, init_score=scores)
+    np.testing.assert_allclose(fitted.position_propensities_, by_score.position_propensities_, rtol=1e-9)
+    np.testing.assert_allclose(fitted.decision_function(X), scores + by_score.decision_function(X), rtol=1e-9,
+                               atol=1e-9)
+    # a click model continued: the init model may itself be one; it saves and loads as one
+    again = _em("em:rounds=2").fit(X, clicks, qid=qid, position=position, init_model=fitted)
+    assert again.init_iterations_ == fitted.n_iter_ and again.position_em_rounds_ == 2
+    rankcore.save_model(again, tmp_path / "again.json")
+    loaded = rankcore.load_model(tmp_path / "again.json")
+    np.testing.assert_array_equal(loaded.decision_function(X), again.decision_function(X))
+    assert loaded.init_iterations_ == again.init_iterations_
+    # a model with additive position effects: its trees are the start, its effects are not kept (θ replaces them)
+    additive = rankcore.boost(**{**PARAMS, "n_iter": 4}).fit(X, clicks, qid=qid, position=position)
+    assert hasattr(additive, "position_effects_")
+    from_additive = _em("em:rounds=2").fit(X, clicks, qid=qid, position=position, init_model=additive)
+    assert not hasattr(from_additive, "position_effects_") and from_additive.init_iterations_ == 4
+    np.testing.assert_array_equal(from_additive.position_ids_, additive.position_ids_)
+
+
+def test_an_init_model_that_cannot_be_continued_is_refused_by_name(log):
+    X, clicks, qid, position = log
+    one_list = rankcore.boost(**{**PARAMS, "n_iter": 3}).fit(X, clicks)
+    with pytest.raises(ValueError, match="init_model: the model was fitted on one list"):
+        _em().fit(X, clicks, qid=qid, position=position, init_model=one_list)
+    from_scores = rankcore.boost(**{**PARAMS, "n_iter": 3}).fit(X, clicks, qid=qid, init_score=X[:, 0])
+    with pytest.raises(ValueError, match="init_model: the model was fitted from init_score"):
+        _em().fit(X, clicks, qid=qid, position=position, init_model=from_scores)
+
+
+# ---------------------------------------------------------------------------
+# posterior_tol
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("text, expected", [
+    ("em:posterior_tol=0.01", PositionBias("em", posterior_tol=0.01)),
+    ("em:rounds=5, posterior_tol=1e-3,tol=0.1", PositionBias("em", rounds=5, tol=0.1, posterior_tol=1e-3)),
+    ("em:posterior_tol=0", PositionBias("em")),
+])
+def test_posterior_tol_is_parsed_and_written_back(text, expected):
+    bias = POSITION_BIAS(text)
+    assert bias == expected and POSITION_BIAS(bias.spec) == bias
+    assert ("posterior_tol" in bias.spec) == (bias.posterior_tol > 0)      # older models' specs are unchanged
+
+
+@pytest.mark.parametrize("text, message", [
+    ("em:posterior_tol=-0.1", "posterior_tol must be a finite number >= 0, got '-0.1'"),
+    ("em:posterior_tol=nan", "posterior_tol must be a finite number >= 0, got 'nan'"),
+    ("em:posterior_tol=inf", "posterior_tol must be a finite number >= 0"),
+    ("em:posterior_tol=abc", "posterior_tol must be a finite number >= 0, got 'abc'"),
+    ("em:posterior_tol=0.1,posterior_tol=0.2", "repeated option 'posterior_tol=0.2'"),
+    ("em:posterior=0.1", "unknown or repeated option 'posterior=0.1'"),
+    ("em:tol=x", "tol must be a finite number >= 0, got 'x'"),
+])
+def test_bad_posterior_tol_is_refused_naming_the_option(log, text, message):
+    X, clicks, qid, position = log
+    with pytest.raises((ParameterError, ValueError), match=f"position_bias.*{message}"):
+        _em(text).fit(X, clicks, qid=qid, position=position)
+    with pytest.raises((ParameterError, ValueError), match="position_bias"):
+        _em(PositionBias("em", posterior_tol=float("nan"))).fit(X, clicks, qid=qid, position=position)
+
+
+def test_posterior_change_is_the_weighted_mean_absolute_change():
+    r, last = np.array([0.2, 0.5, 1.0]), np.array([0.1, 0.7, 1.0])
+    assert mean_change(*posterior_change_sums(r, last, None)) == pytest.approx(0.3 / 3)
+    assert mean_change(*posterior_change_sums(r, last, np.array([2.0, 1.0, 0.0]))) == pytest.approx(0.4 / 3)
+    assert mean_change(*posterior_change_sums(r, last, np.zeros(3))) == 0.0
+
+
+def test_the_rounds_stop_once_the_posteriors_settle(log, capsys):
+    X, clicks, qid, position = log
+    full = _em("em:rounds=12", verbose=1).fit(X, clicks, qid=qid, position=position)
+    changes = [float(line.split("the posteriors by ")[1].split(" ")[0])
+               for line in capsys.readouterr().out.splitlines() if "the posteriors by" in line]
+    assert full.position_em_rounds_ == 12 and len(changes) == 11           # off by default: every round
+    # a value the changes reach before the last round (above the median printed, which is rounded to 4 digits)
+    limit = 1.001 * sorted(changes)[len(changes) // 2]
+    stop = 2 + next(i for i, c in enumerate(changes) if c <= limit)      # changes[0] is round 2's
+    early = _em(f"em:rounds=12,posterior_tol={limit!r}").fit(X, clicks, qid=qid, position=position)
+    assert 1 < early.position_em_rounds_ == stop < 12
+    rounds = _em(f"em:rounds={stop}").fit(X, clicks, qid=qid, position=position)   # the same rounds, the same seeds?
+    assert round_seeds(4, stop) == round_seeds(4, 12)[:stop]
+    np.testing.assert_array_equal(early.decision_function(X), rounds.decision_function(X))
+    # never after the first round (its γ was a constant), whatever the limit
+    assert _em("em:rounds=5,posterior_tol=1").fit(X, clicks, qid=qid, position=position).position_em_rounds_ == 2
+
+
+def test_posterior_tol_saves_loads_and_is_checked_on_load(log, tmp_path):
+    X, clicks, qid, position = log
+    spec = "em:rounds=6,posterior_tol=0.05"
+    fitted = _em(spec).fit(X, clicks, qid=qid, position=position)
+    rankcore.save_model(fitted, tmp_path / "em.json")
+    loaded = rankcore.load_model(tmp_path / "em.json")
+    assert loaded.position_bias == spec and loaded.position_em_rounds_ == fitted.position_em_rounds_
+    np.testing.assert_array_equal(loaded.decision_function(X), fitted.decision_function(X))
+    document = model_to_dict(fitted)
+    document["params"]["position_bias"] = "em:rounds=6,posterior_tol=-1"
+    document["sha256"] = _checksum({k: v for k, v in document.items() if k != "sha256"})
+    with pytest.raises(ModelFormatError, match="posterior_tol"):
+        model_from_dict(document)
