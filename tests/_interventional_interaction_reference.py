@@ -83,3 +83,15 @@ def model_interaction_reference(score, x: np.ndarray, background: np.ndarray) ->
         out[:d, :d] += _shapley_matrix(values, list(range(d)), d)
         out[d, d] += values[frozenset()]
     return out / np.atleast_2d(background).shape[0]
+
+
+def main_effects_reference(out: np.ndarray, m: int) -> None:
+    """The kernel ``main_effects`` in NumPy (the steps it replaced in ``_interventional_interactions.py``): the
+    (n, G + 1, G + 1) sums' player block divided by m, each diagonal entry φ_p replaced by φ_p − Σ_{q≠p} Φ_pq."""
+    G = out.shape[1] - 1
+    block = out[:, :G, :G]
+    block /= m
+    diagonal = np.arange(G)
+    phi = block[:, diagonal, diagonal].copy()
+    block[:, diagonal, diagonal] = 0.0
+    block[:, diagonal, diagonal] = phi - block.sum(axis=2)

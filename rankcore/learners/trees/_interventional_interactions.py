@@ -53,7 +53,9 @@ def forest_interventional_interactions(rankers, alphas, X, background, n_threads
     pair's hybrid rows, P_t ≤ V_t those where the pair parts; a forest of
     oblivious trees takes O(Σ_t k_t · C_t · (V_t + P_t · D_t) + n · Σ_t (D_t
     + U_t²)) for k_t ≤ min(n, 2^D_t) cells of the rows, C_t ≤ min(m, 2^D_t)
-    of the background and U_t distinct features.  Memory: the output,
+    of the background and U_t distinct features, plus O(n · d²) for the
+    main effects (``main_effects``); all parallel over rows (``n_threads``),
+    the values independent of the thread count.  Memory: the output,
     O(n · d + m · d), O(BATCH_NODES) for a batch of trees (an oblivious
     tree's table: k_t · U_t² ≤ n · U_t² values); no n × m array.  A player
     map costs no more: the same walks, U_t then the tree's distinct players.
@@ -87,20 +89,16 @@ def forest_interventional_interactions(rankers, alphas, X, background, n_threads
                 X, Z, players, *_walk_arguments(trees, batch, d),
                 np.ascontiguousarray(alphas[first:first + len(batch)]), *_categories(trees, batch),
                 subset_weights(max(map(_form_depth, batch))), out, int(n_threads))
-    _main_effects(out, G, Z.shape[0])
+    _main_effects(out, Z.shape[0], n_threads)
     out[:, G, G] = np.mean(_scores(rankers, alphas, Z, oblivious))
     return check_finite_scores(out, owner=owner, X=X)
 
 
-def _main_effects(out: np.ndarray, G: int, m: int) -> None:
+def _main_effects(out: np.ndarray, m: int, n_threads: int) -> None:
     """The kernels' sums over the background divided by m, then each diagonal entry (φ_p) replaced by the main
-    effect φ_p − Σ_{q≠p} Φ_pq, so each row of Φ sums to φ_p.  O(n · G²)."""
-    block = out[:, :G, :G]
-    block /= m
-    diagonal = np.arange(G)
-    phi = block[:, diagonal, diagonal].copy()
-    block[:, diagonal, diagonal] = 0.0
-    block[:, diagonal, diagonal] = phi - block.sum(axis=2)
+    effect φ_p − Σ_{q≠p} Φ_pq, so each row of Φ sums to φ_p: the kernel's ``main_effects``, parallel over rows
+    (``tests/_interventional_interaction_reference.py`` keeps the NumPy steps it replaced).  O(n · G²)."""
+    _kernel.main_effects(out, float(m), int(n_threads))
 
 
 def _add_oblivious(rankers, alphas: np.ndarray, X: np.ndarray, Z: np.ndarray, players: np.ndarray, out: np.ndarray,
