@@ -30,7 +30,7 @@ from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping,
                     Validation, check_callbacks, check_eval_init_scores, check_init_score, check_some_query_ranks,
                     check_tie_break_scale, columns_named, int_seed, learner_with_column_names, prepend_init_model,
                     plan_validation, read_eval_sets, refuse_click_model, refuse_positions_without_queries,
-                    resolve_early_stopping, warn_sparse_places)
+                    resolve_early_stopping, searches_from_start, warn_sparse_places)
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_learner_matrix
 from ._client import ClientParameter
@@ -533,6 +533,9 @@ class _DaskBoost(DaskExplanations, ClientParameter):
                                                  random_state=seed, n_threads=1, **extra)
         if hasattr(layout, "curvature_unit"):       # the in-memory fit's, from the training rows' totals
             layout.curvature_unit = curvature_unit(objective, data.n_rows, summary.weight)
+        if searches_from_start(objective, layout, setup.params.learner, learner, within_queries=within_queries,
+                               started=lambda: data.init is not None and client.compute(data.init.any()).result()):
+            layout.line_search = True       # Newton steps from far initial scores overshoot (the in-memory rule)
         problem = probe
         kind = backend_kind(problem, layout)
         shards = start_shards(client, data, layout, objective.spec, classes, task, random_state=seed)

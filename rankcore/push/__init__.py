@@ -32,7 +32,8 @@ chunks (:func:`place_sums`, :func:`propensities_from_sums`, :func:`click_rate_su
 :func:`propensities_from_click_rates`, :func:`posterior_change_sums` and :func:`mean_change` for ``posterior_tol``),
 :func:`init_model_of_rounds` (the rounds' ``init_model``, read once), :func:`constant_relevance`,
 :func:`round_seeds`, :func:`refuse_click_model`, :func:`round_stops_rounds`, :func:`adopt_last_round` and
-``GAMMA_EDGE``.
+``GAMMA_EDGE``.  :func:`searches_from_start`: whether a fit within queries searches its trees' steps from its
+initial scores (the per-query default's rule the Dask fits share).
 """
 
 from ._backend import ObjectiveState
@@ -51,7 +52,7 @@ from ._row_inputs import check_eval_init_scores, check_init_score
 from ._queries import (check_grades, check_some_query_ranks, refuse_positions_without_queries, row_weights,
                        warn_sparse_places)
 from ._line_search import convex_piecewise_linear_search, piecewise_linear_search
-from ._query_defaults import QUERY_METRIC
+from ._query_defaults import QUERY_METRIC, searches_from_start
 from ._scoring import LARGE_DATA_METRIC, within_largest_query
 from ._tie_break import check_tie_break_scale, tie_break_offsets
 from ._column_names import columns_named, learner_with_column_names
@@ -69,4 +70,4 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "warn_init_score", "learner_with_column_names", "columns_named", "GAMMA_EDGE", "adopt_last_round",
            "check_both_kinds", "check_clicks", "click_rate_sums", "constant_relevance", "e_step", "place_sums",
            "propensities_from_click_rates", "propensities_from_sums", "refuse_click_model", "round_seeds",
-           "round_stops_rounds", "init_model_of_rounds", "mean_change", "posterior_change_sums"]
+           "round_stops_rounds", "init_model_of_rounds", "mean_change", "posterior_change_sums", "searches_from_start"]

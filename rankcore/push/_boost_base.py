@@ -49,7 +49,8 @@ from ..objectives import PositionEffects, curvature_unit
 from ._row_inputs import RowInputs, check_eval_init_scores, check_init_score, warn_nothing_kept, warn_one_sided_init
 from ._queries import (check_grades, check_rows, check_some_query_ranks, check_training_part, query_positions,
                        query_rows, row_weights, single_grade_queries, subset)
-from ._query_defaults import QUERY_CATEGORICAL_PARAMS, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_SHAPE_PARAMS
+from ._query_defaults import (QUERY_CATEGORICAL_PARAMS, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER,
+                              QUERY_SHAPE_PARAMS, searches_from_start)
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
                        within_largest_query)
 from ._tie_break import check_tie_break_scale, tie_break_offsets
@@ -516,6 +517,9 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
             # A non-smooth objective starts from distinct training scores, and init_score moves the start (neither is
             # part of the model).
             start = inputs.start(tie_break_offsets(X.shape[0], check_tie_break_scale(objective), seed))
+            if searches_from_start(objective, layout, setup.params.learner, learner,
+                                   within_queries=setup.within_queries, started=lambda: np.any(start)):
+                layout.line_search = True       # Newton steps from far initial scores overshoot (_query_defaults)
             backend = InMemoryBackend(problem, layout, X, y, w, n_threads=n_threads, initial_scores=start)
             backend.from_init = inputs.from_init or False     # the driver's messages name init_score (init_model)
             return layout, backend

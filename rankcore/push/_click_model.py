@@ -28,6 +28,7 @@ ranking does, and the posteriors are what the trees are fitted to.
 Initial scores s (``init_score``, and an ``init_model``'s scores) make the model f = s + trees: every round's fit
 starts from them (the fit's ``init_score`` and ``init_model``), and the E-steps after the first read γ = σ(s + f);
 the first E-step keeps its constant γ, read from the log alone, so that s = 0 is the fit without initial scores.
+From s not all 0 each round's cross-entropy fit searches its trees' steps (:func:`rankcore.push.searches_from_start`).
 
 The model is f of the last round: the trees of a cross-entropy fit, ranking by the estimated relevance σ(f)
 (refitting the per-query default objective on the final posteriors instead ranked no better in the study). Cost:
@@ -84,21 +85,20 @@ class PositionBias:
         return f"em:rounds={self.rounds},tol={self.tol}{extra}"
 
 
+#: A number as a spec writes it: ASCII digits, a point, an exponent (float() would take "1_0", other scripts'
+#: digits, "inf" and "nan" too).
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?")
+
+
 def _option(name: str, text: str):
     if name == "rounds":
-        if re.fullmatch(r"\+?[0-9]+", text) is None:     # int() would take "1_0" and other scripts' digits
-            raise ValueError(f"rounds must be an integer from 1 to {MAX_ROUNDS}")
-        value = int(text)
-        if not 1 <= value <= MAX_ROUNDS:
-            raise ValueError(f"rounds must be an integer from 1 to {MAX_ROUNDS}")
-        return value
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
+        if re.fullmatch(r"\+?[0-9]{1,12}", text) is None or not 1 <= int(text) <= MAX_ROUNDS:   # ASCII digits only
+            raise ValueError(f"rounds must be an integer from 1 to {MAX_ROUNDS}, got {text!r}")
+        return int(text)
+    value = float(text) if _NUMBER.fullmatch(text) else float("nan")
     if not (value >= 0 and np.isfinite(value)):
         raise ValueError(f"{name} must be a finite number >= 0, got {text!r}")
-    return value
+    return value + 0.0          # -0 is 0: the spec written back says 0.0
 
 
 def _position_bias(value) -> PositionBias:
@@ -348,6 +348,10 @@ def round_stops_rounds(model, moved: float, rounds: int, bias: PositionBias, *, 
     if rounds == 1:             # the first round's γ was a constant: its θ barely moves
         return False
     settled = changed is not None and bias.posterior_tol > 0 and changed <= bias.posterior_tol
+    if verbose and (moved <= bias.tol or settled):        # say which rule stopped the rounds early
+        why = "the propensities moved by at most tol" if moved <= bias.tol else \
+            "the posteriors moved by at most posterior_tol on average"
+        print(f"EM stopped after round {rounds}: {why}", flush=True)
     return moved <= bias.tol or settled
 
 

@@ -14,7 +14,8 @@ from types import MappingProxyType
 
 __all__ = ["QUERY_METRIC", "QUERY_OBJECTIVE", "QUERY_PRICE", "QUERY_GAIN_WEIGHTED", "QUERY_LEARNER_PARAMS",
            "QUERY_SHAPE_PARAMS", "QUERY_CATEGORICAL_PARAMS", "QUERY_N_ITER", "QUERY_RMSE",
-           "QUERY_RMSE_MANY", "QUERY_RMSE_MANY_QUERIES", "query_rmse_weight"]
+           "QUERY_RMSE_MANY", "QUERY_RMSE_MANY_QUERIES", "query_rmse_weight", "QUERY_SEARCHED_FROM_START",
+           "searches_from_start"]
 
 #: Validation (early stopping, ``eval_set``) and :meth:`score` with queries: NDCG of the first ten places
 #: per query, gains 2^grade − 1, queries without a relevant row left out of the mean.
@@ -76,6 +77,14 @@ QUERY_SHAPE_PARAMS = MappingProxyType({"trees": ("growth", "max_depth", "max_lea
 #: projected onto the monotone order).
 QUERY_CATEGORICAL_PARAMS = MappingProxyType({"trees": MappingProxyType({"growth": "depthwise"})})
 
+#: Objectives whose fit within queries searches each tree's step when it starts from initial scores not all 0
+#: (``init_score``, an ``init_model``'s scores), although :data:`QUERY_LEARNER_PARAMS` takes the Newton step: the
+#: cross-entropy's curvature σ(s)(1 − σ(s)) vanishes where |s| is large, so the Newton step −G/H overshoots and the
+#: fit diverges (on clicks with initial scores of scale 5, the click model's objective rose from 0.7 to 36 in three
+#: rounds of 20 trees and its scores reached 1e3; of scale 10, 2,300 and 6e4).  Started at 0, where the curvature is
+#: 1/4, its Newton steps are the default's.
+QUERY_SEARCHED_FROM_START = ("cross-entropy",)
+
 #: The iteration cap with queries when ``n_iter=None``: every fit runs these trees unless it stops early
 #: (``early_stopping=True``, or ``"auto"`` with an ``eval_set`` above 10,000 rows).
 QUERY_N_ITER = 200
@@ -89,3 +98,20 @@ def query_rmse_weight(n_ranked_queries: int | None) -> float:
     if n_ranked_queries is not None and n_ranked_queries > QUERY_RMSE_MANY_QUERIES:
         return QUERY_RMSE_MANY
     return QUERY_RMSE
+
+
+def searches_from_start(objective, layout, given_learner, learner, *, within_queries: bool, started) -> bool:
+    """Whether a fit's trees search their step instead of the per-query default's Newton step
+    (:data:`QUERY_SEARCHED_FROM_START`).
+
+    ``layout``: the learner's prepared layout (``line_search`` False: the Newton step); ``given_learner``: the
+    ``learner`` parameter as the user set it (a ``line_search`` it names is kept); ``started``: a callable saying
+    whether the training scores start away from 0, called last (a Dask fit computes it).
+    """
+    from ._validation import named_parameters
+
+    if not within_queries or getattr(layout, "line_search", True):
+        return False
+    if getattr(objective, "spec", None) not in QUERY_SEARCHED_FROM_START or not objective.has_value:
+        return False
+    return "line_search" not in named_parameters(given_learner, learner) and bool(started())

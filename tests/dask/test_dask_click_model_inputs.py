@@ -13,6 +13,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
+import dask.array as da  # noqa: E402
 import dask.dataframe as dd  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -120,6 +121,22 @@ def test_init_score_starts_every_round_as_in_memory(dask_client, placement):
         np.testing.assert_array_equal(model.position_propensities_, local.position_propensities_)
     else:
         _assert_same_model(model, local, X)
+
+
+def test_initial_scores_far_from_zero_search_every_step_as_in_memory(dask_client):
+    # the in-memory rule (Newton steps from far initial scores overshoot on the cross-entropy): the distributed
+    # rounds search their steps too, from a Dask init_score of other chunks than X's
+    X, clicks, qid, position = _data(14)
+    init = 6.0 * X[:, 0]
+    Xd, yd, qd, pd_ = _dask(X, clicks, qid, position)
+    spec = "em:rounds=2"
+    model = DaskPushBoost(placement="distributed", position_bias=spec, **PARAMS).fit(
+        Xd, yd, qid=qd, position=pd_, init_score=da.from_array(init, chunks=150))
+    local = rankcore.PushBoost(position_bias=spec, n_jobs=1, **PARAMS).fit(X, clicks, qid=qid, position=position,
+                                                                           init_score=init)
+    _assert_same_model(model, local, X)
+    assert np.abs(model.decision_function(X)).max() < 3 * 6.0
+    assert np.all(np.diff(model.objective_values_) <= 1e-12 * model.objective_values_[0])
 
 
 @pytest.mark.parametrize("placement", ["distributed", "one_worker"])

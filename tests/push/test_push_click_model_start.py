@@ -85,6 +85,43 @@ def test_an_init_score_reaches_eval_sets_with_eval_init_score(log):
         _em().fit(X, clicks, qid=qid, position=position, init_score=np.zeros(3))
 
 
+@pytest.mark.parametrize("scale", [5.0, 10.0])
+def test_initial_scores_far_from_zero_do_not_make_the_rounds_diverge(log, scale):
+    # Within queries the trees take each tree's Newton step; on the cross-entropy from scores of scale 5 that step
+    # overshot (σ' tiny): the rounds' objective rose from 0.7 to 36 and the scores reached 1e3 -- silently.
+    X, clicks, qid, position = log
+    init = scale * X[:, 0]
+    for learner in (PARAMS["learner"], "trees"):          # the user's shape, and the per-query default's trees
+        fitted = _em(n_iter=20, learner=learner).fit(X, clicks, qid=qid, position=position, init_score=init)
+        curve = fitted.objective_values_
+        assert np.all(np.diff(curve) <= 1e-12 * curve[0]) and curve[-1] < curve[0]     # every step a descent
+        assert np.abs(fitted.decision_function(X)).max() < 3 * scale
+    # the rounds search each tree's step, as the learner naming line_search=true does; a learner that names
+    # line_search=false keeps the Newton steps it asked for
+    searched = _em(learner=PARAMS["learner"] + ",line_search=true").fit(X, clicks, qid=qid, position=position,
+                                                                        init_score=init)
+    fitted = _em().fit(X, clicks, qid=qid, position=position, init_score=init)
+    np.testing.assert_array_equal(fitted.decision_function(X), searched.decision_function(X))
+    newton = _em(learner=PARAMS["learner"] + ",line_search=false").fit(X, clicks, qid=qid, position=position,
+                                                                       init_score=init)
+    assert np.abs(newton.decision_function(X) - fitted.decision_function(X)).max() > 1e-3
+
+
+def test_a_cross_entropy_fit_within_queries_searches_its_steps_from_far_initial_scores(log):
+    X, clicks, qid, position = log
+    soft = np.clip(0.7 * clicks + 0.1, 0, 1)
+    init = 5.0 * X[:, 0]
+    params = dict(PARAMS, objective="cross-entropy", n_iter=20)
+    fitted = rankcore.boost(**params).fit(X, soft, qid=qid, init_score=init)
+    assert np.all(np.diff(fitted.objective_values_) <= 0) and np.abs(fitted.decision_function(X)).max() < 15
+    # started at 0 (no init_score, or one of zeros) the per-query default's Newton steps are kept
+    plain = rankcore.boost(**params).fit(X, soft, qid=qid)
+    zeros = rankcore.boost(**params).fit(X, soft, qid=qid, init_score=np.zeros(soft.size))
+    newton = rankcore.boost(**{**params, "learner": PARAMS["learner"] + ",line_search=false"}).fit(X, soft, qid=qid)
+    np.testing.assert_array_equal(plain.decision_function(X), newton.decision_function(X))
+    np.testing.assert_array_equal(zeros.decision_function(X), plain.decision_function(X))
+
+
 # ---------------------------------------------------------------------------
 # init_model
 # ---------------------------------------------------------------------------
@@ -134,10 +171,12 @@ def test_an_init_model_that_cannot_be_continued_is_refused_by_name(log):
     ("em:posterior_tol=0.01", PositionBias("em", posterior_tol=0.01)),
     ("em:rounds=5, posterior_tol=1e-3,tol=0.1", PositionBias("em", rounds=5, tol=0.1, posterior_tol=1e-3)),
     ("em:posterior_tol=0", PositionBias("em")),
+    ("em:posterior_tol=-0,tol=-0.0", PositionBias("em")),        # -0 is 0, written back as 0.0
+    ("em:posterior_tol=1E-3,tol=.5", PositionBias("em", tol=0.5, posterior_tol=1e-3)),
 ])
 def test_posterior_tol_is_parsed_and_written_back(text, expected):
     bias = POSITION_BIAS(text)
-    assert bias == expected and POSITION_BIAS(bias.spec) == bias
+    assert bias == expected and POSITION_BIAS(bias.spec) == bias and "-" not in bias.spec
     assert ("posterior_tol" in bias.spec) == (bias.posterior_tol > 0)      # older models' specs are unchanged
 
 
@@ -149,6 +188,15 @@ def test_posterior_tol_is_parsed_and_written_back(text, expected):
     ("em:posterior_tol=0.1,posterior_tol=0.2", "repeated option 'posterior_tol=0.2'"),
     ("em:posterior=0.1", "unknown or repeated option 'posterior=0.1'"),
     ("em:tol=x", "tol must be a finite number >= 0, got 'x'"),
+    # float() takes these; a spec's numbers are ASCII digits (as rounds' are)
+    ("em:posterior_tol=1_0", "posterior_tol must be a finite number >= 0, got '1_0'"),
+    ("em:posterior_tol=\u0661", "posterior_tol must be a finite number >= 0, got '\u0661'"),
+    ("em:tol=\u0660.\u0665", "tol must be a finite number >= 0, got '\u0660.\u0665'"),
+    ("em:posterior_tol=infinity", "posterior_tol must be a finite number >= 0, got 'infinity'"),
+    ("em:posterior_tol=", "posterior_tol must be a finite number >= 0, got ''"),
+    ("em:posterior_tol=1e309", "posterior_tol must be a finite number >= 0, got '1e309'"),
+    ("em:rounds=2;tol=1", "rounds must be an integer from 1 to 1000, got '2;tol=1'"),
+    ("em:rounds=" + "0" * 5000 + "3", "rounds must be an integer from 1 to 1000, got '0000"),
 ])
 def test_bad_posterior_tol_is_refused_naming_the_option(log, text, message):
     X, clicks, qid, position = log
@@ -179,8 +227,14 @@ def test_the_rounds_stop_once_the_posteriors_settle(log, capsys):
     rounds = _em(f"em:rounds={stop}").fit(X, clicks, qid=qid, position=position)   # the same rounds, the same seeds?
     assert round_seeds(4, stop) == round_seeds(4, 12)[:stop]
     np.testing.assert_array_equal(early.decision_function(X), rounds.decision_function(X))
-    # never after the first round (its γ was a constant), whatever the limit
-    assert _em("em:rounds=5,posterior_tol=1").fit(X, clicks, qid=qid, position=position).position_em_rounds_ == 2
+    # never after the first round (its γ was a constant), whatever the limit; verbose says which rule stopped
+    capsys.readouterr()
+    assert _em("em:rounds=5,posterior_tol=1", verbose=1).fit(X, clicks, qid=qid,
+                                                             position=position).position_em_rounds_ == 2
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("EM stopped after round 2: the posteriors moved by at most posterior_tol on average")
+    _em("em:rounds=2", verbose=1).fit(X, clicks, qid=qid, position=position)      # all the rounds: no such line
+    assert "EM round 2 of at most 2" in (out := capsys.readouterr().out) and "EM stopped" not in out
 
 
 def test_posterior_tol_saves_loads_and_is_checked_on_load(log, tmp_path):
