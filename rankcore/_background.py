@@ -124,8 +124,17 @@ def check_takes_groups(method: Callable, learner: Any, spec: str, caller: str) -
     if any(p.kind == inspect.Parameter.VAR_KEYWORD or (p.name == "groups" and p.kind in named) for p in parameters):
         return
     cls = type(learner)
-    name = getattr(method, "__name__", "contributions")
+    # the learner's attribute the caller reads, not the callable's own __name__ (a functools.partial or a callable
+    # object has none, an alias another)
+    name = _METHODS.get(caller, getattr(method, "__name__", "contributions"))
+    # a positional-only ``groups`` cannot be given by name (groups=...), which is how it is passed
+    how = " by name (its groups is positional-only)" if any(p.name == "groups" for p in parameters) else ""
+    shown = ", ".join(("*" if p.kind == p.VAR_POSITIONAL else "") + p.name for p in parameters)
     raise TypeError(f"{caller}: groups: the learner {spec!r} ({cls.__module__}.{cls.__qualname__}, from a plugin) "
-                    f"has a {name} method that {GROUPS_NOT_TAKEN} (its parameters: "
-                    f"{', '.join(p.name for p in parameters)}); leave out groups, or give the plugin's {name} a "
+                    f"has a method {name} that {GROUPS_NOT_TAKEN}{how} (its parameters: {shown}); leave out "
+                    f"groups, or give the plugin's {name} a "
                     f"groups parameter ((n_features,) integer labels 0..G-1, each group of columns one player)")
+
+
+#: The learner's method each caller of :func:`check_takes_groups` reads.
+_METHODS = {"feature_contributions": "contributions", "feature_interactions": "interaction_values"}

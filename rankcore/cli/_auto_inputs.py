@@ -111,6 +111,7 @@ def fit_error(exc: BaseException, data, validation_path: str | None) -> CommandE
     """The CLI's error for ``AutoRanker.fit``'s ValueError ``exc``, naming the option at its source and what to
     do; None when it is no input of these options'."""
     from ..auto import NO_SAMPLE_WEIGHT
+    from ._eval_metrics import eval_metric_error
 
     if not isinstance(exc, ValueError):
         return None
@@ -133,6 +134,8 @@ def fit_error(exc: BaseException, data, validation_path: str | None) -> CommandE
         from ._queries import position_error
 
         return position_error(exc, data.position_name)
+    if (error := eval_metric_error(exc, validation_path)) is not None:       # --eval-metric's, on the file
+        return error
     if validation_path is not None and text.startswith("eval_set"):
         # the library names its eval_set: here it is the file
         return CommandError(f"--validation {validation_path}:{text[len('eval_set'):].lstrip(':')}")

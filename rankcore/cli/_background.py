@@ -74,9 +74,18 @@ def read_groups(spec: str, names: list[str]) -> tuple[np.ndarray, list[str], lis
 
     Players are numbered in the order of their first columns, a group named
     by its columns joined by ``+`` in the columns' order (a member's own
-    ``+``, ``,`` or backslash escaped as in SPEC).  O(len(SPEC) + d).
+    ``+``, ``,`` or backslash escaped as in SPEC), a column alone by its
+    name -- escaped too, every column alone, when one of them would be named
+    as a group is (a column ``a+b`` beside the group of ``a`` and ``b``), so
+    that no two players share a name.  O(len(SPEC) + d).
     """
     position = {name: j for j, name in enumerate(names)}
+    # SPEC's names are stripped of surrounding spaces: a column whose name has some is found by its stripped name
+    # when no other column has it
+    stripped: dict[str, list[int]] = {}
+    for j, name in enumerate(names):
+        stripped.setdefault(name.strip(), []).append(j)
+    position.update({name: js[0] for name, js in stripped.items() if name not in position and len(js) == 1})
     group_of: dict[int, int] = {}
     for g, members in enumerate(split_groups(spec)):
         if not all(members):
@@ -95,8 +104,13 @@ def read_groups(spec: str, names: list[str]) -> tuple[np.ndarray, list[str], lis
     number = {key: i for i, key in enumerate(dict.fromkeys(keys))}
     labels = np.array([number[key] for key in keys], dtype=np.int32)
     players = [np.flatnonzero(labels == p).tolist() for p in range(len(number))]
-    return labels, [names[columns[0]] if len(columns) == 1 else "+".join(escape_name(names[j]) for j in columns)
-                    for columns in players], players
+    shown = [names[columns[0]] if len(columns) == 1 else "+".join(escape_name(names[j]) for j in columns)
+             for columns in players]
+    if len(set(shown)) < len(shown):
+        # a column alone named as a group is (column 'a+b' beside the group a, b): every name written as SPEC
+        # writes it, escaped, so that each player has a name of its own (an escaped name has no bare '+')
+        shown = ["+".join(escape_name(names[j]) for j in columns) for columns in players]
+    return labels, shown, players
 
 
 #: What a backslash in ``--groups`` makes of the next character; before any other, it is itself.

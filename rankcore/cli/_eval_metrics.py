@@ -13,10 +13,12 @@ choice is the same: only ``--metric`` makes it.
 
 from __future__ import annotations
 
+import re
+
 from . import CommandError
 
 __all__ = ["EVAL_METRIC_HELP", "AUTO_EVAL_METRIC_HELP", "eval_metric_specs", "check_fit_with_eval_metrics",
-           "check_auto_with_eval_metrics", "eval_metric_lines"]
+           "check_auto_with_eval_metrics", "eval_metric_lines", "eval_metric_error"]
 
 #: ``--eval-metric`` of ``fit``.
 EVAL_METRIC_HELP = ("with --validation: more metrics recorded on the validation rows after every iteration, in the "
@@ -105,3 +107,17 @@ def eval_metric_lines(estimator, specs: list[str], where: str = "validation") ->
         if curve is not None and len(curve):
             lines.append(f"{where} {spec} {float(curve[-1]):.4f}")
     return lines
+
+
+#: The library's refusal of an ``eval_metric`` that cannot score an eval set (read before any fit).
+_CANNOT_SCORE = re.compile(r"eval_metric: the metric '(?P<spec>[^']*)' cannot score [^:]*: (?:metric '[^']*': )?"
+                           r"(?P<why>.*)", re.S)
+
+
+def eval_metric_error(exc: BaseException, validation: str | None) -> CommandError | None:
+    """The CLI's error for the library's refusal of an ``eval_metric`` on its ``eval_set``: said as the option
+    (``--eval-metric SPEC``) and the file (``--validation DATA``) the command line gave; None for another error."""
+    match = _CANNOT_SCORE.match(str(exc)) if isinstance(exc, ValueError) and validation is not None else None
+    if match is None:
+        return None
+    return CommandError(f"--eval-metric {match['spec']}: cannot score --validation {validation}: {match['why']}")

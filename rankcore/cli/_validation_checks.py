@@ -5,8 +5,10 @@ Two files let that pass unnoticed, so both commands warn (the run goes on:
 the scores are computed, only their meaning is weaker):
 
 * the training file itself -- the same path once resolved (links, ``./``),
-  or another file of the same bytes: every score is of rows the model (each
-  candidate, for ``auto``) was fitted on, so it is optimistic;
+  another file of the same bytes, or, once read, another file of the same
+  rows (another format, the numbers written otherwise): every score is of
+  rows the model (each candidate, for ``auto``) was fitted on, so it is
+  optimistic;
 * with query ids, a file of fewer than 2 queries: the score is one query's
   ranking, and ``auto`` cannot measure the spread of its parts (the noise a
   difference between candidates is weighed against).
@@ -20,7 +22,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["warn_if_training_file", "warn_if_few_queries"]
+__all__ = ["warn_if_training_file", "warn_if_training_rows", "warn_if_few_queries"]
 
 #: Queries a validation file needs for its per-query score to be more than one query's ranking.
 MIN_QUERIES = 2
@@ -48,9 +50,42 @@ def warn_if_training_file(training: str, validation: str | None, why: str) -> No
         return
     how = same_file(training, validation)
     if how is not None:
-        warnings.warn(f"--validation {validation} is the training file {training} itself ({how}): its scores are "
-                      f"of rows {why}, not a hold-out; give rows held out of the training file", UserWarning,
-                      stacklevel=2)
+        _warn_training(training, validation, how, why)
+
+
+def _warn_training(training: str, validation: str, how: str, why: str) -> None:
+    warnings.warn(f"--validation {validation} is the training file {training} itself ({how}): its scores are "
+                  f"of rows {why}, not a hold-out; give rows held out of the training file", UserWarning,
+                  stacklevel=3)
+
+
+def warn_if_training_rows(data, val, why: str) -> None:
+    """Warn when the ``--validation`` dataset ``val`` holds the training rows of ``data`` (read from another file:
+    another format, or the numbers written otherwise), row for row: the same features (NaN as NaN) and labels.
+    Files :func:`same_file` finds the same were warned about before reading: not again.  O(n·d), on the rows
+    read."""
+    if data.y is None or val.y is None or data.X.shape != val.X.shape or data.y.shape != val.y.shape:
+        return
+    if not (_same_matrix(data.X, val.X) and np.array_equal(data.y, val.y)):
+        return
+    if same_file(data.source, val.source) is None:
+        _warn_training(data.source, val.source, "the same rows, read from another file", why)
+
+
+#: Rows compared at a time by :func:`_same_matrix`: its temporaries stay small beside the rows read.
+_BLOCK_ROWS = 1 << 14
+
+
+def _same_matrix(a, b) -> bool:
+    """Whether two matrices of one shape hold the same values (NaN equal to NaN), dense or sparse; dense ones
+    compared by blocks of rows, stopping at the first that differs (the temporaries are one block's)."""
+    import scipy.sparse as sp
+
+    if sp.issparse(a) or sp.issparse(b):
+        return sp.issparse(a) and sp.issparse(b) and (a != b).nnz == 0
+    nan = a.dtype.kind == "f" and b.dtype.kind == "f"
+    return all(np.array_equal(a[i:i + _BLOCK_ROWS], b[i:i + _BLOCK_ROWS], equal_nan=nan)
+               for i in range(0, a.shape[0], _BLOCK_ROWS))
 
 
 def warn_if_few_queries(val, why: str) -> None:

@@ -38,9 +38,11 @@ from ._eval_metrics import AUTO_EVAL_METRIC_HELP, check_auto_with_eval_metrics, 
 from ._outputs import refuse_stdout
 from ._queries import position_effects_note, query_defaults, query_labels
 from ._progress import add_progress_options
-from ._validation_checks import warn_if_few_queries, warn_if_training_file
+from ._validation_checks import warn_if_few_queries, warn_if_training_file, warn_if_training_rows
 from ._weights import AUTO_HELP as WEIGHT_HELP
 
+#: What the scores of a ``--validation`` file holding the training rows are of.
+_FITTED_ON = "every candidate is fitted on (the choice favours the candidates that fit their own rows closest)"
 #: Candidates drawn in the report's ROC figure (the choice first).
 FIGURE_CANDIDATES = 4
 
@@ -162,8 +164,7 @@ def run(args) -> int:
     eval_specs = eval_metric_specs(args.eval_metric)
     check_auto_with_eval_metrics(eval_specs, args.validation)
     check_before_reading(args)
-    warn_if_training_file(args.data, args.validation, "every candidate is fitted on (the choice favours the "
-                          "candidates that fit their own rows closest)")
+    warn_if_training_file(args.data, args.validation, _FITTED_ON)
     from ..auto import DEFAULT_METRIC, QUERY_METRIC
 
     data = load(args, args.data, queries=True)
@@ -174,6 +175,7 @@ def run(args) -> int:
         query_labels(args, data, eval_specs, specs_option="--eval-metric")
     validation = None if args.validation is None else load_validation(args, data, specs, eval_specs)
     if validation is not None:
+        warn_if_training_rows(data, validation[0], _FITTED_ON)
         warn_if_few_queries(validation[0], "the candidates are compared on that one ranking, scored as one part "
                                            "whose spread (the noise a difference is weighed against) is unknown")
     metric = args.metric or (QUERY_METRIC if qid is not None else DEFAULT_METRIC)
@@ -369,8 +371,11 @@ def build_report(args, estimator, data, y, imputation: str = "", validation=None
              f"validation parts each candidate was scored on (the parts column) of {estimator.cv_description_}; "
              f"a blend's is its nested estimate (the small-data blend's, its members' rank average on each part)."]
     if validation_values(estimator):
+        extra = list(eval_metric_values(estimator))         # --eval-metric's: shown, never chosen by
         notes.append(f"The column {estimator.metric_} (whole file) is each candidate's value on the whole "
-                     f"validation file {val.source} (evals_result_).")
+                     f"validation file {val.source} (evals_result_)" + (
+                         f"; the columns {', '.join(f'{spec} (whole file)' for spec in extra)} its values of the "
+                         f"--eval-metric metrics there, which do not change the choice." if extra else "."))
     if data.init_score is not None:
         notes.append(f"Every candidate was scored at the rows' initial scores ({data.init_score_name}) plus its "
                      "own: the saved model is the correction alone (rankcore score --init-score adds them).")

@@ -16,7 +16,8 @@ from ._common import (
     scalar_metric,
 )
 from ._columns import estimator_input, like_training, load_to_continue
-from ._eval_metrics import EVAL_METRIC_HELP, check_fit_with_eval_metrics, eval_metric_lines, eval_metric_specs
+from ._eval_metrics import (EVAL_METRIC_HELP, check_fit_with_eval_metrics, eval_metric_error, eval_metric_lines,
+                            eval_metric_specs)
 from ._init_models import (HELP as INIT_MODEL_HELP, check_relevant_label, init_model_categorical, init_model_error,
                            load_init_model, read_as_model_categories, record_relevant_label)
 from ._init_scores import FIT_HELP as INIT_SCORE_HELP, check_fit_with_init_scores, check_validation_init_scores
@@ -24,7 +25,7 @@ from ._models import (add_model_options, build_configs, check_missing, fit_one, 
                       monitor_from_params, split_by_category)
 from .._progress import Progress
 from ._progress import add_progress_options
-from ._validation_checks import warn_if_few_queries, warn_if_training_file
+from ._validation_checks import warn_if_few_queries, warn_if_training_file, warn_if_training_rows
 from ._queries import (FIT_POSITION_HELP, QUERY_MONITOR, check_fit_with_positions, check_fit_within_queries,
                        check_positions_in_queries, position_effects_note, position_error, position_facts, qid_option,
                        query_defaults, query_facts, query_labels, use_query_learner)
@@ -94,6 +95,11 @@ def add_parser(subparsers):
     return parser
 
 
+#: What the scores of a ``--validation`` file holding the training rows are of.
+_FITTED_ON = ("the model is fitted on (--monitor's score and its early stopping follow the fit of those rows, as "
+              "without --validation)")
+
+
 def check_before_reading(args, config) -> list[str]:
     """Every check of the options against the model that needs no data (a typo fails before any reading), and the
     warning of a ``--validation`` file that is DATA itself; the ``--eval-metric`` specs."""
@@ -111,8 +117,7 @@ def check_before_reading(args, config) -> list[str]:
     if args.weight is not None:
         check_fit_with_weights([config], args.weight)
     check_fit_with_eval_metrics([config], eval_specs, args.validation)
-    warn_if_training_file(args.data, args.validation, "the model is fitted on (--monitor's score and its early "
-                          "stopping follow the fit of those rows, as without --validation)")
+    warn_if_training_file(args.data, args.validation, _FITTED_ON)
     return eval_specs
 
 
@@ -127,11 +132,38 @@ def load_validation(args, data, monitor_spec: str):
     if qid is not None and val.qid is None:
         raise CommandError(f"--validation: {val.source} has no query ids, but the training rows are in queries "
                            f"({qid_option(data)}); give the validation rows' queries the same way")
+    warn_if_training_rows(data, val, _FITTED_ON)
     warn_if_few_queries(val, f"--monitor's {monitor_spec} (and its early stopping) follows that one ranking")
     # the training file's relevant label: a validation file of that label alone is all relevant
     y_val = (val.binary_target(data.relevant_label(args.positive), require_both=False, may_be_absent=True)
              if qid is None else query_labels(args, val, [monitor_spec], specs_option="--monitor"))
     return val, estimator_input(val), y_val
+
+
+def _fit_error(exc: Exception, args, data, init_model, monitor_spec: str) -> CommandError | None:
+    """The CLI's error for the fit's ValueError or TypeError ``exc``, said as the options given; None: raised as
+    it is."""
+    if init_model is not None and (error := init_model_error(exc, data)) is not None:
+        return error
+    if (error := eval_metric_error(exc, args.validation)) is not None:      # said as the options given
+        return error
+    if args.validation and str(exc).startswith("metric '") and "is larger than" in str(exc):
+        # the monitored metric's k against the --validation file's queries (the library says "the input")
+        return CommandError(f"--validation {args.validation}: --monitor {monitor_spec}: "
+                            f"{str(exc).replace('the input', 'every query of the file')}")
+    # the library's ``position: ...`` (an objective without a curvature), ``sample_weight: ...`` (one without
+    # weights)
+    if data.weight is not None and (error := weight_error(exc, data.weight_name)) is not None:
+        return error
+    if "monotone" in str(exc) and data.feature_names:
+        return CommandError(f"{exc}; the signs follow the feature columns in order: "
+                            f"{', '.join(data.feature_names)}")
+    if str(exc).startswith("interactions:") and data.feature_names:
+        return CommandError(f"{exc}; the indices count the feature columns in order from 0: "
+                            f"{', '.join(data.feature_names)} (a column may also be given by its name)")
+    if data.position is None or not str(exc).startswith("position:"):
+        return None
+    return position_error(exc, data.position_name)
 
 
 def training_facts(data, y) -> str:
@@ -216,21 +248,10 @@ def run(args) -> int:
                           monitor_init=init_val, eval_metric=eval_specs, sample_weight=data.weight,
                           init_model=init_model)
     except (ValueError, TypeError) as exc:
-        if init_model is not None and (error := init_model_error(exc, data)) is not None:
-            raise error from None
-        # the library's ``position: ...`` (an objective without a curvature), ``sample_weight: ...`` (one without
-        # weights)
-        if data.weight is not None and (error := weight_error(exc, data.weight_name)) is not None:
-            raise error from None
-        if "monotone" in str(exc) and data.feature_names:
-            raise CommandError(f"{exc}; the signs follow the feature columns in order: "
-                               f"{', '.join(data.feature_names)}") from None
-        if str(exc).startswith("interactions:") and data.feature_names:
-            raise CommandError(f"{exc}; the indices count the feature columns in order from 0: "
-                               f"{', '.join(data.feature_names)} (a column may also be given by its name)") from None
-        if data.position is None or not str(exc).startswith("position:"):
+        error = _fit_error(exc, args, data, init_model, monitor_spec)
+        if error is None:
             raise
-        raise position_error(exc, data.position_name) from None
+        raise error from None
     if qid is None:     # the file's label fitted as 1: what a continuation (--init-model) must rank first too
         record_relevant_label(outcome.estimator, data.relevant_label(args.positive))
     try:

@@ -158,15 +158,29 @@ def _listed_categories(X: Any, columns: list[int], client: Any) -> list:
     merged here.  One pass over these columns' partitions (they are computed, the other columns are not needed);
     only each partition's categories travel to the client: O(partitions × categories)."""
     import pandas as pd
+    from dask.dataframe.utils import UNKNOWN_CATEGORIES
 
     listed = X.iloc[:, columns].map_partitions(_partition_categories, meta=pd.Series(dtype=object))
     found = client.compute(listed).result() if client is not None else listed.compute()
     merged = []
     for i in range(len(columns)):
-        # a partition without categories (no rows) lists an empty object array: its kind would be "text"
-        arrays = [a for a in found[found.index == i].tolist() if len(a)]
+        # a partition without categories (no rows) lists an empty object array, and an empty partition Dask
+        # stands in for by the meta lists Dask's placeholder: neither is a category, and their kind ("text") would
+        # make categories of the fit's kind look like another's
+        arrays = [a for a in (_without_placeholder(a, UNKNOWN_CATEGORIES) for a in found[found.index == i].tolist())
+                  if len(a)]
         merged.append(pd.Index(np.concatenate(arrays)).unique() if arrays else pd.Index([]))
     return merged
+
+
+def _without_placeholder(values: np.ndarray, placeholder: str) -> np.ndarray:
+    """``values`` (one partition's categories) without Dask's placeholder of unknown categories; O(K)."""
+    if values.dtype != object:
+        return values
+    import pandas as pd
+
+    kept = [v for v in values.tolist() if not (isinstance(v, str) and v == placeholder)]
+    return values if len(kept) == len(values) else pd.Index(kept).to_numpy()     # (its own dtype once more)
 
 
 def _warn_on_client(X: Any, categories: list, client: Any) -> None:

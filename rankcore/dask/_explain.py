@@ -71,7 +71,7 @@ class DaskExplanations:
             check_takes_groups(contributions, self._learner, self.learner_spec_, "feature_contributions")
             options["groups"] = labels
         width = X.shape[1] + 1 if labels is None else int(labels.max(initial=-1)) + 2
-        contributions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])), **options)  # covers and columns
+        contributions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])), 1, **options)  # covers, columns
         return X.map_blocks(_contributions_chunk, contributions, self.rankers_, self.alphas_, self._routes_nan(),
                             chunks=(X.chunks[0], (width,)), dtype=np.float64, **options)
 

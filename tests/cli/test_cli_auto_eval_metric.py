@@ -56,6 +56,8 @@ def test_the_values_reach_the_model_file_the_leaderboard_the_report_and_the_summ
         line = f"valid.csv (61 rows): {spec} {values[best]:.4f} of {best} on the whole file"
         assert any(shown.endswith(line) for shown in err.splitlines()), (line, err)
     assert "map (whole file)" in report.read_text()
+    assert ("the columns ndcg@k:1 (whole file), map (whole file), mrr (whole file) its values of the --eval-metric "
+            "metrics there, which do not change the choice.") in " ".join(report.read_text().split())
     # the choice is the same as without the extra metrics
     plain = _expected(files, None)
     X_val = read(files / "valid.csv")[0]
@@ -94,6 +96,19 @@ def test_a_metric_of_two_labels_on_grades_is_the_metrics_error(files, tmp_path):
     one_line_error(status, err, "--eval-metric: auc judges 0/1 labels, but the rows in queries (--qid query) have "
                                 "the grades 0, 1, 2, 3")
 
+
+
+@pytest.mark.parametrize("spec", ["ndcg@k:11", "ndcg@k:1,ndcg@k:2,ndcg@k:100000"])
+def test_a_metric_the_file_cannot_score_is_said_as_the_options_given(files, tmp_path, spec):
+    """The library's refusal (``eval_metric: ... cannot score eval_set``) is said as ``--eval-metric`` and
+    ``--validation``, the names the command line gave, before any candidate is fitted."""
+    status, _, err = run_main("auto", files / "train.csv", *BASE, "--validation", files / "valid.csv",
+                              "--eval-metric", spec, "--quiet", "-o", tmp_path / "m.json")
+    bad = spec.rpartition(",")[2]
+    one_line_error(status, err, f"--eval-metric {bad}: cannot score --validation {files / 'valid.csv'}: k = "
+                                f"{bad.rpartition(':')[2]} is larger than every query", "choose k <=")
+    assert "eval_metric:" not in err and "score eval_set" not in err
+    assert not (tmp_path / "m.json").exists()
 
 def test_one_list(files, tmp_path):
     status, _, err = run_main("auto", files / "train.csv", "--drop", "query,prior", "--label", "grade", "--positive",

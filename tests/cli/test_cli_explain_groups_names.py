@@ -81,3 +81,42 @@ def test_an_escaped_name_not_in_the_data_is_refused(files):
     status, _, err = run_main("explain", files / "m.json", files / "d.csv", "--background", files / "d.csv",
                               "--groups", "a\\+k")
     one_line_error(status, err, "--groups: no column 'a+k'")
+
+
+def test_a_column_named_as_a_group_keeps_every_player_name_distinct_and_readable_back():
+    """Column 'a+b' beside the group of 'a' and 'b': both would be shown 'a+b'; then every column alone is
+    written escaped, so that the names are distinct and each, given as SPEC, names that player again."""
+    names = ["a", "b", "a+b", "c,d", "e\\"]
+    labels, players, columns = read_groups("a+b", names)
+    assert labels.tolist() == [0, 0, 1, 2, 3]
+    assert players == ["a+b", "a\\+b", "c\\,d", "e\\\\"]
+    for player, members in zip(players, columns):
+        _, _, again = read_groups(player, names)
+        assert members in again
+    # without such a collision a column alone keeps its name as the output shows it
+    assert read_groups("a+c\\,d", names)[1] == ["a+c\\,d", "b", "a+b", "e\\"]
+
+
+def test_the_header_of_a_column_named_as_a_group_is_distinct(tmp_path):
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({name: rng.normal(size=60).round(3) for name in ("a", "b", "a+b")})
+    frame["label"] = (frame.sum(axis=1) + rng.normal(size=60) > 0).astype(int)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    status, _, err = run_main("fit", tmp_path / "d.csv", "--learner", "trees:max_leaves=4", "--n-iter", "4",
+                              "--quiet", "--out", tmp_path / "m.json")
+    assert status == 0, err
+    status, out, err = run_main("explain", tmp_path / "m.json", tmp_path / "d.csv", "--background", tmp_path / "d.csv",
+                                "--groups", "a+b", "--table-format", "csv")
+    assert status == 0, err
+    header = next(csv.reader(io.StringIO(out)))
+    assert [c for c in header if c.startswith("contribution:")] == ["contribution:a+b", "contribution:a\\+b"]
+
+
+def test_a_name_with_surrounding_spaces_is_found_by_its_stripped_name():
+    """SPEC's names are stripped: a column ' lead' is found as 'lead' when no column is named so."""
+    labels, players, _ = read_groups(" lead +a", ["a", "b", " lead"])
+    assert labels.tolist() == [0, 1, 0] and players == ["a+ lead", "b"]
+    # the exact name first: 'x' is the column x, not ' x'
+    assert read_groups("x+b", ["x", "b", " x"])[0].tolist() == [0, 0, 1]
+    with pytest.raises(Exception, match="no column 'x'"):
+        read_groups("x+b", [" x", "b", "x "])          # two columns strip to it: neither is guessed

@@ -7,23 +7,9 @@ import pytest
 
 import rankcore
 from _cli_run import one_line_error, run_main
+from _old_trees import OldTrees
 from _plugin_registration import components_registered
 from rankcore.learners.trees._learner import Trees
-
-
-class OldTrees(Trees):
-    """A plugin's trees written before ``groups``: its methods take a background but no groups."""
-
-    name = "old-trees"
-    aliases = ()
-
-    @staticmethod
-    def contributions(rankers, alphas, X, n_threads=1, background=None):
-        return Trees.contributions(rankers, alphas, X, n_threads, background=background)
-
-    @staticmethod
-    def interaction_values(rankers, alphas, X, n_threads=1, max_bytes=None, background=None):
-        return Trees.interaction_values(rankers, alphas, X, n_threads, max_bytes, background=background)
 
 
 class FailingTrees(Trees):
@@ -64,7 +50,7 @@ def test_a_learner_without_groups_gets_a_clear_type_error(plugins):
         text = str(info.value)
         assert text.startswith(f"feature_{'contributions' if name == 'contributions' else 'interactions'}: groups: "
                                "the learner 'old-trees")
-        assert f"OldTrees, from a plugin) has a {name} method that takes no groups" in text
+        assert f"OldTrees, from a plugin) has a method {name} that takes no groups" in text
         assert "leave out groups" in text
     # the grouped values of the built-in trees need the groups parameter the plugin lacks
     assert reference.feature_contributions(X[:5], background=X[:20], groups=[0, 0, 1, 2]).shape == (5, 4)
@@ -91,3 +77,60 @@ def test_explain_groups_names_the_plugin_in_one_line(plugins, tmp_path):
         status, _, err = run_main(*args, "--groups", "a+b", *extra)
         one_line_error(status, err, f"--groups: the model {tmp_path / 'm.json'}", "the learner 'old-trees",
                        "takes no groups", "without --groups it explains each column alone")
+
+
+def _refusal(method, caller="feature_interactions"):
+    from rankcore._background import check_takes_groups
+
+    with pytest.raises(TypeError) as info:
+        check_takes_groups(method, OldTrees(), "old-trees", caller)
+    return str(info.value)
+
+
+def test_the_refusal_names_the_method_the_caller_reads_whatever_the_callable():
+    """A functools.partial, a callable object or an alias has no (or another) __name__: the message names the
+    learner's method the caller reads, and shows a ``*args`` as such."""
+    import functools
+
+    def values(rankers, alphas, X, n_threads=1, max_bytes=None, background=None):
+        return None
+
+    class Callable:
+        def __call__(self, rankers, alphas, X, n_threads=1, background=None):
+            return None
+
+    def anything(*args):
+        return None
+
+    for method in (functools.partial(values, None), Callable(), values):
+        text = _refusal(method)
+        assert "has a method interaction_values that takes no groups (its parameters: " in text, text
+        assert "give the plugin's interaction_values a groups parameter" in text
+    assert "has a method contributions" in _refusal(Callable(), "feature_contributions")
+    assert "(its parameters: *args)" in _refusal(anything)
+
+
+def test_a_positional_only_groups_is_refused_saying_so():
+    def values(rankers, alphas, X, n_threads=1, max_bytes=None, background=None, groups=None, /):
+        return None
+
+    text = _refusal(values)
+    assert "takes no groups by name (its groups is positional-only) (its parameters: rankers, alphas, X, n_threads, " \
+           "max_bytes, background, groups)" in text
+
+
+@pytest.mark.parametrize("method", ["keywords", "groups", "partial", "unreadable"])
+def test_methods_that_take_groups_by_name_or_cannot_be_read_are_called(method):
+    import functools
+
+    from rankcore._background import check_takes_groups
+
+    def keywords(rankers, alphas, X, n_threads=1, **options):
+        return None
+
+    def groups(rankers, alphas, X, n_threads=1, background=None, *, groups=None):
+        return None
+
+    given = {"keywords": keywords, "groups": groups, "partial": functools.partial(groups, None, None),
+             "unreadable": min}[method]         # min: a C function whose signature inspect cannot read
+    check_takes_groups(given, OldTrees(), "old-trees", "feature_contributions")

@@ -97,6 +97,17 @@ def test_a_metric_of_two_labels_on_grades_is_the_monitors_error(files, tmp_path)
                                 "the grades 0, 1, 2, 3")
 
 
+
+@pytest.mark.parametrize("spec", ["ndcg@k:11", "err@k:50"])
+def test_a_metric_the_file_cannot_score_is_said_as_the_options_given(files, tmp_path, spec):
+    """The library's refusal (``eval_metric: ... cannot score eval_set y``) is said as ``--eval-metric`` and
+    ``--validation``, the names the command line gave."""
+    status, _, err = run_main("fit", files / "train.csv", *FIT, "--validation", files / "valid.csv",
+                              "--eval-metric", spec, "--quiet", "-o", tmp_path / "m.json")
+    one_line_error(status, err, f"--eval-metric {spec}: cannot score --validation {files / 'valid.csv'}: k = "
+                                f"{spec.rpartition(':')[2]} is larger than every query", "choose k <=")
+    assert "eval_metric:" not in err and "score eval_set" not in err
+
 def test_one_list_records_the_curves_too(files, tmp_path):
     one_list = ("--drop", "query,prior", "--label", "grade", "--positive", "3", "--n-iter", N_ITER)
     status, _, err = run_main("fit", files / "train.csv", *one_list, "--validation", files / "valid.csv",

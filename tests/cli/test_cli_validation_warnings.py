@@ -24,6 +24,11 @@ def files(tmp_path_factory):
     query, X, prior, grade = ranked(2, n_queries=1)
     write(d / "one.csv", query, X, prior, grade)
     shutil.copyfile(d / "train.csv", d / "copy.csv")
+    lines = (d / "train.csv").read_text().splitlines()
+    (d / "train.tsv").write_text("".join(line.replace(",", "\t") + "\n" for line in lines))
+    # the same numbers written otherwise (another number of digits), and the training rows of a shorter copy
+    (d / "respelled.csv").write_text("".join(line.replace(",0.", ",.") + "\n" for line in lines))
+    (d / "fewer.csv").write_text("".join(line + "\n" for line in lines[:-1]))
     os.symlink(d / "train.csv", d / "link.csv")
     return d
 
@@ -71,3 +76,49 @@ def test_a_file_of_one_query_on_one_list_is_no_warning(files, tmp_path):
                               "-o", tmp_path / "m.json")
     assert status == 0, err
     assert "rankcore: warning" not in err
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("validation", ["train.tsv", "respelled.csv"])
+def test_the_training_rows_in_another_file_are_one_warning(files, tmp_path, command, validation):
+    """Another format, or the numbers spelled otherwise: other bytes, the same rows once read."""
+    assert (files / validation).read_bytes() != (files / "train.csv").read_bytes()
+    (warning,) = _run(command, files, tmp_path, files / validation, "--quiet")
+    assert f"rankcore: warning: --validation {files / validation} {SAME} {files / 'train.csv'} itself (the same " \
+           "rows, read from another file): its scores are of rows" in warning
+    assert ("every candidate is fitted on" if command == "auto" else "the model is fitted on") in warning
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_some_of_the_training_rows_are_no_warning(files, tmp_path, command):
+    """A part of the training rows is not the training file (the same-rows check compares every row)."""
+    assert _run(command, files, tmp_path, files / "fewer.csv", "--quiet") == []
+
+
+def test_rows_are_compared_by_blocks_nan_as_nan_dense_or_sparse(monkeypatch):
+    import numpy as np
+    import scipy.sparse as sp
+
+    from rankcore.cli import _validation_checks
+
+    monkeypatch.setattr(_validation_checks, "_BLOCK_ROWS", 3)     # blocks of 3 rows: a difference in the last one
+    a = np.arange(20.0).reshape(10, 2)
+    a[4, 1] = np.nan
+    b = a.copy()
+    assert _validation_checks._same_matrix(a, b)
+    b[9, 0] += 1
+    assert not _validation_checks._same_matrix(a, b)
+    assert _validation_checks._same_matrix(sp.csr_matrix(np.eye(3)), sp.csr_matrix(np.eye(3)))
+    assert not _validation_checks._same_matrix(sp.csr_matrix(np.eye(3)), sp.csr_matrix(np.eye(3)[::-1]))
+    assert not _validation_checks._same_matrix(sp.csr_matrix(np.eye(3)), np.eye(3))
+
+
+def test_a_monitor_k_beyond_every_query_of_the_file_names_the_file_and_the_monitor(files, tmp_path):
+    """fit's default --monitor ndcg@k:10 on a file of one 9-row query: the library's 'larger than the input' is
+    said as the options given."""
+    status, _, err = run_main("fit", files / "train.csv", *FIT[1:], "--validation", files / "one.csv", "--quiet",
+                              "-o", tmp_path / "m.json")
+    assert status == 2, err
+    error = err.strip().splitlines()[-1]
+    assert error.startswith(f"rankcore: error: --validation {files / 'one.csv'}: --monitor ndcg@k:10: metric "
+                            "'ndcg@k:10': k = 10 is larger than every query of the file (the largest has 9 rows)")

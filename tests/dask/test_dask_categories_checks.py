@@ -194,6 +194,33 @@ def test_known_kinds_of_categories_are_not_warned_about_on_dask_nor_in_memory(da
     assert not np.array_equal(local.decision_function(unseen), local.decision_function(frame))
 
 
+
+def _first_partition_emptied(fd):
+    """``fd`` with its first partition emptied by a map_partitions: Dask stands in for that empty partition by the
+    meta, whose unknown categories are its placeholder '__UNKNOWN_CATEGORIES__'."""
+    return fd.map_partitions(lambda part: part.iloc[:0] if len(part) and part.index[0] == 0 else part, meta=fd._meta)
+
+
+@pytest.mark.parametrize("given_client", [False, True], ids=["default-client", "client="])
+def test_an_empty_partition_lists_no_category(dask_client, given_client):  # noqa: F811
+    """Dask's placeholder of unknown categories, listed by an empty partition, is no category: unseen categories of
+    the fit's kind are not warned about (they were, the placeholder making them look like text), and text is
+    warned about with one of its own values."""
+    frame, y = _shops()
+    model = DaskPushBoost(placement="distributed", learner="trees:max_leaves=8", n_iter=3, random_state=0,
+                          client=dask_client if given_client else None).fit(dd.from_pandas(frame, npartitions=2), y)
+    unseen = pd.Series(np.where(np.arange(len(frame)) % 2, 98, 99))
+    X = _first_partition_emptied(_as_read(frame, "shop", unseen, npartitions=4))
+    assert "__UNKNOWN_CATEGORIES__" in X.partitions[0].compute()["shop"].cat.categories
+    scores, caught = _caught(lambda: model.decision_function(X).compute())
+    assert caught == []
+    assert np.isfinite(scores).all() and scores.shape[0] == 300        # the 3 partitions of rows
+    text = _first_partition_emptied(_as_read(frame, "shop", frame["shop"].astype(int).astype(str), npartitions=4))
+    _, caught = _caught(lambda: model.decision_function(text))
+    assert [str(w.message) for w in caught] == [
+        "X: column 'shop' holds none of the categories seen in fit (fit: numbers such as 3; here: text such as "
+        "'17'), so every row takes the unseen categories' side; convert the column to the fit's type"]
+
 def test_text_columns_and_repeated_names_are_refused_by_column(dask_client):  # noqa: F811
     frame, y = _shops()
     text = dd.from_pandas(frame.assign(colour=np.where(frame["x"] > 0, "a", "b")), npartitions=2)

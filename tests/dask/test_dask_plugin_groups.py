@@ -15,22 +15,8 @@ from rankcore.dask import DaskPushBoost  # noqa: E402
 from rankcore.learners.trees._learner import Trees  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
+from _old_trees import OldTrees  # noqa: E402
 from _plugin_registration import components_registered  # noqa: E402
-
-
-class OldTrees(Trees):
-    """A plugin's trees written before ``groups``."""
-
-    name = "dask-old-trees"
-    aliases = ()
-
-    @staticmethod
-    def contributions(rankers, alphas, X, n_threads=1, background=None):
-        return Trees.contributions(rankers, alphas, X, n_threads, background=background)
-
-    @staticmethod
-    def interaction_values(rankers, alphas, X, n_threads=1, max_bytes=None, background=None):
-        return Trees.interaction_values(rankers, alphas, X, n_threads, max_bytes, background=background)
 
 
 def test_groups_to_a_plugin_without_them_are_refused_on_the_client(dask_client):
@@ -39,12 +25,40 @@ def test_groups_to_a_plugin_without_them_are_refused_on_the_client(dask_client):
     y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
     with components_registered("rankcore_register_learners", [OldTrees], "dask-groups-test-learner"):
         Xd = da.from_array(X, chunks=(70, -1))
-        model = DaskPushBoost(placement="distributed", learner="dask-old-trees:max_leaves=4", n_iter=3,
+        model = DaskPushBoost(placement="distributed", learner="old-trees:max_leaves=4", n_iter=3,
                               random_state=0).fit(Xd, da.from_array(y, chunks=(70,)))
         lazy = model.feature_contributions(Xd, background=X[:10])      # no groups: as before
         np.testing.assert_array_equal(lazy.compute(), model.to_local().feature_contributions(X, background=X[:10]))
         for method, name in ((model.feature_contributions, "contributions"),
                              (model.feature_interactions, "interaction_values")):
-            with pytest.raises(TypeError, match=f"the learner 'dask-old-trees.*has a {name} method that takes no "
+            with pytest.raises(TypeError, match=f"the learner 'old-trees.*has a method {name} that takes no "
                                                 "groups"):
                 method(Xd, background=X[:10], groups=[0, 0, 1, 2])
+
+
+class StrictTrees(Trees):
+    """A plugin's trees whose methods take the thread count as a required argument, as the estimators pass it."""
+
+    name = "dask-strict-trees"
+    aliases = ()
+
+    @staticmethod
+    def contributions(rankers, alphas, X, n_threads, background=None, groups=None):
+        return Trees.contributions(rankers, alphas, X, n_threads, background=background, groups=groups)
+
+
+def test_the_client_check_passes_the_thread_count_as_the_chunks_do(dask_client):  # noqa: F811
+    """The client's call on no rows (the checks of covers and columns) passes every argument the chunks' calls
+    pass: a plugin whose ``n_threads`` has no default is explained as in memory (it was a TypeError of Python's)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 4))
+    y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
+    with components_registered("rankcore_register_learners", [StrictTrees], "dask-strict-test-learner"):
+        Xd = da.from_array(X, chunks=(70, -1))
+        model = DaskPushBoost(placement="distributed", learner="dask-strict-trees:max_leaves=4", n_iter=3,
+                              random_state=0).fit(Xd, da.from_array(y, chunks=(70,)))
+        local = model.to_local()
+        np.testing.assert_array_equal(model.feature_contributions(Xd).compute(), local.feature_contributions(X))
+        grouped = {"background": X[:10], "groups": [0, 0, 1, 2]}
+        np.testing.assert_array_equal(model.feature_contributions(Xd, **grouped).compute(),
+                                      local.feature_contributions(X, **grouped))
