@@ -26,8 +26,8 @@ plugin module under the entry-point group ``rankcore``::
     def rankcore_register_prices():
         return [Cubic]
 
-The walk-through in ``docs/plugins.md`` documents every hook with its
-signature; a test checks that the two never drift apart.
+``docs/plugin_hooks.md`` documents every hook with its signature (``docs/plugins.md``
+walks through a plugin package); a test checks that the two never drift apart.
 """
 
 from __future__ import annotations

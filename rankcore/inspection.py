@@ -110,7 +110,7 @@ def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group
 
     Notes
     -----
-    One ``decision_function`` per feature and repeat, plus one; one shuffled column at a time (docs/trees.md).
+    One ``decision_function`` per feature and repeat, plus one; one shuffled column at a time (docs/tree_explanations.md).
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """``fit(..., init_model=...)`` on Dask: continue a fitted push model with more weak rankers, as in memory.
 
 The rules are the in-memory ones (:class:`rankcore.push.InitModel`; "Continuing a model" in
-``docs/ranking_within_queries.md``): the init model -- an in-memory or Dask-fitted estimator of the family, or
+``docs/query_positions_and_init.md``): the init model -- an in-memory or Dask-fitted estimator of the family, or
 the path of its saved model file -- is read on the client, and checked against the rows' features, queries,
 learner and ``init_score`` before any row is read (the labels' classes, and the grades of a graded continuation
 of a model of two labels, once the fit knows them: :func:`one_list_grades`).  Then:

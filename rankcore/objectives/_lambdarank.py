@@ -21,7 +21,7 @@ its own ``lambdarank``; rankcore's trees may part the rows otherwise, as
 LightGBM counts a leaf's rows from its curvature (``min_data_in_leaf``) and
 keeps the highest of thresholds of equal gain, most at truncation 1 or 2
 from tied scores, where rows graded like all of the top rows get λ = h = 0
-(docs/ranking_within_queries.md).
+(docs/query_objectives.md).
 
 Cost: the gains in query order and each query's ideal DCG depend on the
 grades alone and are computed once (:class:`PreparedLambdaRank`; a fit's

@@ -360,7 +360,7 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
             every validation set start from its scores, and the model is its
             weak rankers followed by up to ``n_iter`` new ones (``n_iter_``
             counts both, ``init_iterations_`` the first; see "Continuing a
-            model" in docs/ranking_within_queries.md).
+            model" in docs/query_positions_and_init.md).
 
         Returns
         -------

@@ -33,7 +33,7 @@ class FeatureContributions:
         them).  The last column is the expected score v(∅) = Σ_t α_t
         Σ_leaves cover · value / root cover, the same for every row, so each
         row sums to ``decision_function(X)`` (up to rounding, at any path
-        length: long paths are divided stably, docs/trees.md); a feature no
+        length: long paths are divided stably, docs/tree_explanations.md); a feature no
         tree splits on gets exactly 0.  Computed exactly in
         O(n · Σ_t L_t · D_t²) time for trees of L_t leaves and depth D_t
         (Algorithm 2 of Lundberg, Erion & Lee, "Consistent individualized
@@ -53,7 +53,7 @@ class FeatureContributions:
         Σ_k f(z_k), so each row still sums to ``decision_function(X)``.
         Exact, in O(n · m · Σ_t V_t) time, V_t at most the nodes of tree t
         (D_t + 1 for a pair of rows that share a leaf); memory O((n + m) · d),
-        no n × m array; the trees need no covers.  See ``docs/trees.md``,
+        no n × m array; the trees need no covers.  See ``docs/tree_explanations.md``,
         *Interventional SHAP values*.
 
         With ``groups`` as well, the players are groups of columns that take

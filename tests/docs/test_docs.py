@@ -197,12 +197,12 @@ def _hooks():
 
 @pytest.mark.parametrize("name, func", _hooks(), ids=[n for n, _ in _hooks()])
 def test_every_hook_documented_with_its_signature(name, func):
-    guide = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
+    guide = (ROOT / "docs" / "plugin_hooks.md").read_text(encoding="utf-8")
     signature = f"{name}{inspect.signature(func)}"
-    assert f"### {signature}" in guide, f"docs/plugins.md must document `### {signature}`"
+    assert f"### {signature}" in guide, f"docs/plugin_hooks.md must document `### {signature}`"
 
 
 def test_docs_name_only_registered_hooks():
-    guide = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
+    guide = (ROOT / "docs" / "plugin_hooks.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"^### (rankcore_\w+)\(", guide, re.M))
     assert documented == {name for name, _ in _hooks()}

@@ -18,11 +18,14 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "studies" / "README.md",
          *sorted(DOCS.glob("*.md")), *sorted((DOCS / "studies").glob("*.md"))]
-#: The guides that once held their studies' every table.
-SHORT_GUIDES = ("push", "exactboost", "auto", "top_of_list")
+#: The guides that once held their studies' every table, and the guides split by topic to stay short.
+SHORT_GUIDES = ("push", "exactboost", "auto", "top_of_list", "ranking_within_queries", "query_objectives",
+               "query_positions_and_init", "trees", "tree_explanations", "tree_data", "tree_constraints", "plugins",
+               "plugin_estimators", "plugin_objectives", "plugin_hooks")
 #: Guides whose figures come from a record in docs/studies/.
 GUIDES_WITH_RECORDS = ("push", "trees", "exactboost", "precision_at_k", "kernel_ranking", "auto", "top_of_list",
-                       "benchmarks", "gbdt")
+                       "benchmarks", "gbdt", "ranking_within_queries", "query_objectives", "query_positions_and_init",
+                       "tree_data")
 #: benchmarks/ modules that are not ``bench_*`` files: the suite's support and tracking.
 BENCHMARK_SUPPORT = {"conftest.py", "_data.py", "_lightgbm.py", "_ratios.py", "_shapes.py", "dask_synthetic.py",
                      "kernel_ratios.py", "track.py", "_queries.py", "_query_cv.py", "_query_models.py",

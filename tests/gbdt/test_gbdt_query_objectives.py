@@ -120,7 +120,7 @@ def test_lightgbm_grows_the_same_first_tree_from_our_lambdarank_at_any_truncatio
 
 @pytest.mark.parametrize("truncation", [1, 2])
 def test_our_trees_differ_from_lightgbms_on_lambdarank_only_by_its_row_counts_and_ties(truncation):
-    """One tree from tied scores: rankcore's trees against LightGBM's lambdarank (docs/ranking_within_queries.md).
+    """One tree from tied scores: rankcore's trees against LightGBM's lambdarank (docs/query_objectives.md).
 
     The λ and h are the same (above). LightGBM counts a side's rows from its
     curvature (Σ round(h·n/H) over its bins, for min_data_in_leaf) and keeps

@@ -133,7 +133,7 @@ def test_fitted_models_give_the_grouped_games_values(learner, groups):
 
 
 def test_a_one_hot_block_is_one_player_scored_on_real_levels_only():
-    """The motivating example of docs/trees.md: as one player, a one-hot block takes x's level or z's, so the game
+    """The motivating example of docs/tree_explanations.md: as one player, a one-hot block takes x's level or z's, so the game
     scores no row with two levels or none (the score below refuses them); the block's value is not the sum of its
     three columns' values, the values of a game over such rows."""
     X, y = _data(seed=1)

@@ -202,7 +202,7 @@ def test_tied_scores_at_truncation_1_and_2_by_hand(truncation):
     # The first tree's scores tie: places follow the rows, and only pairs with a row among the first `truncation`
     # places count. A row graded like every one of those rows gets λ = h = 0 exactly (rows 1 and 3 at
     # truncation 1, row 3 at 2), and the first rows carry most of the curvature: LightGBM's trees, which count a
-    # leaf's rows from its curvature, then part the rows differently from ours (docs/ranking_within_queries.md).
+    # leaf's rows from its curvature, then part the rows differently from ours (docs/query_objectives.md).
     y = np.array([1.0, 1.0, 3.0, 1.0, 0.0])
     gain = 2.0**y - 1.0
 

@@ -51,7 +51,7 @@ def test_min_samples_leaf_counts_rows_where_lambdarank_curvature_sits_on_few_row
     # From tied scores at truncation 1 or 2 a query's first rows carry its curvature and the rows graded like all of
     # them get none. min_samples_leaf counts rows, not rows estimated from the curvature as LightGBM's
     # min_data_in_leaf does, so every leaf holds 5 rows or more (LightGBM's tree on these rows holds a leaf of 3 at
-    # both truncations; docs/ranking_within_queries.md).
+    # both truncations; docs/query_objectives.md).
     X, y, qid = graded_queries(0)
     order = np.argsort(qid, kind="stable")
     X, y, qid = X[order], y[order], qid[order]

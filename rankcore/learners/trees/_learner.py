@@ -240,14 +240,14 @@ class Trees(Learner):
                       "column of X in column order, e.g. 1/0/-1 -- 1: the score never falls as the column rises "
                       "(the others fixed), -1: never rises, 0: free; none (the default): no constraints. Leaf-wise "
                       "and depth-wise growth only; not on categorical columns; constrained columns are not bundled; "
-                      "see docs/trees.md"),
+                      "see docs/tree_constraints.md"),
         Parameter("interactions", interaction_groups, default="",
                   doc="interaction constraints (LightGBM's interaction_constraints): groups of columns of X, e.g. "
                       "0+1/2+3+4, by index or, fitting a DataFrame, by name (age+income/3; digits are always "
                       "indices) -- a root-to-leaf path splits only on columns that lie together in some group; "
                       "a column in no group never splits; a column may be in several groups; none (the default): no "
                       "constraints. Oblivious trees: each level's column and the columns of the levels above lie in "
-                      "one group; see docs/trees.md"),
+                      "one group; see docs/tree_constraints.md"),
     )
     # (the contract's derivative check needs every row, subsample=1: with subsample < 1
     # the candidate's derivative sums over the sampled rows only)
