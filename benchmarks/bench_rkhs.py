@@ -1,4 +1,6 @@
-"""Kernel ranking speed: the whole λ path from one decomposition vs direct solves (docs/kernel_ranking.md, "Speed").
+"""Kernel ranking speed: the whole λ path from one decomposition vs direct solves.
+
+See docs/kernel_ranking_solvers.md, "Speed".
 
 Run::
 

@@ -405,7 +405,7 @@ def _kernel_outputs(_histogram, block, slots, g, h, idx, m, n, works, t: int) ->
 
 
 def kernel_ranker_scores(X, y, t: int) -> dict:
-    """KernelRanker's scores with OpenBLAS on one thread: its products split by thread (docs/kernel_ranking.md,
+    """KernelRanker's scores with OpenBLAS on one thread: its products split by thread (docs/kernel_ranking_solvers.md,
     not bit for bit), which would hide the Gram and centering kernels' own threads."""
     import contextlib
 

@@ -194,7 +194,7 @@ class _DaskBoost(DaskExplanations, ClientParameter):
             (``position_effects_``, ``position_l2``), the same as the
             in-memory fit's.  The positions move with their rows; each
             iteration the shards add their rows' gradient and curvature per
-            position and the client steps the effects (``docs/dask.md``).
+            position and the client steps the effects (``docs/dask_queries.md``).
         init_score : like y, optional
             Finite scores the training rows start from, as in the in-memory ``fit`` (LightGBM's
             ``init_score``): the model is the weak rankers alone, the same model as the in-memory fit's from the
@@ -805,7 +805,7 @@ PLACEMENT = Parameter("placement", str, default="auto", choices=PLACEMENTS, doc=
     ``"auto"``: one worker when the messages of a distributed iteration
     would cost more than the other workers save and the rows fit in a
     quarter of a worker's memory limit, else distributed (see
-    ``docs/dask.md``).  ``fit_info_`` says which ran and why.""")
+    ``docs/dask_trees.md``, *Small fits run on one worker*).  ``fit_info_`` says which ran and why.""")
 
 
 def _on_dask(parameters: tuple) -> tuple:

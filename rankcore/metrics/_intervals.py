@@ -5,7 +5,7 @@ AUC and a stratified percentile bootstrap for every other scalar metric
 (plugins included); ``compare(y, scores1, scores2, metric)`` gives the
 difference, its interval and a two-sided p-value (paired DeLong for the AUC,
 paired bootstrap otherwise).  The math, the tie conventions and the papers
-are in ``docs/metrics.md`` ("Confidence intervals and paired tests").
+are in ``docs/metrics_intervals.md``.
 """
 
 from __future__ import annotations

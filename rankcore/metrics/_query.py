@@ -5,7 +5,7 @@ grades, ints or floats) and reports the mean over the queries; called
 without ``qid`` the whole input is one query.  Per-query values come from
 :mod:`rankcore.metrics._query_kernels` (one sort, no pairs).  The conventions
 that make libraries disagree are parameters, stated in each class and in
-``docs/metrics.md``:
+``docs/metrics_queries.md``:
 
 * ``ties``: ``"average"`` (default) counts a tie group as the expected value
   over a random order of the tie, as ``prec@k`` does; ``"first"`` breaks

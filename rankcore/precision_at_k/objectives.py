@@ -56,7 +56,7 @@ has linear models).
   k = 1 %, leaves the surrogate at its start value after 100 iterations;
   with 0.1 a budget of about 100 stumps can span the margin.
   ``tie_break=0`` restores the all-zero start (and the stall).  See
-  ``docs/precision_at_k.md``.
+  ``docs/precision_at_k_surrogates.md``.
 """
 
 from __future__ import annotations

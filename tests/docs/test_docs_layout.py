@@ -21,11 +21,14 @@ PAGES = [ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "studies" / "README.m
 #: The guides that once held their studies' every table, and the guides split by topic to stay short.
 SHORT_GUIDES = ("push", "exactboost", "auto", "top_of_list", "ranking_within_queries", "query_objectives",
                "query_positions_and_init", "trees", "tree_explanations", "tree_data", "tree_constraints", "plugins",
-               "plugin_estimators", "plugin_objectives", "plugin_hooks")
+               "plugin_estimators", "plugin_objectives", "plugin_hooks", "cli", "cli_data", "cli_queries",
+               "cli_explain", "cli_compare", "cli_export", "dask", "dask_trees", "dask_queries", "dask_metrics",
+               "metrics", "metrics_queries", "metrics_intervals", "kernel_ranking", "kernel_ranking_filters",
+               "kernel_ranking_solvers", "precision_at_k", "precision_at_k_surrogates")
 #: Guides whose figures come from a record in docs/studies/.
 GUIDES_WITH_RECORDS = ("push", "trees", "exactboost", "precision_at_k", "kernel_ranking", "auto", "top_of_list",
                        "benchmarks", "gbdt", "ranking_within_queries", "query_objectives", "query_positions_and_init",
-                       "tree_data")
+                       "tree_data", "dask_trees", "kernel_ranking_solvers", "precision_at_k_surrogates")
 #: benchmarks/ modules that are not ``bench_*`` files: the suite's support and tracking.
 BENCHMARK_SUPPORT = {"conftest.py", "_data.py", "_lightgbm.py", "_ratios.py", "_shapes.py", "dask_synthetic.py",
                      "kernel_ratios.py", "track.py", "_queries.py", "_query_cv.py", "_query_models.py",

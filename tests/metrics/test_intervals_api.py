@@ -283,15 +283,15 @@ def test_plugin_metric_undefined_on_some_replicates():
 
 
 def test_metrics_doc_example_prints_what_it_shows(capsys):
-    """docs/metrics.md, "Confidence intervals and paired tests": the printed output is the one shown."""
+    """docs/metrics_intervals.md, "Confidence intervals and paired tests": the printed output is the one shown."""
     import re
     from pathlib import Path
 
-    page = (Path(__file__).resolve().parents[2] / "docs" / "metrics.md").read_text(encoding="utf-8")
-    section = page.split("## Confidence intervals and paired tests", 1)[1].split("\n## ", 1)[0]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "metrics_intervals.md").read_text(encoding="utf-8")
+    section = page.split("# Confidence intervals and paired tests", 1)[1].split("\n## ", 1)[0]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     shown = re.search(r"```text\n(.*?)```", section, re.S).group(1)
-    exec(compile(code, "metrics.md", "exec"), {})
+    exec(compile(code, "metrics_intervals.md", "exec"), {})
     assert capsys.readouterr().out == shown
 
 
