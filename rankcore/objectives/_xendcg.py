@@ -18,6 +18,13 @@ bound on NDCG in the paper's analysis; because it is drawn afresh, there is
 no fixed value: like ``yetirank`` the objective gives a gradient and a
 curvature only, and the driver takes each tree's Newton step.
 
+``newton=False`` replaces h by 1 on every row (times its sample weight), as
+``yetirank:newton=false`` does, so that a tree's leaves are mean gradients
+(times the learning rate) instead of −Σg/Σh.  Where the scores saturate a
+query's softmax (ρ near 0 or 1, from initial scores far apart) h vanishes
+while g stays of order 1, and the Newton leaves explode; gradient leaves
+stay within the learning rate.
+
 A query whose rows share one grade gets g = h = 0, as does a query of one
 row (there g = 1 − 1 = 0 anyway): its target p is only the noise, so its
 gradient would pull its scores towards a random order at every iteration.
@@ -52,6 +59,7 @@ import math
 import numpy as np
 
 from ..metrics import Queries
+from ..spec import Parameter
 from ._valueless import BoundValuelessObjective, RandomizedQueryObjective, checked_vector
 from ._xendcg_kernels import xendcg_gradient
 from ._yetirank import _MASK64, _mix, _stream_key, grouping
@@ -130,7 +138,7 @@ class PreparedXENDCG:
             self.scale[one_grade] = 0.0
 
     def gradient_hessian(self, scores, sample_weight=None, *, seed: int = 0, evaluation: int = 0, first_row: int = 0,
-                         n_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+                         n_threads: int = 1, newton: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """(g, h) per row at ``scores`` for the noise of (``seed``, ``evaluation``), in the rows' order.
 
         Parameters
@@ -145,12 +153,17 @@ class PreparedXENDCG:
             The number of row 0 in the noise's numbering (rows bound in blocks).
         n_threads : int
             Threads over queries (the result does not depend on it).
+        newton : bool
+            True: h = ρ (1 − ρ); False: h = 1 on every row (times its sample
+            weight), so that a tree's leaves are mean gradients.
         """
         f = np.ascontiguousarray(checked_vector("scores", scores, self.queries))
         grad = np.empty(self.n)
         hess = np.empty(self.n)
         xendcg_gradient(self.rows, self.bounds, self.gain, self.scale, f, xendcg_key(seed, evaluation),
                         np.uint64(int(first_row) & _MASK64), grad, hess, int(n_threads))
+        if not newton:
+            hess.fill(1.0)              # every row, as yetirank's kernel does (rows without a gradient too)
         if sample_weight is not None:
             w = np.asarray(sample_weight, dtype=np.float64)
             if w.shape != (self.n,) or not np.all(np.isfinite(w) & (w >= 0)):
@@ -163,9 +176,11 @@ class PreparedXENDCG:
 class XENDCGObjective(RandomizedQueryObjective):
     """XE-NDCG within each query (no value; Newton steps on trees): LightGBM's rank_xendcg.
 
-    Spec: ``xendcg`` (no parameters; ``rank_xendcg`` is an alias).  Labels
-    are relevance grades in [0, 1023]; a fit needs ``qid`` (or ``group``)
-    and a learner with Newton leaves (``trees``, any growth).  The noise
+    Spec: ``xendcg``, ``xendcg:newton=false`` (``rank_xendcg`` is an alias).
+    Labels are relevance grades in [0, 1023]; a fit needs ``qid`` (or
+    ``group``) and a learner with Newton leaves (``trees``, any growth).
+    ``newton=false`` gives every row the curvature 1 (its sample weight):
+    the trees' leaves are then mean gradients.  The noise
     follows the estimator's ``random_state`` (``randomized``): a fit is
     repeatable for an integer seed.  Sample weights multiply each row's
     gradient and curvature.
@@ -173,7 +188,11 @@ class XENDCGObjective(RandomizedQueryObjective):
 
     name = "xendcg"
     aliases = ("rank_xendcg",)
-    examples = ("xendcg",)
+    parameters = (
+        Parameter("newton", bool, default=True,
+                  doc="Newton leaves from the softmax's curvature; false: h = 1 (leaves are mean gradients)"),
+    )
+    examples = ("xendcg", "xendcg:newton=false")
     max_grade = MAX_GRADE
 
 
@@ -194,12 +213,13 @@ class BoundXENDCG(BoundValuelessObjective):
         self.seed = seed
         self.first_row = first_row
         self.n_threads = int(n_threads)
+        self.newton = objective.newton
         self.evaluations = 0
 
     def _evaluate(self, scores):
         grad_hess = self.prepared.gradient_hessian(scores, self.sample_weight, seed=self.seed,
                                                    evaluation=self.evaluations, first_row=self.first_row,
-                                                   n_threads=self.n_threads)
+                                                   n_threads=self.n_threads, newton=self.newton)
         self.evaluations += 1
         return grad_hess
 

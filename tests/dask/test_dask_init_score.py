@@ -170,7 +170,7 @@ def test_initial_scores_move_with_their_rows_beside_display_positions(dask_clien
 
 
 @pytest.mark.filterwarnings("ignore:boosting stopped")
-@pytest.mark.parametrize("objective", ["xendcg", "lambdarank", "yetirank"])
+@pytest.mark.parametrize("objective", ["xendcg", "lambdarank", "yetirank", "xendcg:newton=false"])
 def test_saturating_initial_scores_keep_the_trees_curvature_floor_on_dask(dask_client, objective):  # noqa: F811
     # initial scores far apart saturate these objectives' curvatures towards 0: the shards' trees hold every leaf
     # to min_child_weight rows of unit curvature (the objective's curvature_unit from the training rows' totals),
@@ -186,3 +186,22 @@ def test_saturating_initial_scores_keep_the_trees_curvature_floor_on_dask(dask_c
     local = rankcore.PushBoost(n_jobs=1, **params).fit(X, y, sample_weight=w, qid=qid, init_score=base)
     assert_same_model(model, local, X, exact=False)
     assert np.abs(local.decision_function(X)).max() < 1e4
+
+
+def test_the_logistic_push_searches_its_steps_from_far_initial_scores_as_in_memory(dask_client):  # noqa: F811
+    # the in-memory rule (rankcore/push/_query_defaults.py): the per-query push of a loss other than the exponential
+    # searches each tree's step from initial scores not all 0; from 0 it keeps the per-query default's Newton steps
+    X, y, qid = graded_queries(3, n_queries=30)
+    chunks = (90, 41, 120, X.shape[0] - 251)
+    qd = da.from_array(np.asarray(qid), chunks=(chunks,))
+    params = dict(objective="push:logistic", learner="trees:max_leaves=8,min_samples_leaf=2", n_iter=5,
+                  random_state=1)
+    for base in (30.0 * X[:, 1], np.zeros(y.shape[0])):
+        Xd, yd, based = as_dask(X, y, base, chunks=chunks)
+        model = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, qid=qd, init_score=based)
+        local = rankcore.PushBoost(n_jobs=1, **params).fit(X, y, qid=qid, init_score=base)
+        assert_same_model(model, local, X, exact=False)
+        steps = "true" if np.any(base) else "false"
+        named = rankcore.PushBoost(n_jobs=1, **{**params, "learner": params["learner"] + f",line_search={steps}"})
+        np.testing.assert_array_equal(named.fit(X, y, qid=qid, init_score=base).decision_function(X),
+                                      local.decision_function(X))

@@ -39,8 +39,9 @@ def reference_noise(seed, evaluation, rows):
     return np.array([((_mix((int(r) * GOLDEN + key) & MASK) >> 12) + 0.5) / 2.0 ** 52 for r in rows])
 
 
-def xendcg_reference(y, qid, f, gamma, weight=None):
-    """(g, h) per row in NumPy, query by query: softmax of the scores against p = φ / Σφ, φ = 2^y − γ."""
+def xendcg_reference(y, qid, f, gamma, weight=None, newton=True):
+    """(g, h) per row in NumPy, query by query: softmax of the scores against p = φ / Σφ, φ = 2^y − γ
+    (``newton=False``: h = 1 on every row, before the weights)."""
     y, f = np.asarray(y, dtype=np.float64), np.asarray(f, dtype=np.float64)
     grad, hess = np.zeros(y.shape[0]), np.zeros(y.shape[0])
     for q in np.unique(qid):
@@ -53,6 +54,8 @@ def xendcg_reference(y, qid, f, gamma, weight=None):
         rho = e / e.sum()
         grad[rows] = rho - p
         hess[rows] = rho * (1.0 - rho)
+    if not newton:
+        hess[:] = 1.0
     w = np.ones(y.shape[0]) if weight is None else np.asarray(weight)
     return grad * w, hess * w
 
@@ -77,10 +80,10 @@ def _data(seed, n=70):
     return y, qid, f
 
 
-def _gradient(y, qid, f, w=None, seed=0, evaluation=0, first_row=0, n_threads=1):
+def _gradient(y, qid, f, w=None, seed=0, evaluation=0, first_row=0, n_threads=1, newton=True):
     prepared = PreparedXENDCG(y, check_qid(qid, len(y)))
     return prepared.gradient_hessian(f, w, seed=seed, evaluation=evaluation, first_row=first_row,
-                                     n_threads=n_threads)
+                                     n_threads=n_threads, newton=newton)
 
 
 def test_noise_matches_the_reference_hash_and_is_uniform():
@@ -255,3 +258,45 @@ def test_a_query_whose_grades_share_one_gain_carries_no_gradient():
     grad, hess = prepared.gradient_hessian(np.array([0.3, -0.1, 0.2]))
     np.testing.assert_array_equal(grad, 0.0)
     np.testing.assert_array_equal(hess, 0.0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_gradient_leaves_match_the_numpy_reference(seed):
+    # newton=false: the same gradient, and every row's curvature its sample weight (rows without a gradient too,
+    # as yetirank:newton=false), so that a tree's leaf is the mean gradient of its rows
+    y, qid, f = _data(seed)
+    f = 30.0 * f                                                      # saturated softmaxes: h near 0 with Newton
+    w = np.random.default_rng(seed).uniform(0.5, 2, y.shape[0])
+    gamma = reference_noise(seed, 2, np.arange(y.shape[0]) + 7)
+    for weight in (None, w):
+        grad, hess = _gradient(y, qid, f, weight, seed=seed, evaluation=2, first_row=7, newton=False)
+        ref_grad, ref_hess = xendcg_reference(y, qid, f, gamma, weight, newton=False)
+        np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-15)
+        np.testing.assert_array_equal(hess, ref_hess)
+        np.testing.assert_array_equal(hess, 1.0 if weight is None else weight)
+        newton = _gradient(y, qid, f, weight, seed=seed, evaluation=2, first_row=7)
+        np.testing.assert_array_equal(grad, newton[0])                # the option changes the curvature only
+        assert np.min(newton[1][newton[0] != 0]) < 1e-6               # the Newton curvature it replaces vanished
+
+
+def test_the_newton_option_is_parsed_bound_and_refused_by_name():
+    q = check_qid([0, 0, 0, 1, 1], 5)
+    y, f = np.array([0.0, 1.0, 2.0, 0.0, 3.0]), np.array([0.5, -1.0, 2.0, 0.0, 1.0])
+    default = resolve("objective", "xendcg")
+    assert default.newton is True and default.spec == "xendcg" and default == resolve("objective", "xendcg:true")
+    leaves = resolve("objective", "xendcg:newton=false")
+    assert leaves.newton is False and resolve("objective", leaves.spec) == leaves
+    assert resolve("objective", "rank_xendcg:newton=false") == leaves
+    _, g, h = leaves.bind(y, None, queries=q, random_state=3).value_gradient_hessian(f)
+    _, g_newton, h_newton = default.bind(y, None, queries=q, random_state=3).value_gradient_hessian(f)
+    np.testing.assert_array_equal(g, g_newton)
+    np.testing.assert_array_equal(h, 1.0)
+    assert np.all(h_newton < 1)
+    check_component("objective", "xendcg:newton=false")
+    for bad in ("xendcg:newton=maybe", "xendcg:newton=2", "xendcg:maybe", "xendcg:newton=false,newton=true"):
+        with pytest.raises(ValueError, match="newton"):
+            resolve("objective", bad)
+    with pytest.raises(ValueError, match="newton must be true or false, got 2"):
+        XENDCGObjective(newton=2)
+    with pytest.raises(ValueError, match="unknown parameter.*nweton; expected newton"):
+        resolve("objective", "xendcg:nweton=false")
