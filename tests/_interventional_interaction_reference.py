@@ -95,3 +95,27 @@ def main_effects_reference(out: np.ndarray, m: int) -> None:
     phi = block[:, diagonal, diagonal].copy()
     block[:, diagonal, diagonal] = 0.0
     block[:, diagonal, diagonal] = phi - block.sum(axis=2)
+
+
+def cells_reference(X: np.ndarray, feature, threshold, nan_left) -> np.ndarray:
+    """(n,) each row's cell in the oblivious tree of these levels, by the NumPy steps the kernel ``oblivious_cells``
+    replaced (``_cells`` of ``_interventional.py``): bit l set iff x[feature[l]] > threshold[l], NaN iff not
+    nan_left[l]."""
+    cell = np.zeros(X.shape[0], dtype=np.int64)
+    for level in range(len(feature)):
+        v = X[:, int(feature[level])]
+        right = np.where(np.isnan(v), not bool(nan_left[level]), v > threshold[level])
+        cell |= right.astype(np.int64) << level
+    return cell
+
+
+def cell_blocks_reference(cells, slots, tables, used, out: np.ndarray) -> None:
+    """The kernel ``add_cell_blocks`` in NumPy: tree by tree, each row whose cell has a block (slot >= 0) adds it to
+    its used players' rows and columns of ``out`` (``tables[t]``: (k_t, U_t, U_t))."""
+    for cell, slot, table, players in zip(cells, slots, tables, used):
+        if not len(players):
+            continue
+        index = np.ix_(players, players)
+        for r, s in enumerate(slot[cell]):
+            if s >= 0:
+                out[r][index] += table[s]

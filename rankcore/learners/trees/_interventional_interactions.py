@@ -32,10 +32,13 @@ import numpy as np
 from ...validation import INTERACTION_MAX_BYTES, check_finite_scores, check_interaction_size
 from . import _treeshap_interventional_interactions as _kernel
 from ._contributions import BATCH_NODES, batches, cell_levels, concatenated, starts
-from ._interventional import (_categories, _cells, _form_depth, _scores, _walk_arguments, checked_inputs,
-                             subset_weights)
+from ._interventional import _categories, _form_depth, _scores, _walk_arguments, checked_inputs, subset_weights
 
 __all__ = ["forest_interventional_interactions"]
+
+#: Most rows' cells (int32, the rows' and the background's, one array per tree) a batch of oblivious trees keeps:
+#: 16 MiB.  The batches bound memory only; many trees a batch keep each row's block in cache while they add to it.
+CELL_ENTRIES = 1 << 22
 
 
 def forest_interventional_interactions(rankers, alphas, X, background, n_threads: int = 1, *,
@@ -57,8 +60,11 @@ def forest_interventional_interactions(rankers, alphas, X, background, n_threads
     main effects (``main_effects``); all parallel over rows (``n_threads``),
     the values independent of the thread count.  Memory: the output,
     O(n · d + m · d), O(BATCH_NODES) for a batch of trees (an oblivious
-    tree's table: k_t · U_t² ≤ n · U_t² values); no n × m array.  A player
-    map costs no more: the same walks, U_t then the tree's distinct players.
+    tree's table: k_t · U_t² ≤ n · U_t² values) and for a batch of oblivious
+    trees its rows' and background's cells ((n + m) int32 a tree, about
+    :data:`CELL_ENTRIES` at most, each row's found once); no n × m array.
+    A player map costs no more: the same walks, U_t then the tree's distinct
+    players.
 
     Raises
     ------
@@ -103,44 +109,75 @@ def _main_effects(out: np.ndarray, m: int, n_threads: int) -> None:
 
 def _add_oblivious(rankers, alphas: np.ndarray, X: np.ndarray, Z: np.ndarray, players: np.ndarray, out: np.ndarray,
                    n_threads: int) -> None:
-    """Add Σ_z Σ_t α_t H_t(x; z) of oblivious trees to ``out``: per tree, the (U, U) block of each cell of X's rows
-    against the background's cells, counted (``oblivious_interventional_interactions``), then each row's cell's
-    block added (``add_cell_blocks``), trees in batches of about :data:`BATCH_NODES` table entries."""
+    """Add Σ_z Σ_t α_t H_t(x; z) of oblivious trees to ``out``, trees in batches (:func:`_batch_end`): the rows'
+    and the background's cells in every tree of the batch, found once (``oblivious_cells``); per tree, the (U, U)
+    block of each cell of X's rows against the background's cells, counted (``oblivious_interventional_interactions``),
+    then each row's cell's block added (``add_cell_blocks``).  O(Σ_t (k_t · C_t · (V_t + P_t · D_t) + (n + m) · D_t
+    + n · U_t²)) time; memory: a batch's cells ((n + m) int32 a tree, at most about :data:`CELL_ENTRIES`) and
+    tables (about :data:`BATCH_NODES` entries)."""
     d = X.shape[1]
     top = max((int(r.feature.max()) for r in rankers if r.depth), default=-1)
     if top >= d:
         raise ValueError(f"X: the trees split feature {top}, X has {d} columns")
+    weights: dict = {}                     # subset_weights by depth, shared by a call's trees
+    used_players = [np.unique(players[r.feature]) for r in rankers]
     first = 0
     while first < len(rankers):
-        tables, slots, used, size = [], [], [], 0
-        while first + len(tables) < len(rankers) and (not tables or size < BATCH_NODES):
-            ranker = rankers[first + len(tables)]
-            table, slot, unique = _cell_table(ranker, float(alphas[first + len(tables)]), X, Z, players, n_threads)
+        last = _batch_end(rankers, used_players, first, X.shape[0], Z.shape[0])
+        batch = rankers[first:last]
+        levels = cell_levels(batch, [], d)          # no features to check: all were above
+        x_cells, z_cells = (_kernel_cells(rows, levels, len(batch), n_threads) for rows in (X, Z))
+        tables, slots, used = [], [], []
+        for t, ranker in enumerate(batch):
+            if ranker.depth not in weights:
+                weights[ranker.depth] = subset_weights(ranker.depth)
+            unique = used_players[first + t]
+            table, slot = _cell_table(ranker, float(alphas[first + t]), x_cells[t], z_cells[t], players, unique,
+                                      weights[ranker.depth], n_threads)
             tables.append(table.ravel())
             slots.append(slot)
             used.append(unique)
-            size += table.size + slot.size
-        batch = rankers[first:first + len(tables)]
-        _kernel.add_cell_blocks(X, *cell_levels(batch, [np.unique(r.feature) for r in batch], d),
-                                concatenated(slots, np.int32), starts(slots)[:-1], concatenated(tables, np.float64),
-                                starts(tables)[:-1], concatenated(used, np.int32), starts(used), out, int(n_threads))
-        first += len(tables)
+        _kernel.add_cell_blocks(x_cells, concatenated(slots, np.int32), starts(slots),
+                                concatenated(tables, np.float64), starts(tables)[:-1], concatenated(used, np.int32),
+                                starts(used), out, int(n_threads))
+        first = last
 
 
-def _cell_table(ranker, alpha: float, X: np.ndarray, Z: np.ndarray, players: np.ndarray,
-                n_threads: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One oblivious tree's (k, U, U) blocks for the k cells of X's rows (ascending), each cell's slot among them
-    (2^D, −1 where no row falls) and its U distinct players (ascending).  O(k · C · 2^(D+1) + (n + m) · D)."""
-    unique = np.unique(players[ranker.feature])
+def _batch_end(rankers, used_players: list, first: int, n: int, m: int) -> int:
+    """The end of the batch of trees from ``first``: trees while their tables' bound (min(n, 2^D) · U² + 2^D
+    entries) stays under about :data:`BATCH_NODES` and their cells ((n + m) a tree) under :data:`CELL_ENTRIES`,
+    at least one tree (``used_players``: each tree's U players).  The batches only bound memory: each row adds the trees' blocks in tree order whatever
+    they are, so the values do not depend on them."""
+    last, size, cells = first, 0, 0
+    while last < len(rankers) and (last == first or (size < BATCH_NODES and cells + n + m <= CELL_ENTRIES)):
+        depth, U = rankers[last].depth, used_players[last].shape[0]
+        size += min(n, 1 << depth) * U * U + (1 << depth)
+        cells += n + m
+        last += 1
+    return last
+
+
+def _kernel_cells(rows: np.ndarray, levels: tuple, T: int, n_threads: int) -> np.ndarray:
+    """(T, rows) int32: each row's cell in each of the batch's T trees (``oblivious_cells``, parallel over rows)."""
+    cells = np.empty((T, rows.shape[0]), dtype=np.int32)
+    _kernel.oblivious_cells(rows, *levels, cells, int(n_threads))
+    return cells
+
+
+def _cell_table(ranker, alpha: float, x_cells: np.ndarray, z_cells: np.ndarray, players: np.ndarray,
+                unique: np.ndarray, weight: np.ndarray, n_threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """One oblivious tree's (k, U, U) blocks for the k cells of X's rows (their cells ``x_cells``, ascending) and
+    each cell's slot among them (2^D, −1 where no row falls); ``z_cells`` the background's cells, ``unique`` the
+    tree's U distinct players (ascending), ``weight`` ``subset_weights(D)``.  O(k · C · 2^(D+1) + n + m + 2^D)."""
     cells = 1 << ranker.depth
-    x_cells = np.flatnonzero(np.bincount(_cells(ranker, X), minlength=cells))
+    x_cells = np.flatnonzero(np.bincount(x_cells, minlength=cells))
     slot = np.full(cells, -1, dtype=np.int32)
     slot[x_cells] = np.arange(x_cells.shape[0], dtype=np.int32)
     table = np.zeros((x_cells.shape[0], unique.shape[0], unique.shape[0]))
     if ranker.depth:
-        z_count = np.bincount(_cells(ranker, Z), minlength=cells).astype(np.float64)
+        z_count = np.bincount(z_cells, minlength=cells).astype(np.float64)
         level_player = np.searchsorted(unique, players[ranker.feature]).astype(np.int32)
         _kernel.oblivious_interventional_interactions(
             level_player, np.ascontiguousarray(ranker.value, dtype=np.float64), alpha, x_cells.astype(np.intp),
-            z_count, subset_weights(ranker.depth), table, int(n_threads))
-    return table, slot, unique
+            z_count, weight, table, int(n_threads))
+    return table, slot

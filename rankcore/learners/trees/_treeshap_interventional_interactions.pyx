@@ -60,7 +60,8 @@ D. Rows run in parallel (static schedule), each row's matrix written only by
 E. Oblivious trees: the game of x and z depends on them only through their
    cells, so each pair of cells is walked once (the background's cells
    counted) into a (U, U) block per cell of the rows, U the tree's players,
-   and each row adds its cell's block.
+   and each row adds its cell's block.  The rows' cells are found once
+   (``oblivious_cells``, parallel over rows) and serve both steps.
 
 Cost: a pair of rows costs O(V_t + P_t · D_t) on tree t, V_t the nodes its
 hybrid rows reach (D_t + 1 where x and z take the same way, at most the
@@ -343,13 +344,68 @@ cdef void _cell_block(const int32_t* level_player, const double* value, Py_ssize
             _walk_cells(&g, level_player, value, depth, 0, 0, c, cz, alpha * z_count[cz], 0, 0, sums)
 
 
-def add_cell_blocks(const double[:, ::1] X,              # IN  (n, d) raw feature values (NaN allowed)
+def oblivious_cells(const double[:, ::1] X,              # IN  (n, d) raw feature values (NaN allowed)
                     const int32_t[::1] level_feature,    # IN  every tree's level features (columns of X), concatenated
                     const double[::1] level_threshold,   # IN  right iff x > threshold
                     const uint8_t[::1] level_nan_left,   # IN  NaN goes left
                     const Py_ssize_t[::1] level_start,   # IN  (T + 1,) tree t's levels: [start[t], start[t+1])
+                    int32_t[:, ::1] cells,               # OUT (T, n) each row's cell in each tree
+                    int n_threads=1):
+    """Each row's cell in each oblivious tree, found as prediction finds it: bit l of ``cells[t, r]`` set iff
+    X[r, feature] > threshold at level l of tree t, NaN iff not nan_left.
+
+    The one place the rows' cells are computed: the caller counts them to
+    build the trees' tables and hands them to :func:`add_cell_blocks`.
+    O(n · Σ_t D_t) time, parallel over rows (a row's cells written by one
+    thread, integers: the result does not depend on ``n_threads``); no
+    memory beyond ``cells`` (T · n int32, tree t's row contiguous for
+    counting).
+    """
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], T = cells.shape[0], L = level_feature.shape[0], r, t, k
+    if cells.shape[1] != n or level_start.shape[0] != T + 1:
+        raise ValueError(f"oblivious_cells: cells must be (T, {n}) for level_start's T + 1 entries, got "
+                         f"({T}, {cells.shape[1]}) and {level_start.shape[0]} entries")
+    if level_threshold.shape[0] != L or level_nan_left.shape[0] != L:
+        raise ValueError(f"oblivious_cells: level_threshold and level_nan_left need {L} entries, got "
+                         f"{level_threshold.shape[0]} and {level_nan_left.shape[0]}")
+    for t in range(T):
+        if level_start[t] < 0 or level_start[t + 1] < level_start[t] or level_start[t + 1] > L \
+                or level_start[t + 1] - level_start[t] > 30:
+            raise ValueError(f"oblivious_cells: tree {t}'s levels [{level_start[t]}, {level_start[t + 1]}) are not "
+                             f"0..30 levels within the {L} given")
+    for k in range(L):
+        if level_feature[k] < 0 or level_feature[k] >= d:
+            raise ValueError(f"oblivious_cells: level {k} splits column {level_feature[k]}, X has {d}")
+    if T == 0 or n == 0:
+        return
+    n_threads = threads_for(<double> n * (L + T), n_threads, 16384.0)
+    # the levels' arrays as pointers (none when every tree is a single leaf: no level is read then)
+    cdef const int32_t* lf = &level_feature[0] if L > 0 else NULL
+    cdef const double* lt = &level_threshold[0] if L > 0 else NULL
+    cdef const uint8_t* ln = &level_nan_left[0] if L > 0 else NULL
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            for t in range(T):
+                cells[t, r] = _cell_bits(&X[r, 0], lf, lt, ln, level_start[t], level_start[t + 1])
+
+
+cdef inline int32_t _cell_bits(const double* x, const int32_t* level_feature, const double* level_threshold,
+                               const uint8_t* level_nan_left, Py_ssize_t k0, Py_ssize_t k1) noexcept nogil:
+    """``_cell_of`` (``_treeshap_path.pxd``) without branches: a row's way at a level is as random as the data, so
+    a mispredicted branch per level cost more than the comparisons (bit l: x > threshold, or x NaN and not
+    nan_left; a comparison with NaN is false)."""
+    cdef Py_ssize_t l
+    cdef int32_t cell = 0
+    cdef double v
+    for l in range(k1 - k0):
+        v = x[level_feature[k0 + l]]
+        cell = cell | (<int32_t> ((v > level_threshold[k0 + l]) | ((v != v) & (level_nan_left[k0 + l] == 0))) << l)
+    return cell
+
+
+def add_cell_blocks(const int32_t[:, ::1] cells,         # IN  (T, n) each row's cell in each tree (oblivious_cells)
                     const int32_t[::1] slot,             # IN  every tree's 2^D_t cells' blocks in its table, concat.
-                    const Py_ssize_t[::1] slot_start,    # IN  (T,) where tree t's slots start
+                    const Py_ssize_t[::1] slot_start,    # IN  (T + 1,) tree t's slots: [start[t], start[t+1])
                     const double[::1] table,             # IN  every tree's (k_t, U_t, U_t) blocks, concatenated
                     const Py_ssize_t[::1] table_start,   # IN  (T,) where tree t's table starts
                     const int32_t[::1] used_player,      # IN  every tree's distinct players (columns of out's blocks)
@@ -358,31 +414,36 @@ def add_cell_blocks(const double[:, ::1] X,              # IN  (n, d) raw featur
                     int n_threads=1):
     """Add each tree's block of each row's cell (:func:`oblivious_interventional_interactions`) to its matrix.
 
-    A row's cell is found as prediction finds it (bit l set iff x[feature] >
-    threshold at level l, NaN iff not nan_left); ``slot`` gives the cell's
-    block in the tree's table, which the caller built for the cells of these
-    very rows (a cell without one, slot −1, adds nothing).  O(n · Σ_t (D_t +
-    U_t²)) time, parallel over rows; each row owned by one thread, trees in
-    order: the result does not depend on ``n_threads``.
+    The rows' cells come from :func:`oblivious_cells`, computed once for
+    the tables and for this; ``slot`` gives a cell's block in the tree's
+    table, which the caller built for the cells of these very rows (a cell
+    without one, slot −1, adds nothing).  O(n · Σ_t U_t²) time (and a pass
+    over ``cells`` checking them), parallel over rows; each row owned by
+    one thread, trees in order: the result does not depend on
+    ``n_threads``.  No memory beyond the arguments.
     """
-    cdef Py_ssize_t n = X.shape[0], T = table_start.shape[0], G = out.shape[1], r, t, a, b, cell, U, u0, s
+    cdef Py_ssize_t n = cells.shape[1], T = cells.shape[0], G = out.shape[1], r, t, a, b, U, u0, s, bad = 0
     cdef const double* block
-    if level_start.shape[0] != T + 1 or used_start.shape[0] != T + 1 or slot_start.shape[0] != T \
+    cdef double* to
+    if slot_start.shape[0] != T + 1 or used_start.shape[0] != T + 1 or table_start.shape[0] != T \
             or out.shape[0] != n or out.shape[2] != G:
-        raise ValueError("add_cell_blocks: level_start and used_start need T + 1 entries, slot_start T, out the "
-                         "rows of X")
-    if T > 0 and used_start[T] > used_player.shape[0]:
-        raise ValueError("add_cell_blocks: used_start runs past used_player")
+        raise ValueError("add_cell_blocks: slot_start and used_start need T + 1 entries, table_start T (cells' "
+                         "rows), out cells' columns")
+    if T > 0 and (used_start[T] > used_player.shape[0] or slot_start[T] > slot.shape[0]):
+        raise ValueError("add_cell_blocks: used_start or slot_start runs past used_player or slot")
     for t in range(used_start[T] if T > 0 else 0):
         if used_player[t] < 0 or used_player[t] >= G:
             raise ValueError(f"add_cell_blocks: player {used_player[t]} outside 0..{G - 1}")
     if T == 0 or n == 0:
         return
     n_threads = threads_for(<double> n * T, n_threads, 4096.0)
-    # the levels' arrays as pointers (none when every tree is a single leaf: no level is read then)
-    cdef const int32_t* lf = &level_feature[0] if level_feature.shape[0] > 0 else NULL
-    cdef const double* lt = &level_threshold[0] if level_threshold.shape[0] > 0 else NULL
-    cdef const uint8_t* ln = &level_nan_left[0] if level_nan_left.shape[0] > 0 else NULL
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            for t in range(T):
+                if cells[t, r] < 0 or cells[t, r] >= slot_start[t + 1] - slot_start[t]:
+                    bad += 1
+    if bad:
+        raise ValueError(f"add_cell_blocks: {bad} cells outside their trees' 0..2^D − 1")
     with nogil:
         for r in prange(n, schedule="static", num_threads=n_threads):
             for t in range(T):
@@ -390,14 +451,14 @@ def add_cell_blocks(const double[:, ::1] X,              # IN  (n, d) raw featur
                 U = used_start[t + 1] - u0
                 if U == 0:
                     continue
-                cell = _cell_of(&X[r, 0], lf, lt, ln, level_start[t], level_start[t + 1])
-                s = slot[slot_start[t] + cell]
+                s = slot[slot_start[t] + cells[t, r]]
                 if s < 0:
                     continue
                 block = &table[table_start[t] + s * U * U]
                 for a in range(U):
+                    to = &out[r, used_player[u0 + a], 0]
                     for b in range(U):
-                        out[r, used_player[u0 + a], used_player[u0 + b]] += block[a * U + b]
+                        to[used_player[u0 + b]] += block[a * U + b]
 
 
 def main_effects(double[:, :, ::1] out,     # IN/OUT (n, G + 1, G + 1): the kernels' sums over the background
