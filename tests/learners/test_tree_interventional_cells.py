@@ -148,3 +148,28 @@ def test_add_cell_blocks_refuses_cells_outside_the_tree(bad):
         kernel.add_cell_blocks(cells, slot, np.array([0, 4], dtype=np.intp), np.ones(4), np.array([0], dtype=np.intp),
                                np.array([0, 1], dtype=np.int32), np.array([0, 2], dtype=np.intp), out, 1)
     assert not out.any()
+
+
+@pytest.mark.parametrize("slot, slot_start, table_start, used_start", [
+    ([5, -1], [0, 2], [0], [0, 2]),          # a slot past the tree's one (2, 2) block
+    ([-7, -1], [0, 2], [0], [0, 2]),         # a slot below −1
+    ([0, -1], [0, 2], [100], [0, 2]),        # the tree's table starts past the table
+    ([0, -1], [0, 2], [-4], [0, 2]),         # ... or before it
+    ([0, -1], [0, 2], [0], [2, 0]),          # players not an ascending range
+    ([0, -1, 0, 0], [3, 1], [0], [0, 2]),    # slots not an ascending range ...
+    ([0, -1], [-2, 2], [0], [0, 2]),         # ... nor read before the slot array
+])
+def test_add_cell_blocks_refuses_slots_and_blocks_outside_their_arrays(slot, slot_start, table_start, used_start):
+    """Inconsistent slots, table starts or player ranges are refused before anything is read or added: the blocks
+    are read unchecked, so they would add memory beyond the table (values of 1e267 were added before the check)."""
+    cells = np.zeros((1, 3), dtype=np.int32)
+    out = np.zeros((3, 3, 3))
+    with pytest.raises(ValueError, match="tree 0's slots, players or blocks"):
+        kernel.add_cell_blocks(cells, np.array(slot, dtype=np.int32), np.array(slot_start, dtype=np.intp),
+                               np.ones(4), np.array(table_start, dtype=np.intp), np.array([0, 1], dtype=np.int32),
+                               np.array(used_start, dtype=np.intp), out, 1)
+    assert not out.any()
+    kernel.add_cell_blocks(cells, np.array([0, -1], dtype=np.int32), np.array([0, 2], dtype=np.intp), np.ones(4),
+                           np.array([0], dtype=np.intp), np.array([0, 1], dtype=np.int32),
+                           np.array([0, 2], dtype=np.intp), out, 1)             # the consistent call adds the block
+    np.testing.assert_array_equal(out[:, :2, :2], np.ones((3, 2, 2)))

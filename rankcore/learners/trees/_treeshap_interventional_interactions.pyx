@@ -420,7 +420,9 @@ def add_cell_blocks(const int32_t[:, ::1] cells,         # IN  (T, n) each row's
     without one, slot −1, adds nothing).  O(n · Σ_t U_t²) time (and a pass
     over ``cells`` checking them), parallel over rows; each row owned by
     one thread, trees in order: the result does not depend on
-    ``n_threads``.  No memory beyond the arguments.
+    ``n_threads``.  No memory beyond the arguments.  Slots, player ranges or
+    table starts that would read outside their arrays, and cells outside
+    their trees, are refused (ValueError) before anything is added.
     """
     cdef Py_ssize_t n = cells.shape[1], T = cells.shape[0], G = out.shape[1], r, t, a, b, U, u0, s, bad = 0
     cdef const double* block
@@ -431,6 +433,10 @@ def add_cell_blocks(const int32_t[:, ::1] cells,         # IN  (T, n) each row's
                          "rows), out cells' columns")
     if T > 0 and (used_start[T] > used_player.shape[0] or slot_start[T] > slot.shape[0]):
         raise ValueError("add_cell_blocks: used_start or slot_start runs past used_player or slot")
+    t = _bad_layout(slot, slot_start, table.shape[0], table_start, used_start, T)
+    if t >= 0:
+        raise ValueError(f"add_cell_blocks: tree {t}'s slots, players or blocks are not ascending ranges within "
+                         f"slot, used_player and table (slots -1 or a block inside the table)")
     for t in range(used_start[T] if T > 0 else 0):
         if used_player[t] < 0 or used_player[t] >= G:
             raise ValueError(f"add_cell_blocks: player {used_player[t]} outside 0..{G - 1}")
@@ -459,6 +465,29 @@ def add_cell_blocks(const int32_t[:, ::1] cells,         # IN  (T, n) each row's
                     to = &out[r, used_player[u0 + a], 0]
                     for b in range(U):
                         to[used_player[u0 + b]] += block[a * U + b]
+
+
+cdef Py_ssize_t _bad_layout(const int32_t[::1] slot, const Py_ssize_t[::1] slot_start, Py_ssize_t table_size,
+                            const Py_ssize_t[::1] table_start, const Py_ssize_t[::1] used_start, Py_ssize_t T):
+    """The first tree whose arguments to :func:`add_cell_blocks` would read outside them, or −1: its slots and
+    players not an ascending range from >= 0, a slot below −1, or its largest slot's (U, U) block not inside the
+    table (the kernel reads the blocks unchecked, so an inconsistent caller must not get memory beyond them).
+    O(Σ_t 2^D_t)."""
+    cdef Py_ssize_t t, k, top, U
+    for t in range(T):
+        if slot_start[t] < 0 or slot_start[t + 1] < slot_start[t] or used_start[t] < 0 \
+                or used_start[t + 1] < used_start[t]:
+            return t
+        top = -1
+        for k in range(slot_start[t], slot_start[t + 1]):
+            if slot[k] < -1:
+                return t
+            if slot[k] > top:
+                top = slot[k]
+        U = used_start[t + 1] - used_start[t]
+        if U > 0 and top >= 0 and (table_start[t] < 0 or table_start[t] + (top + 1) * U * U > table_size):
+            return t
+    return -1
 
 
 def main_effects(double[:, :, ::1] out,     # IN/OUT (n, G + 1, G + 1): the kernels' sums over the background
