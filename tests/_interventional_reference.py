@@ -52,3 +52,12 @@ def interventional_reference(rankers, alphas, x, background, n_features: int) ->
                 phi[j] += alpha * value / background.shape[0]
             phi[n_features] += alpha * values[frozenset()] / background.shape[0]
     return phi
+
+
+def cell_values_reference(cells, tables: list, used: list, out: np.ndarray) -> None:
+    """The kernel ``add_cell_values`` (``_treeshap.pyx``) in NumPy: tree by tree, each row adds its cell's row of
+    the tree's (2^D, U) table to its columns ``used[t]`` -- each entry of ``out`` gets the trees' values added in
+    tree order, one addition at a time, as the kernel adds them."""
+    for t, (table, columns) in enumerate(zip(tables, used)):
+        if columns.shape[0]:
+            out[:, np.asarray(columns, dtype=np.intp)] += table[cells[t]]

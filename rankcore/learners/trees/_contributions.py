@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...validation import check_finite_scores
-from . import _treeshap
+from . import _treeshap, _treeshap_interventional_interactions
 from ._binning import is_sparse
 from ._oblivious_ranker import ObliviousTreeRanker
 from ._ranker import TreeRanker, _categorical_arrays
@@ -93,6 +93,10 @@ def _depth(left: np.ndarray, right: np.ndarray) -> int:
 #: Nodes of the trees explained in one kernel call: the node arrays of a batch take ~45 bytes a node, so the
 #: complete binary trees of deep oblivious trees (2^(D+1) nodes each) are never all held at once.
 BATCH_NODES = 1 << 18
+
+#: Most rows' cells (int32, one array of the rows per oblivious tree) a batch of oblivious trees keeps: 16 MiB.
+#: The batches bound memory only; many trees a batch keep each row's output in cache while they add to it.
+CELL_ENTRIES = 1 << 22
 
 
 def forest_contributions(rankers, alphas, X, n_threads: int = 1, *, owner: str = "feature_contributions") -> np.ndarray:
@@ -190,8 +194,9 @@ def _explain_batch(rankers, nodes: list, alphas: np.ndarray, X: np.ndarray, out:
 def _add_cell_values(rankers, nodes: list, alphas: np.ndarray, X: np.ndarray, out: np.ndarray,
                      n_threads: int) -> None:
     """:func:`_explain_batch` for oblivious trees: each tree's values per cell (one walk per cell,
-    ``oblivious_cell_values``), then each row's cell's values added (``add_cell_values``).  O(Σ_t 4^D_t · D_t²)
-    for the cells and O(n · Σ_t (D_t + U_t)) for the rows."""
+    ``oblivious_cell_values``), then each row's cell's values added (``add_cell_values``, the rows' cells found by
+    ``oblivious_cells`` for at most :data:`CELL_ENTRIES` of them at a time).  O(Σ_t 4^D_t · D_t²) for the cells
+    and O(n · Σ_t (D_t + U_t)) for the rows."""
     tables, used = [], []
     for ranker, m, alpha in zip(rankers, nodes, alphas.tolist()):
         unique, local = local_features(ranker, m)
@@ -201,9 +206,22 @@ def _add_cell_values(rankers, nodes: list, alphas: np.ndarray, X: np.ndarray, ou
                                             ranker.depth, table, int(n_threads))
         tables.append(table.ravel())
         used.append(unique)
-    _treeshap.add_cell_values(X, *cell_levels(rankers, used, X.shape[1]), concatenated(tables, np.float64),
-                              starts(tables)[:-1], concatenated(used, np.int32), starts(used), out,
-                              int(n_threads))
+    cell_levels(rankers, used, X.shape[1])          # the trees' features checked against X's columns
+    step = max(1, CELL_ENTRIES // max(X.shape[0], 1))
+    for first in range(0, len(rankers), step):
+        part = slice(first, first + step)
+        _treeshap.add_cell_values(tree_cells(rankers[part], X, n_threads), concatenated(tables[part], np.float64),
+                                  starts(tables[part])[:-1], concatenated(used[part], np.int32), starts(used[part]),
+                                  out, int(n_threads))
+
+
+def tree_cells(rankers, X: np.ndarray, n_threads: int) -> np.ndarray:
+    """(T, n) int32: each row of X in each of the T oblivious trees' cells (``oblivious_cells``, parallel over rows;
+    their features already checked against X's columns).  O(n · Σ_t D_t) time, T · n int32."""
+    cells = np.empty((len(rankers), X.shape[0]), dtype=np.int32)
+    _treeshap_interventional_interactions.oblivious_cells(X, *cell_levels(rankers, [], X.shape[1]), cells,
+                                                          int(n_threads))
+    return cells
 
 
 def local_features(ranker, nodes: dict) -> tuple[np.ndarray, np.ndarray]:

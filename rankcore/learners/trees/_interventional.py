@@ -29,7 +29,8 @@ from ..._background import group_labels
 from ...validation import check_finite_scores
 from . import _treeshap, _treeshap_interventional
 from ._binning import is_sparse
-from ._contributions import BATCH_NODES, _NumericNodes, _depth, batches, cell_levels, concatenated, starts
+from ._contributions import (BATCH_NODES, CELL_ENTRIES, _NumericNodes, _depth, batches, concatenated, starts,
+                             tree_cells)
 from ._oblivious_ranker import ObliviousTreeRanker, predict_oblivious_forest
 from ._ranker import TreeRanker, _categorical_arrays, predict_forest
 
@@ -114,48 +115,42 @@ def _scores(rankers, alphas: np.ndarray, Z: np.ndarray, oblivious: bool) -> np.n
 
 def _add_oblivious(rankers, alphas: np.ndarray, X: np.ndarray, Z: np.ndarray, out: np.ndarray,
                    n_threads: int, player: np.ndarray) -> None:
-    """Add Σ_z Σ_t α_t φ_t(x; z) of oblivious trees to ``out``'s players' columns: per tree, the values of each
+    """Add Σ_z Σ_t α_t φ_t(x; z) of oblivious trees to ``out``'s players' columns, trees in batches of about
+    :data:`BATCH_NODES` table entries and :data:`CELL_ENTRIES` cells: the rows' and the background's cells in
+    every tree of the batch, found once (``oblivious_cells``, parallel over rows); per tree, the values of each
     cell of X's rows against the background's cells, counted (``oblivious_interventional``, each level read as
-    its column's player), then each row's cell's values added (``add_cell_values``), trees in batches of about
-    :data:`BATCH_NODES` table entries.  O(Σ_t (k_t · C_t · V_t + (n + m) · D_t)) time for k_t ≤ min(n, 2^D_t)
-    cells of rows and C_t ≤ min(m, 2^D_t) of the background; a tree's table has one column per player."""
-    d = X.shape[1]
+    its column's player), then each row's cell's values added (``add_cell_values``).  O(Σ_t (k_t · C_t · V_t +
+    (n + m) · D_t)) time for k_t ≤ min(n, 2^D_t) cells of rows and C_t ≤ min(m, 2^D_t) of the background; a
+    tree's table has one column per player."""
+    n, d, m = X.shape[0], X.shape[1], Z.shape[0]
     top = max((int(r.feature.max()) for r in rankers if r.depth), default=-1)
     if top >= d:
         raise ValueError(f"X: the trees split feature {top}, X has {d} columns")
     first = 0
     while first < len(rankers):
         tables, used, size = [], [], 0
-        while first + len(tables) < len(rankers) and (not tables or size < BATCH_NODES):
-            ranker, alpha = rankers[first + len(tables)], float(alphas[first + len(tables)])
-            players = player[np.asarray(ranker.feature, dtype=np.intp)]
-            unique = np.unique(players)
-            table = np.zeros((1 << ranker.depth, unique.shape[0]))
-            if ranker.depth:
-                x_cells = np.flatnonzero(np.bincount(_cells(ranker, X), minlength=1 << ranker.depth))
-                z_count = np.bincount(_cells(ranker, Z), minlength=1 << ranker.depth).astype(np.float64)
-                _treeshap_interventional.oblivious_interventional(
-                    np.searchsorted(unique, players).astype(np.int32), np.ascontiguousarray(ranker.value,
-                    dtype=np.float64), alpha, x_cells.astype(np.intp), z_count, subset_weights(ranker.depth), table,
-                    int(n_threads))
-            tables.append(table.ravel())
-            used.append(unique)
-            size += table.size
+        while first + len(tables) < len(rankers) and (not tables or (size < BATCH_NODES
+                                                                     and (len(tables) + 1) * (n + m) <= CELL_ENTRIES)):
+            ranker = rankers[first + len(tables)]
+            used.append(np.unique(player[np.asarray(ranker.feature, dtype=np.intp)]))
+            tables.append(np.zeros((1 << ranker.depth, used[-1].shape[0])))
+            size += tables[-1].size
         batch = rankers[first:first + len(tables)]
-        _treeshap.add_cell_values(X, *cell_levels(batch, used, d), concatenated(tables, np.float64),
-                                  starts(tables)[:-1], concatenated(used, np.int32), starts(used), out, int(n_threads))
+        x_cells, z_cells = tree_cells(batch, X, n_threads), tree_cells(batch, Z, n_threads)
+        for t, ranker in enumerate(batch):
+            if ranker.depth:
+                cells = 1 << ranker.depth
+                players = player[np.asarray(ranker.feature, dtype=np.intp)]
+                _treeshap_interventional.oblivious_interventional(
+                    np.searchsorted(used[t], players).astype(np.int32), np.ascontiguousarray(ranker.value,
+                    dtype=np.float64), float(alphas[first + t]),
+                    np.flatnonzero(np.bincount(x_cells[t], minlength=cells)).astype(np.intp),
+                    np.bincount(z_cells[t], minlength=cells).astype(np.float64), subset_weights(ranker.depth),
+                    tables[t], int(n_threads))
+        _treeshap.add_cell_values(x_cells, concatenated([t.ravel() for t in tables], np.float64),
+                                  starts([t.ravel() for t in tables])[:-1], concatenated(used, np.int32), starts(used),
+                                  out, int(n_threads))
         first += len(tables)
-
-
-def _cells(ranker, X: np.ndarray) -> np.ndarray:
-    """(n,) each row's cell of an oblivious tree, as prediction finds it (``_cell_of``): bit l set iff
-    x[feature] > threshold at level l, NaN iff not nan_left.  O(n · D)."""
-    cell = np.zeros(X.shape[0], dtype=np.intp)
-    for level in range(ranker.depth):
-        v = X[:, int(ranker.feature[level])]
-        right = np.where(np.isnan(v), not bool(ranker.nan_left[level]), v > ranker.threshold[level])
-        cell |= right.astype(np.intp) << level
-    return cell
 
 
 def subset_weights(depth: int) -> np.ndarray:

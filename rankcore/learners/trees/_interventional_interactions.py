@@ -31,14 +31,10 @@ import numpy as np
 
 from ...validation import INTERACTION_MAX_BYTES, check_finite_scores, check_interaction_size
 from . import _treeshap_interventional_interactions as _kernel
-from ._contributions import BATCH_NODES, batches, cell_levels, concatenated, starts
+from ._contributions import BATCH_NODES, CELL_ENTRIES, batches, cell_levels, concatenated, starts
 from ._interventional import _categories, _form_depth, _scores, _walk_arguments, checked_inputs, subset_weights
 
 __all__ = ["forest_interventional_interactions"]
-
-#: Most rows' cells (int32, the rows' and the background's, one array per tree) a batch of oblivious trees keeps:
-#: 16 MiB.  The batches bound memory only; many trees a batch keep each row's block in cache while they add to it.
-CELL_ENTRIES = 1 << 22
 
 
 def forest_interventional_interactions(rankers, alphas, X, background, n_threads: int = 1, *,

@@ -28,7 +28,8 @@ C. Rows run in parallel (static schedule), each row's output written by the
 D. An oblivious tree sends every row of one cell (the D bits of its way
    down) the same way at every node, so all of them have the same values:
    ``oblivious_cell_values`` walks each of the 2^D cells once, and
-   ``add_cell_values`` adds a row's cell's values at prediction's cost.
+   ``add_cell_values`` adds a row's cell's values at prediction's cost,
+   the rows' cells found once by the caller (``oblivious_cells``).
 
 Cost: O(n · Σ_t L_t · D_t²) time for trees of L_t leaves and depth D_t; no
 allocation beyond one path buffer of (D + 3)(D + 4)/2 elements per thread
@@ -41,7 +42,7 @@ from libc.math cimport isnan
 from libc.stdlib cimport calloc, malloc, free
 
 from rankcore._parallel cimport threads_for
-from rankcore.learners.trees._treeshap_path cimport Forest, PathElement, _walk_conditioned, _cell_of
+from rankcore.learners.trees._treeshap_path cimport Forest, PathElement, _walk_conditioned
 
 
 def tree_shap(const double[:, ::1] X,         # IN  (n, d) raw feature values (NaN allowed)
@@ -163,43 +164,52 @@ def oblivious_cell_values(const int32_t[::1] feature,     # IN  (nodes,) the com
         free(paths)
 
 
-def add_cell_values(const double[:, ::1] X,              # IN  (n, d) raw feature values (NaN allowed)
-                    const int32_t[::1] level_feature,    # IN  every tree's level features, concatenated
-                    const double[::1] level_threshold,   # IN  right iff x > threshold
-                    const uint8_t[::1] level_nan_left,   # IN  NaN goes left
-                    const Py_ssize_t[::1] level_start,   # IN  (T + 1,) tree t's levels: [start[t], start[t+1])
+def add_cell_values(const int32_t[:, ::1] cells,         # IN  (T, n) each row's cell in each tree (oblivious_cells)
                     const double[::1] table,             # IN  every tree's (2^D_t, U_t) cell values, concatenated
-                    const Py_ssize_t[::1] table_start,   # IN  (T,) where tree t's table starts
-                    const int32_t[::1] unique_feature,   # IN  every tree's distinct features (columns of X)
+                    const Py_ssize_t[::1] table_start,   # IN  (T,) where tree t's table starts (ascending)
+                    const int32_t[::1] unique_feature,   # IN  every tree's distinct features (columns of out)
                     const Py_ssize_t[::1] unique_start,  # IN  (T + 1,) tree t's: [start[t], start[t+1])
-                    double[:, ::1] out,                  # IN/OUT (n, >= d) cell values added, tree by tree
+                    double[:, ::1] out,                  # IN/OUT (n, W), W > every feature: cell values added
                     int n_threads=1):
-    """Add each tree's values of each row's cell (:func:`oblivious_cell_values`) to the row's columns.
+    """Add each tree's values of each row's cell (:func:`oblivious_cell_values`, or the interventional tables of
+    ``_treeshap_interventional.oblivious_interventional``) to the row's columns.
 
-    O(n · Σ_t (D_t + U_t)) time -- prediction's cost -- parallel over rows;
-    each row owned by one thread, trees in order: the result does not depend
-    on ``n_threads``.  A row's cell is found as prediction finds it: bit l
-    set iff x[feature] > threshold at level l, NaN iff not nan_left.
+    The rows' cells come from ``_treeshap_interventional_interactions.oblivious_cells``, found once by the caller
+    for the tables and for this (bit l set iff x[feature] > threshold at level l, NaN iff not nan_left, as
+    prediction finds them).  O(n · Σ_t U_t) time (and a pass over ``cells`` checking that each row's cell has a
+    row in its tree's table), parallel over rows; each row owned by one thread, trees in order: the result does
+    not depend on ``n_threads``.  No memory beyond the arguments.
     """
-    cdef Py_ssize_t n = X.shape[0], T = table_start.shape[0], r, t, l, k, u, cell, U
-    cdef double x
-    cdef bint right
+    cdef Py_ssize_t n = cells.shape[1], T = cells.shape[0], W = out.shape[1], r, t, u, U, end, bad = 0
     cdef const double* row_values
-    if level_start.shape[0] != T + 1 or unique_start.shape[0] != T + 1 or out.shape[0] != n \
-            or out.shape[1] < X.shape[1]:
-        raise ValueError("add_cell_values: level_start and unique_start need T + 1 entries, out the rows of X")
+    if unique_start.shape[0] != T + 1 or table_start.shape[0] != T or out.shape[0] != n:
+        raise ValueError(f"add_cell_values: unique_start needs T + 1 entries and table_start T for cells' T = {T} "
+                         f"trees, out cells' {n} rows")
+    if T > 0 and (unique_start[0] < 0 or unique_start[T] > unique_feature.shape[0]):
+        raise ValueError("add_cell_values: unique_start runs outside unique_feature")
+    for t in range(T):
+        end = table_start[t + 1] if t + 1 < T else table.shape[0]
+        if unique_start[t + 1] < unique_start[t] or table_start[t] < 0 or end < table_start[t]:
+            raise ValueError(f"add_cell_values: tree {t}'s unique_start or table_start entries are not ascending")
+    for t in range(unique_start[T] if T > 0 else 0):
+        if unique_feature[t] < 0 or unique_feature[t] >= W:
+            raise ValueError(f"add_cell_values: feature {unique_feature[t]} outside out's columns 0..{W - 1}")
     if T == 0 or n == 0:
         return
     n_threads = threads_for(<double> n * T, n_threads, 4096.0)
-    # the levels' arrays as pointers (none when every tree is a single leaf: no level is read then)
-    cdef const int32_t* lf = &level_feature[0] if level_feature.shape[0] > 0 else NULL
-    cdef const double* lt = &level_threshold[0] if level_threshold.shape[0] > 0 else NULL
-    cdef const uint8_t* ln = &level_nan_left[0] if level_nan_left.shape[0] > 0 else NULL
     with nogil:
         for r in prange(n, schedule="static", num_threads=n_threads):
             for t in range(T):
-                cell = _cell_of(&X[r, 0], lf, lt, ln, level_start[t], level_start[t + 1])
                 U = unique_start[t + 1] - unique_start[t]
-                row_values = &table[table_start[t] + cell * U]
+                end = table_start[t + 1] if t + 1 < T else table.shape[0]
+                if U > 0 and (cells[t, r] < 0 or table_start[t] + (cells[t, r] + 1) * U > end):
+                    bad += 1
+    if bad:
+        raise ValueError(f"add_cell_values: {bad} cells outside their trees' tables")
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            for t in range(T):
+                U = unique_start[t + 1] - unique_start[t]
+                row_values = &table[table_start[t] + cells[t, r] * U] if U > 0 else NULL
                 for u in range(U):
                     out[r, unique_feature[unique_start[t] + u]] += row_values[u]

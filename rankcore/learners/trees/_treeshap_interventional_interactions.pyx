@@ -355,7 +355,8 @@ def oblivious_cells(const double[:, ::1] X,              # IN  (n, d) raw featur
     X[r, feature] > threshold at level l of tree t, NaN iff not nan_left.
 
     The one place the rows' cells are computed: the caller counts them to
-    build the trees' tables and hands them to :func:`add_cell_blocks`.
+    build the trees' tables and hands them to :func:`add_cell_blocks` (or,
+    for the SHAP values, to ``_treeshap.add_cell_values``).
     O(n · Σ_t D_t) time, parallel over rows (a row's cells written by one
     thread, integers: the result does not depend on ``n_threads``); no
     memory beyond ``cells`` (T · n int32, tree t's row contiguous for
