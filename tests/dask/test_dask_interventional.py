@@ -13,16 +13,7 @@ import dask.array as da  # noqa: E402
 from rankcore.dask import DaskPushBoost  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
-
-CHUNKS = (100, 37, 163)
-
-
-def _data(n=300, d=4, seed=0):
-    rng = np.random.default_rng(seed)
-    X = np.round(rng.normal(size=(n, d)), 1)
-    X[rng.random(X.shape) < 0.05] = np.nan
-    y = ((np.nan_to_num(X[:, 0]) > 0) ^ (np.nan_to_num(X[:, 1]) > 0.5)).astype(int)
-    return X, y
+from _dask_explained_data import CHUNKS, explained_data as _data  # noqa: E402
 
 
 @pytest.mark.parametrize("spec", ["trees:max_leaves=6,min_samples_leaf=5",

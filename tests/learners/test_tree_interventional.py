@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
+from _bad_backgrounds import BAD_BACKGROUNDS
 from _categorical_trees import categorical_model
 from _interventional_reference import game_shapley, interventional_reference
 from _model_files import resign
@@ -159,16 +160,7 @@ def test_a_dataframe_background_is_read_by_column_name():
         est.feature_contributions(frame.iloc[:10], background=frame.iloc[20:30][list("edcba")])
 
 
-BAD = [
-    (np.empty((0, 5)), ValueError, "background: expected at least 1 row"),
-    ([], ValueError, "background: expected at least 1 row"),
-    (np.ones((3, 4)), ValueError, "background has 4 features"),
-    (np.ones(5), ValueError, "background: expected a 2-D array"),
-    (np.full((2, 5), np.inf), ValueError, "background: expected numbers or NaN, got infinite"),
-]
-
-
-@pytest.mark.parametrize("background, error, message", BAD)
+@pytest.mark.parametrize("background, error, message", BAD_BACKGROUNDS)
 def test_bad_backgrounds_are_refused_by_name(background, error, message):
     X, y = _data()
     est = PushBoost(learner=f"trees:{SMALL}", n_iter=3, random_state=0).fit(X, y)

@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 import rankcore
+from _bad_backgrounds import BAD_BACKGROUNDS
 from _categorical_trees import categorical_model
 from _interventional_interaction_reference import interaction_reference, model_interaction_reference
 from _model_files import resign
@@ -125,16 +126,7 @@ def test_the_thread_count_changes_nothing(exact_threads):
     np.testing.assert_array_equal(est.set_params(n_jobs=2).feature_interactions(X[:100], background=X[300:340]), one)
 
 
-BAD = [
-    (np.empty((0, 5)), ValueError, "background: expected at least 1 row"),
-    ([], ValueError, "background: expected at least 1 row"),
-    (np.ones((3, 4)), ValueError, "background has 4 features"),
-    (np.ones(5), ValueError, "background: expected a 2-D array"),
-    (np.full((2, 5), np.inf), ValueError, "background: expected numbers or NaN, got infinite"),
-]
-
-
-@pytest.mark.parametrize("background, error, message", BAD)
+@pytest.mark.parametrize("background, error, message", BAD_BACKGROUNDS)
 def test_bad_backgrounds_are_refused_by_name(background, error, message):
     X, y = _data()
     est = PushBoost(learner="trees:max_leaves=6", n_iter=3, random_state=0).fit(X, y)
