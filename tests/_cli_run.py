@@ -2,17 +2,50 @@
 
 import contextlib
 import io
+import sys
 import warnings
 
 from rankcore.cli import main
 
 
-def run_main(*argv):
-    """``rankcore ARGV...`` in this process: (exit status, stdout, stderr); warnings go to stderr as the CLI writes them."""
+class PipedStdin:
+    """Standard input as a pipe gives it: ``data`` (bytes) on ``.buffer``, and no terminal (``terminal``: one)."""
+
+    def __init__(self, data: bytes = b"", terminal: bool = False):
+        self.buffer = io.BytesIO(data)
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+
+def run_main(*argv, stdin=None):
+    """``rankcore ARGV...`` in this process: (exit status, stdout, stderr); warnings go to stderr as the CLI
+    writes them.
+
+    ``stdin``: bytes piped to the command's standard input (or a stream standing for it, e.g. :class:`PipedStdin`);
+    by default the process's own.
+    """
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+    piped = PipedStdin(stdin) if isinstance(stdin, (bytes, bytearray)) else stdin
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(contextlib.redirect_stdout(out))
+        stack.enter_context(contextlib.redirect_stderr(err))
+        stack.enter_context(warnings.catch_warnings())
+        if piped is not None:
+            stack.enter_context(_stdin_from(piped))
         status = main([str(a) for a in argv])
     return status, out.getvalue(), err.getvalue()
+
+
+@contextlib.contextmanager
+def _stdin_from(stream):
+    """``sys.stdin`` is ``stream`` within the block."""
+    saved, sys.stdin = sys.stdin, stream
+    try:
+        yield
+    finally:
+        sys.stdin = saved
 
 
 def one_line_error(status, err, *fragments):

@@ -78,7 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        with warnings.catch_warnings():
+        from ._stdin import stdin_inputs
+
+        with warnings.catch_warnings(), stdin_inputs(args):     # a data file `-`: standard input, copied once
             if not args.debug:      # one line each, like the errors (--debug: Python's form, with the place)
                 warnings.showwarning = _show_warning
             return int(args._run(args) or EXIT_OK)
@@ -161,14 +163,18 @@ def _replace_unencodable() -> None:
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Print a warning raised during a command as one line ``rankcore: warning: ...`` on stderr."""
-    print(f"rankcore: warning: {_clean(str(message))}", file=sys.stderr if file is None else file)
+    from ._stdin import shown
+
+    print(f"rankcore: warning: {_clean(shown(str(message)))}", file=sys.stderr if file is None else file)
 
 
 def _one_line(exc: BaseException) -> str:
+    from ._stdin import shown
+
     text = str(exc) or type(exc).__name__
     if isinstance(exc, OSError) and exc.filename and exc.strerror:
         text = f"{exc.filename}: {exc.strerror}"
-    return _clean(text)
+    return _clean(shown(text))           # data read from `-` is "standard input", not its temporary copy
 
 
 def _clean(text: str) -> str:

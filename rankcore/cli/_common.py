@@ -31,7 +31,9 @@ def add_data_argument(parser, what: str = "labelled data", *, categorical: bool 
     """The DATA argument (``what`` it holds) and the data options (``categorical``: with ``--categorical``;
     ``position``, ``init_score``, ``weight``: the help of ``--position``, ``--init-score``, ``--weight``, as
     :func:`add_data_options`)."""
-    parser.add_argument("data", metavar="DATA", help=f"{what}: .csv (with a header), .svm/.libsvm, .npy or .npz")
+    parser.add_argument("data", metavar="DATA",
+                        help=f"{what}: .csv (with a header), .svm/.libsvm, .npy or .npz, "
+                             "or - (standard input)")
     add_data_options(parser, categorical=categorical, position=position, init_score=init_score, weight=weight)
 
 
@@ -86,7 +88,7 @@ def add_data_options(parser, *, categorical: bool = False, position: str | None 
                                 "the metrics count every row once")
     group.add_argument(
         "--format", dest="data_format", choices=("csv", "libsvm", "npy", "npz"),
-        help="the data file's format (default: from its extension)",
+        help="the data file's format (default: from its extension; for - (standard input), from its content)",
     )
     if categorical:
         group.add_argument(
@@ -573,7 +575,9 @@ def check_distinct_outputs(outputs: dict[str, str | None]) -> None:
 def info(args, text: str) -> None:
     """A status message on stderr (silenced by --quiet), keeping stdout for results."""
     if not getattr(args, "quiet", False):
-        print(text, file=sys.stderr, flush=True)
+        from ._stdin import shown
+
+        print(shown(text), file=sys.stderr, flush=True)
 
 
 def parse_value(text: str) -> Any:

@@ -12,6 +12,7 @@ times it records, the same run gives the same page.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import html
 import json
@@ -161,6 +162,11 @@ def _json(value: Any) -> str:
 
 def render_report(report: Report) -> str:
     """The report as one HTML string."""
+    from ._stdin import shown
+
+    # data read from `-` is "standard input" in the facts, not its temporary copy (its sha256 stays the bytes')
+    report = dataclasses.replace(report, title=shown(report.title), notes=[shown(n) for n in report.notes],
+                                 data=[(key, shown(value)) for key, value in report.data])
     versions = report.versions if report.versions is not None else environment_versions()
     parts = [
         "<!DOCTYPE html>",

@@ -38,6 +38,7 @@ from ._eval_metrics import AUTO_EVAL_METRIC_HELP, check_auto_with_eval_metrics, 
 from ._outputs import refuse_stdout
 from ._queries import position_effects_note, query_defaults, query_labels
 from ._progress import add_progress_options
+from ._stdin import source_name
 from ._validation_checks import warn_if_few_queries, warn_if_training_file, warn_if_training_rows
 from ._weights import AUTO_HELP as WEIGHT_HELP
 
@@ -342,7 +343,7 @@ def _figures(estimator, scored, y, on_file: bool) -> list:
     curves = roc_curves(estimator, y)
     if curves is None:
         return []
-    name = os.path.basename(scored.source)
+    name = source_name(scored.source)
     title = f"{name}: leading candidates"
     unit = "query" if scored.qid is not None else "row"
     how = (f"scores of the validation file {name} (each candidate fitted on every training row)" if on_file else
@@ -402,7 +403,7 @@ def build_report(args, estimator, data, y, imputation: str = "", validation=None
     facts += [(what, f"{column} ({why})") for column, what, why in asides if column is not None]
     table = leaderboard_table(estimator)
     return Report(
-        title=f"rankcore auto: {os.path.basename(data.source)}",
+        title=f"rankcore auto: {source_name(data.source)}",
         command=" ".join(shlex.quote(a) for a in ["rankcore", *getattr(args, "_argv", [])]),
         data=facts, columns=table.columns, rows=table.rows, figures=figures,
         models=_chosen_models(estimator),

@@ -57,6 +57,7 @@ from .._progress import Progress
 from ._progress import add_progress_options
 from ._queries import (QUERY_METRICS, QUERY_MONITOR, check_fit_within_queries, qid_option, query_defaults,
                        query_facts, query_labels, query_split, use_query_learner)
+from ._stdin import source_name
 from ._weights import (COMPARE_HELP as WEIGHT_HELP, check_fit_with_weights, check_training_weights,
                        weight_error, weight_facts)
 
@@ -98,7 +99,9 @@ def add_parser(subparsers):
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("data", metavar="DATA", help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz")
+    parser.add_argument("data", metavar="DATA",
+                        help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz, "
+                             "or - (standard input)")
     add_data_options(parser, categorical=True, weight=WEIGHT_HELP)
     split = parser.add_argument_group("split")
     split.add_argument("--test-size", type=fraction, default=0.3, metavar="FRACTION",
@@ -537,7 +540,7 @@ def run(args) -> int:
                                 feature_names=data.feature_names)
     if not qid:
         comparison.relevant_label = data.relevant_label(args.positive)
-    title = os.path.basename(data.source)
+    title = source_name(data.source)
     finish(args, comparison, title=title, data_facts=data_facts_of(data, split_facts, found),
            argv=getattr(args, "_argv", None))
     return 0

@@ -29,7 +29,9 @@ def add_parser(subparsers):
         epilog="example: rankcore evaluate model.json test.csv --metrics auc,rmax,prec@k:50,pauc:0.1 --ci 0.95",
     )
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
-    parser.add_argument("data", metavar="DATA", help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz")
+    parser.add_argument("data", metavar="DATA",
+                        help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz, "
+                             "or - (standard input)")
     add_data_options(parser, init_score=SCORED_HELP)
     parser.add_argument("--metrics", "-m", metavar="SPECS",
                         help=f"comma-separated metric specs (default {DEFAULT_METRICS}; with query ids "

@@ -57,7 +57,8 @@ def add_parser(subparsers):
     )
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
     parser.add_argument("data", metavar="DATA",
-                        help="rows to explain: .csv (with a header), .svm/.libsvm, .npy or .npz")
+                        help="rows to explain: .csv (with a header), .svm/.libsvm, .npy or .npz, "
+                             "or - (standard input)")
     add_data_options(parser, init_score=SCORED_HELP)
     parser.add_argument("--id", metavar="COLUMN", dest="id_column",
                         help="name the rows by this CSV column (an identifier, not a feature) instead of their row "

@@ -74,7 +74,9 @@ def add_parser(subparsers):
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("data", metavar="DATA", help="training data: .csv (with a header), .svm/.libsvm, .npy or .npz")
+    parser.add_argument("data", metavar="DATA",
+                        help="training data: .csv (with a header), .svm/.libsvm, .npy or .npz, "
+                             "or - (standard input)")
     add_data_options(parser, categorical=True, position=FIT_POSITION_HELP, init_score=INIT_SCORE_HELP,
                      weight=WEIGHT_HELP)
     add_model_options(parser, multiple=False)

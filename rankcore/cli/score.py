@@ -23,7 +23,9 @@ def add_parser(subparsers):
                     "--init-score COLUMN`) is the correction alone: --init-score COLUMN adds the rows' own.",
     )
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
-    parser.add_argument("data", metavar="DATA", help="rows to score: .csv (with a header), .svm/.libsvm, .npy or .npz")
+    parser.add_argument("data", metavar="DATA",
+                        help="rows to score: .csv (with a header), .svm/.libsvm, .npy or .npz, "
+                             "or - (standard input)")
     add_data_options(parser, init_score=SCORED_HELP)
     parser.add_argument("--out", "-o", metavar="FILE.csv",
                         help="write the scores here (default, or '-': standard output)")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
+import zlib
 from typing import Sequence
 
 import numpy as np
@@ -14,7 +16,7 @@ from ._libsvm import _read_libsvm
 from ._numpy import _read_npy, _read_npz
 from ._query_file import read_query_file
 
-__all__ = ["load_data", "detect_format", "libsvm_has_queries"]
+__all__ = ["load_data", "detect_format", "detect_content_format", "libsvm_has_queries"]
 
 _LIBSVM_EXTENSIONS = (".svm", ".svmlight", ".libsvm", ".liblinear")
 _CSV_EXTENSIONS = (".csv", ".tsv", ".tab")
@@ -25,6 +27,12 @@ _TEXT_EXTENSIONS = (".txt", ".dat")
 _LIBSVM_ROW = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(\s+qid:\S+)?(\s+\d+:\S+)*\s*(#.*)?")
 #: How much of a file :func:`detect_format` reads to find its first line.
 _SNIFF_BYTES = 1 << 16
+#: The first bytes of an .npy file, and of a zip archive (an .npz file: a local file header, or an empty archive's
+#: end record).
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+#: The delimiters the CSV reader reads off a header line.
+_CSV_DELIMITERS = (",", "\t", ";")
 
 
 def detect_format(path: str | os.PathLike) -> str:
@@ -54,6 +62,45 @@ def detect_format(path: str | os.PathLike) -> str:
         f"{os.fspath(path)}: cannot tell the format from the name; use .csv/.tsv (with a header), "
         ".svm/.libsvm (LIBSVM/svmlight), .npy or .npz, or pass the format explicitly (--format)"
     )
+
+
+def detect_content_format(path: str | os.PathLike) -> str | None:
+    """The format of a data file from its content alone (a gzipped file's, looked through), for data without a
+    name to go by (standard input), or None when the content does not tell.
+
+    The rules of :func:`detect_format` that read the content, and the magic
+    bytes that the names ``.npy`` and ``.npz`` stand for: ``\\x93NUMPY`` is
+    npy, a zip archive (``PK\\x03\\x04``) npz; a first row (neither blank
+    nor a ``#`` comment) that is a LIBSVM row is libsvm, and one holding a
+    comma, a tab or a semicolon -- a CSV header, whose delimiter the CSV
+    reader reads off it -- is csv.  Anything else (one column of text, rows
+    of numbers split by spaces, bytes that are not UTF-8 text) is for
+    ``--format`` to say.  Reads at most 64 KiB.
+
+    Raises
+    ------
+    DataError
+        Damaged gzip data.
+    """
+    source = os.fspath(path)
+    with open(source, "rb") as fh:
+        head = fh.read(len(_NPY_MAGIC))
+    if head[:2] == b"\x1f\x8b":
+        try:
+            with gzip.open(source, "rb") as fh:
+                head = fh.read(len(_NPY_MAGIC))
+        except (OSError, EOFError, zlib.error) as exc:
+            raise DataError(f"{source}: damaged gzip data ({exc})") from None
+    if head.startswith(_NPY_MAGIC):
+        return "npy"
+    if head.startswith(_ZIP_MAGICS):
+        return "npz"
+    line = _first_row(source)
+    if line is None:
+        return None
+    if _LIBSVM_ROW.fullmatch(line) is not None:
+        return "libsvm"
+    return "csv" if any(d in line for d in _CSV_DELIMITERS) else None
 
 
 def libsvm_has_queries(source: str) -> bool:
