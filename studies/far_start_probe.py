@@ -3,7 +3,9 @@
 ``python studies/far_start_probe.py`` simulates queries of ten rows with grades 0-4 that follow the first of five
 normal features, and fits ``rankcore.boost(learner=...)`` with each objective of ``--objectives`` from
 ``init_score = scale · x₂`` (the second feature, unrelated to the grades) for each ``--scales``, once with the
-learner's default steps and once with ``trees:line_search=true``.  It prints a Markdown table: the largest
+learner's default steps and once with ``trees:line_search=true`` (and, with ``--caps``, once with each cap on the
+leaf values, ``trees:max_delta_step=c``).  It prints a Markdown table (``--wide``: one row per objective and
+steps, one column per scale): the largest
 correction the trees learned (``decision_function`` on the training rows, the initial scores left out) and
 NDCG@10 of new queries drawn alike, scored from their own initial scores, as means over ``--seeds``.  A correction
 far beyond the initial scores' scale is a fit whose steps overshot.  Simulated data: nothing is read from disk.
@@ -51,16 +53,31 @@ def main(argv=None) -> None:
     parser.add_argument("--scales", nargs="+", type=float, default=[0.0, 1.0, 5.0, 30.0])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--n-iter", type=int, default=50)
+    parser.add_argument("--caps", nargs="*", type=float, default=[],
+                        help="also fit with trees:max_delta_step=c for each c (the learner's default steps)")
+    parser.add_argument("--no-line-search", action="store_true", help="leave out the trees:line_search=true fits")
+    parser.add_argument("--wide", action="store_true", help="one row per objective and steps, a column per scale")
     args = parser.parse_args(argv)
-    print("| objective | initial scores' scale | steps | largest correction | NDCG@10 (new queries) |")
-    print("|---|---|---|---|---|")
+    variants = [("trees", "default")] + ([] if args.no_line_search else [("trees:line_search=true", "line search")])
+    variants += [(f"trees:max_delta_step={c:g}", f"cap {c:g}") for c in args.caps]
+    if args.wide:
+        print("| objective | steps | " + " | ".join(f"scale {s:g}" for s in args.scales) + " |")
+        print("|---|---|" + "---|" * len(args.scales))
+    else:
+        print("| objective | initial scores' scale | steps | largest correction | NDCG@10 (new queries) |")
+        print("|---|---|---|---|---|")
     for objective in args.objectives:
-        for scale in args.scales:
-            for learner, steps in (("trees", "default"), ("trees:line_search=true", "line search")):
+        for learner, steps in variants:
+            cells = []
+            for scale in args.scales:
                 fits = [one_fit(objective, learner, scale, seed, args.n_iter) for seed in args.seeds]
                 largest = max(c for c, _ in fits)
                 ndcg = float(np.mean([s for _, s in fits]))
-                print(f"| `{objective}` | {scale:g} | {steps} | {largest:.3g} | {ndcg:.4f} |", flush=True)
+                cells.append(f"{largest:.3g} / {ndcg:.4f}")
+                if not args.wide:
+                    print(f"| `{objective}` | {scale:g} | {steps} | {largest:.3g} | {ndcg:.4f} |", flush=True)
+            if args.wide:
+                print(f"| `{objective}` | {steps} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

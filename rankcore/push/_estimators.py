@@ -148,6 +148,7 @@ PEER_NAMES = {
                     'learner="trees:min_samples_leaf=M"'),
     **dict.fromkeys(("min_child_weight", "min_sum_hessian_in_leaf"), 'learner="trees:min_child_weight=H"'),
     **dict.fromkeys(("reg_lambda", "lambda_l2", "l2_leaf_reg"), 'learner="trees:l2=V"'),
+    "max_delta_step": 'learner="trees:max_delta_step=D" (|leaf value| <= D before the learning rate)',
     **dict.fromkeys(("subsample", "bagging_fraction"), 'learner="trees:subsample=F"'),
     **dict.fromkeys(("colsample_bytree", "feature_fraction"), 'learner="trees:colsample=F"'),
     **dict.fromkeys(("max_bin", "border_count"), 'learner="trees:max_bins=B"'),

@@ -52,61 +52,7 @@ cdef enum:
     PARTITION_PARALLEL_ROWS = 2048
 
 
-cdef struct SplitTeam:
-    # one split's work for the threads of one parallel region (TreeGrower._split_one)
-    const uint8_t* codes            # (n, c) row-major codes
-    const int64_t* sp_ptr           # the rows' listed sparse slots (``listed_rows``), or NULL
-    const int32_t* sp_slot
-    const uint8_t* column           # the split feature's column of the column-major codes
-    const uint8_t* table            # the split's table: code -> goes left
-    const FeatureSlots* fs
-    const double* g
-    const double* h
-    int32_t* idx
-    int32_t* scratch
-    double* og
-    double* oh
-    const uint8_t* mask
-    const SplitParams* params
-    Py_ssize_t* before              # the partition's per-chunk counts (shared)
-    Py_ssize_t start, end           # the node's rows idx[start:end]
-    Py_ssize_t nl                   # out: its rows going left (the left child's)
-    bint histogram                  # the smaller child's histogram and the children's scans are wanted
-    bint small_left                 # the smaller child is the left one
-    double* hist                    # its (zeroed here) histogram buffer
-    bint unit_h
-    NodeScan scans[2]
-    Py_ssize_t k                    # scans (0, 1 or 2)
-    int T_part, T_hist, T_gather, T_scan
-
-
-cdef void _split_team(SplitTeam* w, int tid) noexcept nogil:
-    """Thread ``tid``'s share of a split: partition, then the smaller child's histogram, then both children's scans.
-
-    Every thread of the region calls it.  Each phase runs on its own number
-    of threads (as the separate calls would: ``partition_threads``,
-    ``node_histogram_threads``, ``scan_threads``), the others only meeting
-    its barriers: after the partition (every thread reads the new ranges),
-    after a parallel gather, and before the scans unless they run on the
-    histogram's threads -- then thread t scans the columns whose slots
-    (bundled features' default bins included) it zeroed and filled itself
-    (``histogram_part``), and waits for no one.  O(m/T + m'·c/T + S/T)
-    per thread for a node of m rows and a smaller child of m', no
-    allocation; the tree does not depend on the threads.
-    """
-    cdef Py_ssize_t nl, s, e
-    nl = partition_part(w.column, 1, w.idx, w.scratch, w.start, w.end, 0, w.table, tid, w.T_part, w.before)
-    if tid == 0:
-        w.nl = nl
-    if not w.histogram:
-        return
-    s, e = (w.start, w.start + nl) if w.small_left else (w.start + nl, w.end)
-    histogram_part(w.codes, w.fs, w.g, w.h, w.idx, s, e, w.og, w.oh, w.hist, tid, w.T_hist, w.T_gather, False,
-                   w.unit_h, w.sp_ptr, w.sp_slot)
-    if w.T_scan != w.T_hist:
-        rc_barrier()
-    if w.k > 0:
-        scan_part(w.scans, w.k, w.fs, w.mask, w.params, tid, w.T_scan)
+include "_grow_team.pxi"
 
 
 cdef class TreeGrower:
@@ -135,7 +81,7 @@ cdef class TreeGrower:
         tree does not depend on it).
 
     Monotone constraints (:meth:`set_monotone`): each node has bounds
-    [lo, hi] (the root's ±inf) that clamp its children's values in the split
+    [lo, hi] (the root's ±inf, or ±cap with a cap) that clamp its children's values in the split
     scan and its value as a leaf (``_split.split_bounds``).  Interaction constraints (:meth:`set_interactions`):
     each node scans the features of its live groups (``_interaction_rule.pxd``).
 
@@ -279,8 +225,9 @@ cdef class TreeGrower:
         free(self.lo)
         free(self.hi)
 
-    def set_monotone(self, signs):
+    def set_monotone(self, signs, double cap=0.0):
         """Constrain the trees grown next: ``signs`` int8 (d,), each feature's -1, 0 or +1; None: no constraints.
+        ``cap`` > 0 (``max_delta_step``): every leaf value within [−cap, cap] (the root's bounds).
 
         The split scans then run scalar, on clamped gains (``_split.best_split``).  O(d).
         """
@@ -295,8 +242,14 @@ cdef class TreeGrower:
             self.monotone_signs = arr
             view = arr
             self.monotone = &view[0] if arr.shape[0] else NULL
+        if not 0 <= cap < INFINITY:
+            raise ValueError(f"TreeGrower.set_monotone: cap must be a finite number >= 0 (0: none), got {cap}")
         self.base_params.monotone = self.monotone
-        self.params.monotone = self.monotone
+        self.base_params.bounded = self.monotone != NULL or cap > 0
+        self.base_params.lo = -cap if cap > 0 else -INFINITY
+        self.base_params.hi = cap if cap > 0 else INFINITY
+        self.params.monotone, self.params.bounded = self.base_params.monotone, self.base_params.bounded
+        self.params.lo, self.params.hi = self.base_params.lo, self.base_params.hi
 
     def set_interactions(self, csr):
         """Constrain the trees grown next by interaction groups: ``csr`` = (group_ptr, group_features,
@@ -427,8 +380,8 @@ cdef class TreeGrower:
             self.splittable[i] = 0
         self._reset_node(0)
         self.depth[0] = 0
-        self.lo[0] = -INFINITY
-        self.hi[0] = INFINITY
+        self.lo[0] = self.params.lo     # ±inf, or ±cap
+        self.hi[0] = self.params.hi
         if self.rule.on:
             rule_root(&self.rule)
         st[0] = 0
@@ -652,8 +605,9 @@ cdef class TreeGrower:
         self.p_G[b] = sp.right[0]
         self.p_H[b] = sp.right[1]
         self.p_count[b] = sp.right[2]
-        if self.monotone != NULL:
-            split_bounds(self.lo[node], self.hi[node], 0 if sp.categorical else self.monotone[sp.feature], sp,
+        if self.params.bounded:         # (a cap alone: sign 0, the children keep the node's bounds)
+            split_bounds(self.lo[node], self.hi[node],
+                         0 if sp.categorical or self.monotone == NULL else self.monotone[sp.feature], sp,
                          self.params.l2, self.bounds)
             self.lo[a] = self.bounds[0]
             self.hi[a] = self.bounds[1]
@@ -825,7 +779,7 @@ cdef class TreeGrower:
         derivative, distinct leaf values ascending, categorical nodes, their
         left bins as (nodes, 4) 256-bit sets): −1 / 0 at leaves for the
         split fields, leaf values −G/(H + l2) at leaves (clamped to their bounds
-        with monotone constraints) and 0 elsewhere, and the
+        with monotone constraints, to [−cap, cap] with a cap) and 0 elsewhere, and the
         derivative Σ_leaves G·v summed in node order -- the search's own
         arithmetic.  None when the tree is a single leaf.
 
@@ -877,7 +831,7 @@ cdef class TreeGrower:
                 go[i] = 0.0
                 to[i] = 0.0
                 v = -self.p_G[i] / (self.p_H[i] + l2)
-                if self.monotone != NULL:       # clamped to the leaf's bounds (``_split.clamped``'s comparisons)
+                if self.params.bounded:         # clamped to the leaf's bounds (``_split.clamped``'s comparisons)
                     if v < self.lo[i]:
                         v = self.lo[i]
                     if v > self.hi[i]:

@@ -368,11 +368,12 @@ cdef class ObliviousGrower:
             raise MemoryError(f"ObliviousGrower: no memory for a histogram of {self.fs.n_slots} slots")
         return self.n_levels
 
-    def tree(self, double l2):
+    def tree(self, double l2, double cap=0.0):
         """The grown tree as ``ObliviousSearch.result`` builds it, or None when it has no level.
 
         Returns (feature, bin, nan_left, gain) per level, the 2^levels leaf
-        values −G/(H + l2) by cell, the derivative Σ G·v over the distinct
+        values −G/(H + l2) by cell (clamped to [−cap, cap] when ``cap`` > 0:
+        ``max_delta_step``), the derivative Σ G·v over the distinct
         leaves in the order of their first cell -- the search's own
         arithmetic -- and whether some leaf value is at least the smallest
         normal number in magnitude (``_no_split.underflow_reason`` finds no
@@ -405,6 +406,11 @@ cdef class ObliviousGrower:
         for cell in range(self.n_cells):
             node = self.cells[cell]
             v = -self.G[node] / (self.H[node] + l2)
+            if cap > 0:             # ``_split.clamped``'s comparisons
+                if v < -cap:
+                    v = -cap
+                if v > cap:
+                    v = cap
             vo[cell] = v
             if fabs(v) >= DBL_MIN:
                 some_normal = True

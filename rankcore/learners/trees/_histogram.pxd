@@ -40,7 +40,8 @@ cdef struct SplitParams:
     double random_strength          # > 0: each feature's best gain gets noise (``_split_noise.pxd``)
     uint64_t noise_seed             # the tree's seed of that noise
     const int8_t* monotone          # NULL (no constraints), or (d,) each feature's sign: -1, 0 or +1
-    double lo                       # with monotone: the node's bounds on its children's values
+    bint bounded                    # values clamped to [lo, hi]: monotone constraints, or a cap (max_delta_step)
+    double lo                       # when bounded: the node's bounds on its children's values
     double hi
 
 
@@ -57,6 +58,7 @@ cdef inline SplitParams split_params(double min_samples_leaf, double min_child_w
     p.random_strength = 0.0
     p.noise_seed = 0
     p.monotone = NULL
+    p.bounded = False
     p.lo = -INFINITY
     p.hi = INFINITY
     return p

@@ -40,7 +40,7 @@ from ._oblivious_ranker import ObliviousTreeRanker
 from ._oblivious_kernels import oblivious_columns
 from ._oblivious_monotone import monotone_grown
 from ._search import BatchedTreeSearch, TreeSearch, _Split
-from ._ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
+from ._ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker, node_value_index
 from ._row_draws import GOLDEN, MASK64, bagging_weights, row_hash
 
 __all__ = ["TreeLayout", "TreeBlock", "slot_layout"]
@@ -206,6 +206,8 @@ class TreeLayout(LearnerLayout):
         # Newton steps on each tree's leaf values (the backend takes the ones after the first: leaf_rows,
         # with_leaf_values)
         self.leaf_newton_steps = int(params.get("leaf_newton_steps", 1))
+        # each leaf value's cap, |v| <= max_delta_step (0: none); a layout saved before the option reads 0
+        self.max_delta_step = float(params.get("max_delta_step", 0.0))
         # the Bayesian bootstrap's temperature (0: off); a layout saved before the option reads 0
         self.bagging_temperature = float(params.get("bagging_temperature", 0.0))
         # with weights the candidate's derivative is Σ w·g·h, an estimate of Σ g·h as a row sample's is
@@ -525,7 +527,9 @@ class TreeLayout(LearnerLayout):
         with the layout's ``n_threads``).  With ``random_strength`` > 0 the
         feature is chosen with noise keyed by the tree's ``seed`` and the
         ``node``'s id, as the in-memory grower draws it.  With monotone
-        constraints the children's values are clamped to the node's ``bounds``.
+        constraints the children's values are clamped to the node's ``bounds``;
+        with ``max_delta_step`` > 0 to [−cap, cap] too, and the gains are the
+        capped values' (``_split.best_split``'s ``cap``).
         """
         out, bits = self._split_out, self._split_bits
         if not _split.best_split(hist, self.slots, feature_mask, float(self.min_samples_leaf),
@@ -533,7 +537,8 @@ class TreeLayout(LearnerLayout):
                                         float(self.l2), TIE_TOLERANCE, out, int(self.n_threads),
                                         float(cat_smooth), int(self.max_cat_threshold), bits,
                                         float(self.random_strength), int(seed), int(node),
-                                        getattr(self, "monotone", None), float(bounds[0]), float(bounds[1])):
+                                        getattr(self, "monotone", None), float(bounds[0]), float(bounds[1]),
+                                        self.max_delta_step):
             return None
         feature = int(out[1])
         return _Split(float(out[0]), feature, int(out[2]), bool(out[3]),
@@ -643,14 +648,15 @@ class TreeLayout(LearnerLayout):
         grower = self._grower
         self._grow_on(block, grower, g, h, unit_h, seed, mask)
         block.grown = None
-        tree = grower.tree(float(self.l2))
+        tree = grower.tree(float(self.l2), self.max_delta_step)
         if tree is None:
             # no tree (the end of a fit): the multi-pass search replays it and says why (``last_no_split``)
             self._replay(block, g, h, seed, mask)
             return None
         feature, bins, nan_left, gain, value, derivative, some_normal = tree
         if getattr(self, "monotone", None) is not None and self.monotone[feature].any():   # projected leaves
-            value, derivative, some_normal = monotone_grown(grower, float(self.l2), self.monotone[feature])
+            value, derivative, some_normal = monotone_grown(grower, float(self.l2), self.monotone[feature],
+                                                            self.max_delta_step)
         # (the grower already checked the leaf values: the reason is worked out only for a refused tree)
         self.last_no_split = None if some_normal else underflow_reason(value, float(self.l2))
         if self.last_no_split is not None:         # the tree is no direction at all
@@ -682,7 +688,7 @@ class TreeLayout(LearnerLayout):
                                                  float(self.l2), TIE_TOLERANCE, self.growth == "depthwise",
                                                  int(n_threads), float(self.cat_smooth), int(self.max_cat_threshold),
                                                  float(self.random_strength))
-            self._grower.set_monotone(getattr(self, "monotone", None))
+            self._grower.set_monotone(getattr(self, "monotone", None), self.max_delta_step)
             self._grower.set_interactions(native_groups(getattr(self, "interactions", None)))
         return self._grower
 
@@ -719,7 +725,7 @@ class TreeLayout(LearnerLayout):
             return self._evaluate_oblivious(ranker, encoded, out)
         current = ranker.bins is not None and getattr(ranker, "search_id", None) == encoded.tree_id
         if current and encoded.grown is not None:
-            node_index = _node_value_index(ranker)
+            node_index = node_value_index(ranker)
             if node_index is None:
                 encoded.grown.leaf_values(encoded.codes, encoded.idx, ranker.value, out)
                 return out
@@ -888,13 +894,3 @@ class TreeLayout(LearnerLayout):
                 bins[i] = self._threshold_bin(ranker, j, t)
         return bins
 
-
-def _node_value_index(ranker) -> np.ndarray | None:
-    """uint8 (nodes,): each leaf's position among ``ranker.values`` (0 at internal nodes); None beyond 255 values."""
-    values = ranker.values
-    if values is None or not 0 < len(values) <= 255:
-        return None
-    # internal nodes (value 0) get some position too: only the leaves' are read
-    position = np.searchsorted(np.asarray(values, dtype=np.float64), ranker.value)
-    np.minimum(position, len(values) - 1, out=position)
-    return position.astype(np.uint8)

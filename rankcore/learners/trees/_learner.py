@@ -175,6 +175,11 @@ class Trees(Learner):
     (CatBoost's ``leaf_estimation_iterations``); a leaf whose H falls
     below the curvature floor its tree was grown with takes no more steps.
     The line search or the learning rate then applies to the result.
+    ``max_delta_step`` > 0 clamps every leaf value to [−max_delta_step,
+    max_delta_step] before the line search and the learning rate, and the
+    split gains are the clamped values' −(2·G·w + (H + l2)·w²) where the cap
+    binds (LightGBM's ``max_delta_step``; oblivious trees: the leaf values
+    only, docs/trees.md).
     """
 
     name = "trees"
@@ -248,6 +253,15 @@ class Trees(Learner):
                       "a column in no group never splits; a column may be in several groups; none (the default): no "
                       "constraints. Oblivious trees: each level's column and the columns of the levels above lie in "
                       "one group; see docs/tree_constraints.md"),
+        # last: a saved spec writes the parameters positionally while they can be, so a new one goes after the others
+        Parameter("max_delta_step", float, default=0.0, minimum=0.0,
+                  doc="cap on each leaf's value (LightGBM's and XGBoost's max_delta_step): every leaf value, before "
+                      "the learning rate, is clamped to [-max_delta_step, max_delta_step], and the split gains are "
+                      "the clamped values' (as LightGBM's; oblivious trees: their leaf values only); the line "
+                      "search, if on, then scales the capped tree, so "
+                      "only with line_search=false is each tree's step at most learning_rate*max_delta_step. 0 (the "
+                      "default): no cap. With monotone, the leaves' bounds lie within the cap; not with "
+                      "leaf_newton_steps > 1; see docs/trees.md, A cap on the leaf values"),
     )
     # (the contract's derivative check needs every row, subsample=1: with subsample < 1
     # the candidate's derivative sums over the sampled rows only)
@@ -270,7 +284,8 @@ class Trees(Learner):
         return any(v != "0" for v in self.monotone.split("/")) if self.monotone else False
 
     def _validate(self) -> None:
-        for name in ("learning_rate", "min_child_weight", "l2", "random_strength", "bagging_temperature"):
+        for name in ("learning_rate", "min_child_weight", "l2", "random_strength", "bagging_temperature",
+                     "max_delta_step"):
             if not math.isfinite(getattr(self, name)):
                 raise SpecError(f"learner {self.name!r}: {name} must be a finite number, got {getattr(self, name)!r}")
         if self.growth == "oblivious":
@@ -286,6 +301,12 @@ class Trees(Learner):
                 raise SpecError(f"learner {self.name!r}: monotone={self.monotone!r} does not combine with "
                                 f"leaf_newton_steps={self.leaf_newton_steps} (the further steps would not keep the "
                                 f"leaves within their bounds); use leaf_newton_steps=1")
+        if self.max_delta_step > 0 and self.leaf_newton_steps > 1:
+            # the further steps tell a tree's leaves apart by their values (``TreeLayout.leaf_rows``), and capped
+            # leaves share the values ±cap: they would be stepped as one leaf
+            raise SpecError(f"learner {self.name!r}: max_delta_step={self.max_delta_step!r} does not combine with "
+                            f"leaf_newton_steps={self.leaf_newton_steps} (leaves capped to one value would take their "
+                            f"further steps together); set one of them to its default")
         if self.bagging_temperature > 0 and self.leaf_newton_steps > 1:
             # the further steps sum the plain gradient per leaf (``leaf_rows`` keeps a row sample, not weights):
             # they would move the leaves towards another objective than the one the tree was grown on
@@ -450,7 +471,8 @@ class Trees(Learner):
                                                          "min_samples_leaf", "min_child_weight", "l2",
                                                          "subsample", "colsample", "growth", "cat_smooth",
                                                          "max_cat_threshold", "random_strength", "line_search",
-                                                         "leaf_newton_steps", "bagging_temperature", "bagging_unit")}
+                                                         "leaf_newton_steps", "bagging_temperature", "bagging_unit",
+                                                         "max_delta_step")}
         if categories and self.growth == "oblivious":
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categories)}")

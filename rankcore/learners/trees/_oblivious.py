@@ -48,7 +48,7 @@ import math
 
 import numpy as np
 
-from . import _oblivious_kernels as _kernels
+from . import _oblivious_kernels as _kernels, _split
 from .._base import Candidate
 from ._no_split import free_split_gain, underflow_reason, unsplit_reason
 from ._oblivious_monotone import monotone_cells
@@ -147,16 +147,19 @@ class ObliviousSearch(MultiPassSearch):
         value = np.empty(len(self.level))
         derivative = 0.0
         seen = set()
+        cap = float(getattr(self.layout, "max_delta_step", 0.0))
         for cell, node_id in enumerate(self.level):
             node = self.nodes[node_id]
             value[cell] = -node["G"] / (node["H"] + lam)
+            if cap > 0:                                     # the grower's clamp (``_split.clamped``)
+                value[cell] = _split.clamped(value[cell], -cap, cap)
             if node_id not in seen:
                 seen.add(node_id)
                 derivative += node["G"] * value[cell]
         level_sign = self._level_signs()
         if level_sign is not None:                          # the leaves projected onto the monotone order
             value, derivative = monotone_cells(np.asarray(self.level), np.array([n["G"] for n in self.nodes]),
-                                               np.array([n["H"] for n in self.nodes]), lam, level_sign)
+                                               np.array([n["H"] for n in self.nodes]), lam, level_sign, cap)
         self.layout.last_no_split = underflow_reason(value, lam)
         if self.layout.last_no_split is not None:         # the tree is no direction at all
             return None

@@ -141,7 +141,7 @@ def _raised(value: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 def monotone_cells(cell_node: np.ndarray, G: np.ndarray, H: np.ndarray, l2: float,
-                   level_sign: np.ndarray) -> tuple[np.ndarray, float]:
+                   level_sign: np.ndarray, cap: float = 0.0) -> tuple[np.ndarray, float]:
     """(value per cell, derivative Σ_leaves G·v): a grown oblivious tree's leaf values projected onto the order.
 
     ``cell_node``: each cell's node (any numbering); ``G``, ``H``: Σg, Σh
@@ -149,6 +149,11 @@ def monotone_cells(cell_node: np.ndarray, G: np.ndarray, H: np.ndarray, l2: floa
     The leaves are numbered in the order of their first cell, so the result
     does not depend on the routes' node numbering.  The derivative sums
     G·v over the leaves in that order (as the unconstrained trees').
+    ``cap`` > 0 (``max_delta_step``): the projected values clamped to
+    [−cap, cap] -- the projection onto the order within that box (a clamp
+    is nondecreasing, so it keeps the order, and of the order's solutions
+    the clamped one is the box's: weighted isotonic regression with the same
+    bounds on every value is solved by clamping the unbounded solution).
     """
     cell_node = np.asarray(cell_node)
     nodes, first, inverse = np.unique(cell_node, return_index=True, return_inverse=True)
@@ -162,14 +167,16 @@ def monotone_cells(cell_node: np.ndarray, G: np.ndarray, H: np.ndarray, l2: floa
     lo, hi = order_edges(leaf, level_sign)
     if lo.shape[0] and np.any(value[lo] > value[hi]):
         value = isotonic_leaves(g, w, lo, hi)
+    if cap > 0:
+        value = np.minimum(np.maximum(value, -cap), cap)
     derivative = 0.0
     for gk, vk in zip(g.tolist(), value.tolist()):
         derivative += gk * vk
     return value[leaf], derivative
 
 
-def monotone_grown(grower, l2: float, level_sign: np.ndarray) -> tuple[np.ndarray, float, bool]:
+def monotone_grown(grower, l2: float, level_sign: np.ndarray, cap: float = 0.0) -> tuple[np.ndarray, float, bool]:
     """:func:`monotone_cells` of the tree an ``ObliviousGrower`` just grew, and whether some leaf value is at
     least the smallest normal number in magnitude (``ObliviousGrower.tree``'s test)."""
-    value, derivative = monotone_cells(*grower.cell_sums(), l2, level_sign)
+    value, derivative = monotone_cells(*grower.cell_sums(), l2, level_sign, cap)
     return value, derivative, bool(np.any(np.abs(value) >= np.finfo(np.float64).tiny))

@@ -8,7 +8,7 @@ from . import _predict
 from .._base import WeakRanker
 
 __all__ = ["TreeRanker", "TIE_TOLERANCE", "ALL_LEFT", "MAX_TREE_BINS", "predict_forest", "prediction_matrix",
-           "walk_arrays"]
+           "walk_arrays", "node_value_index"]
 
 #: Largest ``max_bins`` (one code is reserved for NaN).
 MAX_TREE_BINS = 255
@@ -236,3 +236,14 @@ def _categorical_arrays(rankers, n_nodes: int):
     np.cumsum(counts, out=cat_offset[1:])
     cat_values = np.ascontiguousarray(np.concatenate(values) if values else np.empty(0), dtype=np.float64)
     return is_cat, cat_offset, cat_values
+
+
+def node_value_index(ranker) -> np.ndarray | None:
+    """uint8 (nodes,): each leaf's position among ``ranker.values`` (0 at internal nodes); None beyond 255 values."""
+    values = ranker.values
+    if values is None or not 0 < len(values) <= 255:
+        return None
+    # internal nodes (value 0) get some position too: only the leaves' are read
+    position = np.searchsorted(np.asarray(values, dtype=np.float64), ranker.value)
+    np.minimum(position, len(values) - 1, out=position)
+    return position.astype(np.uint8)

@@ -39,6 +39,10 @@ from ._ranker import TIE_TOLERANCE, TreeRanker
 __all__ = ["TreeSearch", "BatchedTreeSearch", "curvature_floor"]
 
 
+#: The bounds of a node whose value nothing clamps.
+_FREE = (-math.inf, math.inf)
+
+
 @dataclass
 class _Split:
     gain: float
@@ -107,8 +111,8 @@ class TreeSearch(MultiPassSearch):
         request = self._take_request()
         if request["op"] == "root":
             G, H, C = self._root_sums(total)
-            self.nodes.append({"depth": 0, "G": G, "H": H, "count": C, "parent": -1, "bounds": (-math.inf, math.inf),
-                               "groups": _root_groups(self.layout)})
+            self.nodes.append({"depth": 0, "G": G, "H": H, "count": C, "parent": -1,
+                               "bounds": _root_bounds(self.layout), "groups": _root_groups(self.layout)})
             if C <= 0 or not self.layout.n_features:
                 self.done = True
                 return
@@ -181,7 +185,7 @@ class TreeSearch(MultiPassSearch):
                 gain[i] = split.gain
             else:
                 value[i] = -node["G"] / (node["H"] + lam)
-                if getattr(self.layout, "monotone", None) is not None:    # clamped to its bounds, as the grower does
+                if node["bounds"] != _FREE:         # clamped to its bounds (monotone, a cap), as the grower does
                     value[i] = _split.clamped(value[i], *node["bounds"])
                 derivative += node["G"] * value[i]
         self.layout.last_no_split = underflow_reason(value, lam)
@@ -310,7 +314,7 @@ class BatchedTreeSearch(TreeSearch):
         self.key_split: dict[int, _Split | None] = {}                    # key -> its split, when worked out
         self.parted: dict[int, tuple] = {}          # key -> (split, left key, right key) partitioned on the blocks
         self.asked: list[tuple[int, _Split, int]] = []      # the pending items' (key, split, depth)
-        self.key_bounds: dict[int, tuple] = {0: (-math.inf, math.inf)}     # key -> its bounds (monotone)
+        self.key_bounds: dict[int, tuple] = {0: _root_bounds(layout)}     # key -> its bounds (monotone, a cap)
         self.key_groups: dict[int, tuple | None] = {0: _root_groups(layout)}  # key -> its live groups (interactions)
 
     def receive(self, total: np.ndarray | None) -> None:
@@ -437,6 +441,13 @@ def _child_bounds(layout, bounds: tuple[float, float], split: _Split) -> tuple[t
     a, b, c, d = _split.child_bounds(bounds[0], bounds[1], sign, split.left[0], split.left[1], split.right[0],
                                      split.right[1], float(layout.l2))
     return (a, b), (c, d)
+
+
+def _root_bounds(layout) -> tuple[float, float]:
+    """The root's bounds on the leaf values: ±``max_delta_step`` when it caps them, else ±inf (the children of a
+    split on a feature without a monotone sign keep their node's)."""
+    cap = float(getattr(layout, "max_delta_step", 0.0))
+    return (-cap, cap) if cap > 0 else _FREE
 
 
 def _root_groups(layout) -> tuple | None:

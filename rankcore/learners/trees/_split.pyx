@@ -92,6 +92,26 @@ cdef inline double _bounded_term(double G, double H, double l2, const SplitParam
     return -(2.0 * G * w + (H + l2) * w * w)
 
 
+cdef inline double _capped_term(double G, double H, double l2, const SplitParams* p) noexcept nogil:
+    """A leaf's gain term under a cap alone (``max_delta_step``, no monotone constraints): G²/(H+λ), the
+    unbounded term's own operations, while w = −G/(H+λ) lies within [lo, hi]; else the clamped value's
+    −(2·G·w + (H+λ)·w²) (``_bounded_term``).  A cap that binds nowhere gives the uncapped gains bit for bit."""
+    cdef double w
+    if not H + l2 > 0:
+        return 0.0
+    w = -G / (H + l2)
+    if p.lo <= w <= p.hi:
+        return G * G / (H + l2)
+    return _bounded_term(G, H, l2, p)
+
+
+cdef inline double _leaf_term(double G, double H, double l2, const SplitParams* p) noexcept nogil:
+    """A bounded leaf's gain term: ``_bounded_term`` with monotone constraints, else ``_capped_term``."""
+    if p.monotone != NULL:
+        return _bounded_term(G, H, l2, p)
+    return _capped_term(G, H, l2, p)
+
+
 cdef inline bint _is_found(double lg, double lh, double lc, double tg, double th, double tc, double l2,
                            double parent, const SplitParams* p, bint find, double threshold, double* best,
                            double* gain, double* rg, double* rh, double* rc, Py_ssize_t j) noexcept nogil:
@@ -101,7 +121,10 @@ cdef inline bint _is_found(double lg, double lh, double lc, double tg, double th
     Find: whether the split is allowed and its gain reaches ``threshold``.
     With monotone constraints (``p.monotone``) the gain is the clamped
     children's (``_bounded_term``), and a split of feature j against its
-    sign (sign·(w_right − w_left) < 0) is not allowed.
+    sign (sign·(w_right − w_left) < 0) is not allowed.  With a cap alone
+    (``p.bounded``, no monotone) the gain is ``_capped_term``'s, and a split
+    whose children are both clamped to the same bound is not allowed (it
+    changes no score; its "gain" is −λ·cap² plus rounding).
     """
     cdef double wl, wr
     rg[0] = tg - lg
@@ -109,8 +132,14 @@ cdef inline bint _is_found(double lg, double lh, double lc, double tg, double th
     rc[0] = tc - lc
     if not _allowed(lc, rc[0], lh, rh[0], p):
         return False
-    if p.monotone == NULL:
+    if not p.bounded:
         gain[0] = lg * lg / (lh + l2) + rg[0] * rg[0] / (rh[0] + l2) - parent
+    elif p.monotone == NULL:
+        wl = -lg / (lh + l2)
+        wr = -rg[0] / (rh[0] + l2)
+        if (wl >= p.hi and wr >= p.hi) or (wl <= p.lo and wr <= p.lo):
+            return False
+        gain[0] = _capped_term(lg, lh, l2, p) + _capped_term(rg[0], rh[0], l2, p) - parent
     else:
         wl = _clamped(-lg / (lh + l2), p.lo, p.hi)
         wr = _clamped(-rg[0] / (rh[0] + l2), p.lo, p.hi)
@@ -151,8 +180,8 @@ cdef inline double _node_totals(double cg, double ch, double cc, double ng, doub
     th[0] = ch + nh
     tc[0] = cc + nc
     parent = tg[0] * tg[0] / (th[0] + l2) if th[0] + l2 > 0 else 0.0
-    if p.monotone != NULL:
-        parent = _bounded_term(tg[0], th[0], l2, p)
+    if p.bounded:
+        parent = _leaf_term(tg[0], th[0], l2, p)
     if parent_out != NULL:
         parent_out[0] = parent
     return parent
@@ -244,8 +273,8 @@ cdef double _scan_feature(double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const 
     nc = x[2]
     parent = _node_totals(cg, ch, cc, ng, nh, nc, l2, &tg, &th, &tc, parent_out, p)
     has_nan = nc > 0
-    # the best gain only: vectors of candidates (with monotone constraints, the scalar loop below)
-    if not find and p.monotone == NULL:
+    # the best gain only: vectors of candidates (with bounds -- monotone constraints, a cap --, the scalar loop below)
+    if not find and not p.bounded:
         args.tg = tg
         args.th = th
         args.tc = tc
@@ -371,8 +400,8 @@ cdef double _scan_categorical(const double* fh, Py_ssize_t j, Py_ssize_t n_edges
             P += 1
     _order_ties_by_bin(order, key, P, p.tie_tolerance)
     parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
-    if p.monotone != NULL:
-        parent = _bounded_term(tg, th, l2, p)
+    if p.bounded:
+        parent = _leaf_term(tg, th, l2, p)
     if parent_out != NULL:
         parent_out[0] = parent
     limit = P - 1
@@ -417,8 +446,8 @@ cdef inline double _parent_term(const double* fh, Py_ssize_t n_edges_j, double l
         th = th + fh[3 * b + 1]
     tg = tg + fh[3 * nan_slot]
     th = th + fh[3 * nan_slot + 1]
-    if p.monotone != NULL:
-        return _bounded_term(tg, th, l2, p)
+    if p.bounded:
+        return _leaf_term(tg, th, l2, p)
     return tg * tg / (th + l2) if th + l2 > 0 else 0.0
 
 
@@ -656,7 +685,7 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
                uint64_t[::1] left_bins=None,      # OUT (4,) a categorical split's left bins (256 bits)
                double random_strength=0.0, uint64_t noise_seed=0, Py_ssize_t node=0,
                const int8_t[::1] monotone=None,   # IN  (d,) or None: each feature's sign, -1, 0 or +1
-               double lo=-np.inf, double hi=np.inf):
+               double lo=-np.inf, double hi=np.inf, double cap=0.0):
     """The best split of a node from its histogram; returns False when no split gains.
 
     Candidates, in this order: feature j; for a numeric feature, bin
@@ -678,7 +707,10 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
     the children's values are clamped to the bounds, a split of a feature
     against its sign is not allowed, and every gain (the parent term too)
     is the clamped values' −(2·G·w + (H+λ)·w²) (``_bounded_term``), from a
-    scalar scan.
+    scalar scan.  ``cap`` > 0 (``max_delta_step``): the bounds are
+    intersected with [−cap, cap]; without ``monotone`` each gain term is
+    G²/(H+λ) while its value is within them, else the clamped value's
+    (``_capped_term``), and children both clamped to one bound do not split.
 
     O(S) time (plus O(K log K) per categorical feature of K categories):
     each feature's best gain and parent term (``prange`` over the features
@@ -703,12 +735,18 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
     params = split_params(min_samples_leaf, min_child_weight, l2, tie_tolerance, cat_smooth, max_cat)
     params.random_strength = random_strength
     params.noise_seed = noise_seed
-    if monotone is not None:
-        if monotone.shape[0] != fs.d:
+    if not cap >= 0:
+        raise ValueError(f"best_split: cap must be >= 0 (0: none), got {cap}")
+    if cap > 0:
+        lo = lo if lo > -cap else -cap
+        hi = hi if hi < cap else cap
+    if monotone is not None or cap > 0:
+        if monotone is not None and monotone.shape[0] != fs.d:
             raise ValueError(f"best_split: monotone must hold one sign per feature ({fs.d}), got {monotone.shape[0]}")
         if not lo <= hi:
             raise ValueError(f"best_split: expected bounds lo <= hi, got [{lo}, {hi}]")
-        params.monotone = &monotone[0]
+        params.monotone = &monotone[0] if monotone is not None else NULL
+        params.bounded = True
         params.lo = lo
         params.hi = hi
     scratch = np.empty(3 * fs.d)
