@@ -1,9 +1,10 @@
 """DaskPushBoost's click model (``position_bias="em"``) on the other inputs a Dask fit takes.
 
 On the shared 2-worker LocalCluster: X as a Dask DataFrame with the clicks, query ids and places as its Series,
-``callbacks``, ``eval_set``, ``placement="auto"``, ``init_score`` and ``init_model``, and the stop on the
-posteriors (``posterior_tol``) -- each the in-memory click model's fit (to 1e-9 distributed, bit for bit on one
-worker).  No part of Dask is mocked.
+``callbacks``, ``eval_set`` (also with its ``eval_init_score``), ``placement="auto"``, ``init_score`` and
+``init_model``, and the stop on the posteriors (``posterior_tol``) -- each the in-memory click model's fit (to 1e-9
+distributed, bit for bit on one worker); an ``eval_init_score`` of the wrong length is refused naming it.  No part of
+Dask is mocked.
 """
 
 from __future__ import annotations
@@ -162,3 +163,49 @@ def test_the_rounds_stop_on_the_posteriors_as_in_memory(dask_client):
     local = rankcore.PushBoost(position_bias=spec, **PARAMS).fit(X, clicks, qid=qid, position=position)
     assert 1 < local.position_em_rounds_ < 15
     _assert_same_model(model, local, X)
+
+
+@pytest.mark.parametrize("placement", ["distributed", "one_worker"])
+def test_eval_sets_with_their_initial_scores_reach_every_round_as_in_memory(dask_client, placement):
+    X, clicks, qid, position = _data(15)
+    X_val, clicks_val, qid_val, _ = _data(16)
+    init, init_val = 0.8 * X[:, 0] - 0.3, 0.8 * X_val[:, 0] - 0.3
+    Xd, yd, qd, pd_, initd = _dask(X, clicks, qid, position, init)
+    spec = "em:rounds=2"
+    params = dict(PARAMS, early_stopping=False)
+    eval_args = dict(eval_set=[(X_val, clicks_val, qid_val)], eval_names=["held"], eval_metric="ndcg@k:5")
+    model = DaskPushBoost(placement=placement, position_bias=spec, **params).fit(
+        Xd, yd, qid=qd, position=pd_, init_score=initd, eval_init_score=[da.from_array(init_val, chunks=100)],
+        **eval_args)
+    local = rankcore.PushBoost(position_bias=spec, n_jobs=1, **params).fit(
+        X, clicks, qid=qid, position=position, init_score=init, eval_init_score=[init_val], **eval_args)
+    # the eval init scores count: without them the held-out curve is another one
+    with pytest.warns(UserWarning, match="eval_init_score"):
+        unstarted = rankcore.PushBoost(position_bias=spec, n_jobs=1, **params).fit(
+            X, clicks, qid=qid, position=position, init_score=init, **eval_args)
+    assert list(model.evals_result_) == ["held"]
+    curves = local.evals_result_["held"]
+    assert len(curves["ndcg@k:5"]) == local.n_iter_
+    assert not np.allclose(unstarted.evals_result_["held"]["ndcg@k:5"], curves["ndcg@k:5"])
+    if placement == "one_worker":
+        np.testing.assert_array_equal(model.decision_function(X), local.decision_function(X))
+        np.testing.assert_array_equal(model.position_propensities_, local.position_propensities_)
+        for metric, values in curves.items():
+            np.testing.assert_array_equal(model.evals_result_["held"][metric], values)
+    else:
+        _assert_same_model(model, local, X)
+        for metric, values in curves.items():
+            np.testing.assert_allclose(model.evals_result_["held"][metric], values, rtol=1e-9)
+
+
+@pytest.mark.parametrize("as_dask", [False, True])
+def test_eval_init_score_of_another_length_than_its_set_is_refused_naming_it(dask_client, as_dask):
+    X, clicks, qid, position = _data(17)
+    X_val, clicks_val, qid_val, _ = _data(18)
+    Xd, yd, qd, pd_ = _dask(X, clicks, qid, position)
+    short = np.zeros(X_val.shape[0] - 1)
+    model = DaskPushBoost(placement="distributed", position_bias="em:rounds=2", **PARAMS)
+    expected = rf"eval_init_score: expected one score per row \({X_val.shape[0]} rows\), got shape \({short.size},\)"
+    with pytest.raises(ValueError, match=expected):
+        model.fit(Xd, yd, qid=qd, position=pd_, eval_set=[(X_val, clicks_val, qid_val)],
+                  eval_init_score=[da.from_array(short, chunks=100) if as_dask else short])
