@@ -9,7 +9,8 @@ Warnings (a model that could not split, a clipped lambda) print one line
 ``rankcore: warning: ...`` each.
 
 Exit status: 0 success, 1 internal error, 2 usage or input error, 130
-interrupted.  See ``docs/cli.md``.
+interrupted, 128 + the signal for SIGTERM or SIGHUP while a copy of standard
+input exists (see :mod:`rankcore.cli._stdin`).  See ``docs/cli.md``.
 """
 
 from __future__ import annotations
@@ -77,10 +78,20 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "_run", None) is None:
         parser.print_help()
         return EXIT_USAGE
-    try:
-        from ._stdin import stdin_inputs
+    from ._stdin import stdin_inputs
 
-        with warnings.catch_warnings(), stdin_inputs(args):     # a data file `-`: standard input, copied once
+    # a data file `-`: standard input, copied once.  The copy outlives the command by the message that ends it, so
+    # that the message can name it "standard input" (the names of copies go with them: none is left to rename a
+    # path of a later command in this process)
+    with contextlib.ExitStack() as copies:
+        return _run_command(args, lambda: copies.enter_context(stdin_inputs(args)))
+
+
+def _run_command(args, read_stdin) -> int:
+    """Run the parsed command (after ``read_stdin()``), printing a failure as one line; the exit status."""
+    try:
+        read_stdin()
+        with warnings.catch_warnings():
             if not args.debug:      # one line each, like the errors (--debug: Python's form, with the place)
                 warnings.showwarning = _show_warning
             return int(args._run(args) or EXIT_OK)

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 import pytest
@@ -218,3 +219,172 @@ def test_reading_standard_input_streams_it_in_blocks(monkeypatch, files, tmp_pat
     assert len(reads) > 100 and all(0 < size <= 7 for size in reads)
     assert run_main("fit", files / "d.csv", "--label", "y", *FIT, "-o", tmp_path / "f.json")[0] == 0
     assert (tmp_path / "m.json").read_bytes() == (tmp_path / "f.json").read_bytes()
+
+
+# -- hostile input: what a stream can be that a named file rarely is ------------------------------------------------
+
+def test_a_gzip_stream_cut_short_is_damaged_not_of_unknown_format(files, tmp_path):
+    whole = gzip.compress((files / "d.csv").read_bytes(), mtime=0)
+    for cut in (whole[:len(whole) // 2], whole[:-10]):
+        one_line_error(*run_main("fit", "-", "--label", "y", stdin=cut)[::2], "standard input: damaged gzip data")
+        (tmp_path / "cut").write_bytes(cut)
+        with pytest.raises(DataError, match="damaged gzip"):
+            detect_content_format(tmp_path / "cut")
+    twice = gzip.compress(whole, mtime=0)
+    one_line_error(*run_main("fit", "-", "--label", "y", stdin=twice)[::2], "standard input: gzip data inside gzip",
+                   "compressed twice")
+
+
+class _Planted:
+    """Unpickled, it writes a file: a pickle that must never be loaded."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def test_bytes_that_are_no_numpy_file_are_refused_without_unpickling(files, tmp_path):
+    import pickle
+
+    planted = tmp_path / "planted"
+    payload = pickle.dumps(_Planted(planted))
+    (tmp_path / "p.npy").write_bytes(payload)
+    cases = [(["-", "--format", "npy"], payload), (["-", "--format", "npz"], payload), ([tmp_path / "p.npy"], None),
+             (["-", "--label", "y", "--format", "npy"], (files / "d.csv").read_bytes()),
+             ([files / "d.csv", "--label", "y", "--format", "npz"], None)]
+    for argv, stdin in cases:
+        status, _, err = run_main("fit", *argv, *FIT, "-o", tmp_path / "m.json", stdin=stdin)
+        one_line_error(status, err, "not a NumPy file", "starts with", "give --format")
+        assert "pickle" not in err                     # no advice to load the bytes unsafely
+    assert not planted.exists()
+    np.save(tmp_path / "o.npy", np.array([_Planted(planted)], dtype=object), allow_pickle=True)
+    one_line_error(*run_main("fit", "-", stdin=(tmp_path / "o.npy").read_bytes())[::2], "standard input",
+                   "without pickled objects")
+    assert not planted.exists()
+
+
+def test_gzipped_numpy_files_are_refused_by_name_and_by_pipe(files, tmp_path):
+    (tmp_path / "d.npy.gz").write_bytes(gzip.compress((files / "d.npy").read_bytes()))
+    for argv, stdin in ((["-"], (tmp_path / "d.npy.gz").read_bytes()), ([tmp_path / "d.npy.gz"], None),
+                        (["-"], gzip.compress((files / "d.npz").read_bytes()))):
+        one_line_error(*run_main("fit", *argv, *FIT, "-o", tmp_path / "m.json", stdin=stdin)[::2], "gzipped",
+                       "read uncompressed")
+
+
+def test_a_model_argument_is_never_standard_input(files, tmp_path, monkeypatch):
+    assert run_main("fit", files / "d.csv", "--label", "y", *FIT, "-o", tmp_path / "m.json")[0] == 0
+    model = (tmp_path / "m.json").read_bytes()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-").write_bytes(model)        # a file named "-" is not read for it either
+    for argv in (["score", "-", files / "d.csv", "--label", "y"], ["evaluate", "-", files / "d.csv", "--label", "y"],
+                 ["export", "-", "--out", "x.txt"], ["fit", files / "d.csv", "--label", "y", "--init-model", "-"]):
+        stdin = PipedStdin(model)
+        one_line_error(*run_main(*argv, stdin=stdin)[::2], "-: a model is read from its file", "./-")
+        assert stdin.buffer.tell() == 0
+    assert run_main("score", "./-", files / "d.csv", "--label", "y")[0] == 0
+
+
+def test_a_file_named_dash_is_read_as_dot_slash_dash(files, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-").write_bytes((files / "d.csv").read_bytes())
+    status, _, err = run_main("fit", "-", "--label", "y", *FIT, "-o", "a.json", stdin=b"")
+    one_line_error(status, err, "standard input is empty", "the file named - here is read as ./-")
+    assert run_main("fit", "./-", "--format", "csv", "--label", "y", *FIT, "-o", "b.json")[0] == 0
+    assert run_main("fit", files / "d.csv", "--label", "y", *FIT, "-o", "c.json")[0] == 0
+    assert (tmp_path / "b.json").read_bytes() == (tmp_path / "c.json").read_bytes()
+
+
+def test_closed_or_text_standard_input(files, tmp_path):
+    closed = io.TextIOWrapper(io.BytesIO(b"a,y\n1,0\n"))
+    closed.close()
+    one_line_error(*run_main("fit", "-", "--label", "y", stdin=closed)[::2], "no standard input to read",
+                   "closed")
+    # a sys.stdin replaced by a text stream (no bytes beneath): its text, as UTF-8
+    text = io.StringIO((files / "d.csv").read_text())
+    assert run_main("fit", "-", "--label", "y", *FIT, "-o", tmp_path / "t.json", stdin=text)[0] == 0
+    assert run_main("fit", files / "d.csv", "--label", "y", *FIT, "-o", tmp_path / "f.json")[0] == 0
+    assert (tmp_path / "t.json").read_bytes() == (tmp_path / "f.json").read_bytes()
+
+
+def test_a_copy_that_cannot_be_written_names_the_directory_not_the_copy(files, tmp_path, monkeypatch):
+    import errno
+
+    from rankcore.cli import _stdin
+
+    def full(stream, out):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), out.name)
+
+    monkeypatch.setattr(_stdin, "_copy", full)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    status, _, err = run_main("fit", "-", "--label", "y", stdin=(files / "d.csv").read_bytes())
+    one_line_error(status, err, "cannot copy standard input to a temporary file in", os.strerror(errno.ENOSPC),
+                   "TMPDIR")
+    assert "rankcore-stdin" not in err and os.listdir(tmp_path) == []
+
+
+def test_names_of_copies_do_not_outlive_their_command(files, tmp_path, monkeypatch):
+    """A process calling main() again: a later command's own path, even the old copy's, is named as given."""
+    from rankcore.cli import _stdin
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    copies = []
+    spool = _stdin._spool
+    monkeypatch.setattr(_stdin, "_spool", lambda *a: copies.append(spool(*a)) or copies[-1])
+    bad = b"a,b,y\n1,2,0\n3,x,1\n"
+    one_line_error(*run_main("fit", "-", "--label", "y", stdin=bad)[::2], "standard input, line 3")
+    assert _stdin._SPOOLED == {} and os.listdir(tmp_path) == []
+    old = copies[0]
+    os.makedirs(os.path.dirname(old))
+    for path in (old, os.path.join(os.path.dirname(old), "stdin_real.csv")):
+        with open(path, "wb") as fh:
+            fh.write(bad)
+        status, _, err = run_main("fit", path, "--label", "y")
+        one_line_error(status, err, "line 3")
+        assert "standard input" not in err          # the path (long: shortened in the middle) is not renamed
+
+
+def test_termination_signals_remove_the_copy_in_process_and_through_a_pipe(files, tmp_path, monkeypatch):
+    signal = pytest.importorskip("signal")
+    if not hasattr(signal, "SIGHUP"):
+        pytest.skip("no SIGHUP here")
+    from rankcore.cli import _stdin
+
+    handlers = []
+
+    class Watching(io.BytesIO):
+        def read(self, size=-1):
+            handlers.append(signal.getsignal(signal.SIGTERM))
+            return super().read(size)
+
+    before = signal.getsignal(signal.SIGTERM)
+    piped = PipedStdin()
+    piped.buffer = Watching((files / "d.csv").read_bytes())
+    assert run_main("fit", "-", "--label", "y", *FIT, "-o", tmp_path / "m.json", stdin=piped)[0] == 0
+    if before is signal.SIG_DFL:
+        assert set(handlers) == {_stdin._exit_on_signal}
+    assert signal.getsignal(signal.SIGTERM) is before
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        # the pipe is held open: the command is copying standard input when the signal comes
+        proc = subprocess.Popen([sys.executable, "-m", "rankcore", "fit", "-", "--label", "y", "-o",
+                                 str(tmp_path / "s.json")], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=dict(os.environ, TMPDIR=str(scratch)))
+        proc.stdin.write((files / "d.csv").read_bytes())
+        proc.stdin.flush()
+        try:
+            for _ in range(3000):                    # until the copy exists (a safety bound, not a timing claim)
+                if os.listdir(scratch) or proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+            assert os.listdir(scratch), proc.stderr.read()
+            proc.send_signal(signum)
+            assert proc.wait(timeout=300) == 128 + signum
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.stdin.close()
+            proc.stderr.close()
+        assert os.listdir(scratch) == []

@@ -13,7 +13,7 @@ import numpy as np
 from ._csv import _read_csv
 from ._dataset import FORMATS, DataError, Dataset, _open_text
 from ._libsvm import _read_libsvm
-from ._numpy import _read_npy, _read_npz
+from ._numpy import _NPY_MAGIC, _ZIP_MAGICS, _read_npy, _read_npz
 from ._query_file import read_query_file
 
 __all__ = ["load_data", "detect_format", "detect_content_format", "libsvm_has_queries"]
@@ -27,10 +27,6 @@ _TEXT_EXTENSIONS = (".txt", ".dat")
 _LIBSVM_ROW = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(\s+qid:\S+)?(\s+\d+:\S+)*\s*(#.*)?")
 #: How much of a file :func:`detect_format` reads to find its first line.
 _SNIFF_BYTES = 1 << 16
-#: The first bytes of an .npy file, and of a zip archive (an .npz file: a local file header, or an empty archive's
-#: end record).
-_NPY_MAGIC = b"\x93NUMPY"
-_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 #: The delimiters the CSV reader reads off a header line.
 _CSV_DELIMITERS = (",", "\t", ";")
 
@@ -75,12 +71,13 @@ def detect_content_format(path: str | os.PathLike) -> str | None:
     comma, a tab or a semicolon -- a CSV header, whose delimiter the CSV
     reader reads off it -- is csv.  Anything else (one column of text, rows
     of numbers split by spaces, bytes that are not UTF-8 text) is for
-    ``--format`` to say.  Reads at most 64 KiB.
+    ``--format`` to say.  Reads at most 64 KiB (of a gzipped file, 64 KiB
+    of its content, which must be whole gzip data up to there).
 
     Raises
     ------
     DataError
-        Damaged gzip data.
+        Damaged gzip data (within the bytes read).
     """
     source = os.fspath(path)
     with open(source, "rb") as fh:
@@ -88,9 +85,13 @@ def detect_content_format(path: str | os.PathLike) -> str | None:
     if head[:2] == b"\x1f\x8b":
         try:
             with gzip.open(source, "rb") as fh:
-                head = fh.read(len(_NPY_MAGIC))
+                # as much as the first row is looked for in: a stream cut short within it is damaged, not unknown
+                head = fh.read(_SNIFF_BYTES)
         except (OSError, EOFError, zlib.error) as exc:
             raise DataError(f"{source}: damaged gzip data ({exc})") from None
+        if head[:2] == b"\x1f\x8b":
+            raise DataError(f"{source}: gzip data inside gzip data (compressed twice); take one layer off before "
+                            "reading it (zcat FILE | rankcore ... reads the inner gzip data)")
     if head.startswith(_NPY_MAGIC):
         return "npy"
     if head.startswith(_ZIP_MAGICS):

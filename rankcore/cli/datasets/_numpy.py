@@ -9,7 +9,30 @@ import numpy as np
 from ._dataset import DataError, Dataset
 
 
+#: The first bytes of an .npy file, of a zip archive (an .npz file: a local file header, or an empty archive's end
+#: record), and of gzip data.
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
 def _load_numpy(source: str):
+    """The array or archive of an .npy or .npz file, never unpickled.
+
+    Bytes that are neither are refused by their first bytes: NumPy would
+    take them for a pickle and refuse that with advice to load it unsafely
+    -- advice not to give about text (a CSV file read with ``--format npy``)
+    or about bytes piped in from anywhere.
+    """
+    with open(source, "rb") as fh:
+        head = fh.read(len(_NPY_MAGIC))
+    if head.startswith(_GZIP_MAGIC):
+        raise DataError(f"{source}: gzipped; .npy and .npz files are read uncompressed: decompress it first "
+                        "(np.savez_compressed writes a compressed .npz that is read as it is)")
+    if not head.startswith((_NPY_MAGIC, *_ZIP_MAGICS)):
+        found = f"this starts with {head!r}" if head else "this is empty"
+        raise DataError(f"{source}: not a NumPy file: an .npy file starts with \\x93NUMPY and an .npz file is a zip "
+                        f"archive, but {found}; for another format, give --format")
     try:
         return np.load(source, allow_pickle=False)
     except ValueError as exc:
