@@ -189,7 +189,10 @@ def _parsed_number(value: Any, *, boolean: str) -> Any:
 
 def _to_float(value: Any) -> float:
     value = _parsed_number(value, boolean="expected a number, got a boolean")
-    out = float(value)
+    try:
+        out = float(value)
+    except OverflowError:               # an int or Fraction beyond float's range (10**400): not an ArithmeticError
+        raise ValueError("expected a finite number, got a number too large for a float") from None
     if not math.isfinite(out):
         raise ValueError(f"expected a finite number, got {value!r}")
     return out
@@ -384,7 +387,10 @@ def _cut(text: str) -> str:
 
 def show_value(value: Any) -> str:
     """``repr(value)`` for an error message, cut short when long (a big array is not echoed whole)."""
-    return _cut(repr(value))
+    try:
+        return _cut(repr(value))
+    except ValueError:                  # an int of more digits than Python converts to text (10**5000)
+        return f"<{type(value).__name__} too long to show>"
 
 
 @dataclass(frozen=True)

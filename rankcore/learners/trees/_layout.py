@@ -658,7 +658,7 @@ class TreeLayout(LearnerLayout):
             value, derivative, some_normal = monotone_grown(grower, float(self.l2), self.monotone[feature],
                                                             self.max_delta_step)
         # (the grower already checked the leaf values: the reason is worked out only for a refused tree)
-        self.last_no_split = None if some_normal else underflow_reason(value, float(self.l2))
+        self.last_no_split = None if some_normal else underflow_reason(value, float(self.l2), self.max_delta_step)
         if self.last_no_split is not None:         # the tree is no direction at all
             return None
         threshold = np.array([self.threshold_of(j, b) for j, b in zip(feature.tolist(), bins.tolist())])
@@ -698,7 +698,7 @@ class TreeLayout(LearnerLayout):
         if arrays is None:
             return None
         feature, threshold, nan_left, left, right, value, gain, bins, derivative, distinct, is_cat, bin_sets = arrays
-        self.last_no_split = underflow_reason(value, float(self.l2))
+        self.last_no_split = underflow_reason(value, float(self.l2), self.max_delta_step)
         if self.last_no_split is not None:         # the tree is no direction at all
             return None
         categories = None

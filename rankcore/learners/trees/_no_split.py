@@ -4,10 +4,12 @@ A search that returns no tree either has nothing left to fit -- no split of
 the root gains even without the leaf constraints (the driver reports
 ``"converged"``) -- or a constraint blocked every split: too few rows for two
 leaves of ``min_samples_leaf``, an empty row sample, no bin edge, leaves too
-light for ``min_child_weight``, or an ``l2`` that shrinks every leaf value
-below the smallest normal number.  :func:`unsplit_reason` names the one that
-applies, in the words of the parameters to change (the driver then stops
-with ``stop_reason_ = "no_split"`` and a ``UserWarning``).
+light for ``min_child_weight``, a cap (``max_delta_step``) that holds both
+sides of every gaining split at one bound (the tree would be constant), or an
+``l2`` (a cap) that shrinks every leaf value below the smallest normal
+number.  :func:`unsplit_reason` names the one that applies, in the words of
+the parameters to change (the driver then stops with ``stop_reason_ =
+"no_split"`` and a ``UserWarning``).
 
 Cost: :func:`free_split_gain` is O(S) on the root's histogram of S slots, once per
 search that finds no split.
@@ -23,22 +25,32 @@ __all__ = ["free_split_gain", "unsplit_reason", "underflow_reason"]
 TINY = float(np.finfo(np.float64).tiny)
 
 
-def free_split_gain(hist, feature_mask: np.ndarray, l2: float, tie_tolerance: float) -> bool:
+def free_split_gain(hist, feature_mask: np.ndarray, l2: float, tie_tolerance: float, cap: float = 0.0) -> bool:
     """Whether some split of a node gains without ``min_samples_leaf`` and ``min_child_weight``.
 
     ``hist`` holds one (B_j, 3) histogram per feature (Σg, Σh, count per
     code; the last code is NaN, sent right here): a (d, 256, 3) array, or
     the per-feature slot blocks of a trees layout.  A gain counts when it
     exceeds ``tie_tolerance`` times the largest term, as the split search's
-    ties do.
+    ties do.  ``cap`` > 0 (``max_delta_step``): the gains of the values
+    clamped to [−cap, cap], and a split whose two sides both sit at one
+    bound is none (as ``_split.best_split`` weighs them without monotone
+    constraints).
     """
     for j in np.flatnonzero(np.asarray(feature_mask, dtype=bool)):
-        if _feature_gains(np.asarray(hist[j], dtype=np.float64), l2, tie_tolerance):
+        if _feature_gains(np.asarray(hist[j], dtype=np.float64), l2, tie_tolerance, cap):
             return True
     return False
 
 
-def _feature_gains(h: np.ndarray, l2: float, tie_tolerance: float) -> bool:
+def _capped_terms(G: np.ndarray, H: np.ndarray, cap: float) -> np.ndarray:
+    """Each leaf's gain term at its value clamped to ±cap: G²/H inside, −(2·G·w + H·w²) at w = ±cap (H
+    includes l2)."""
+    w = np.clip(-G / H, -cap, cap)
+    return np.where(np.abs(G / H) <= cap, G * G / H, -(2 * G * w + H * w * w))
+
+
+def _feature_gains(h: np.ndarray, l2: float, tie_tolerance: float, cap: float = 0.0) -> bool:
     """:func:`free_split_gain` for one feature's (B, 3) histogram."""
     if h.shape[0] < 3:
         return False
@@ -52,6 +64,12 @@ def _feature_gains(h: np.ndarray, l2: float, tie_tolerance: float) -> bool:
         terms_l = left[:, 0] ** 2 / (left[:, 1] + l2)
         terms_r = right[:, 0] ** 2 / (right[:, 1] + l2)
         parent = total[0] ** 2 / (total[1] + l2)
+        if cap > 0:
+            w_l, w_r = -left[:, 0] / (left[:, 1] + l2), -right[:, 0] / (right[:, 1] + l2)
+            both &= ~(((w_l >= cap) & (w_r >= cap)) | ((w_l <= -cap) & (w_r <= -cap)))
+            terms_l = _capped_terms(left[:, 0], left[:, 1] + l2, cap)
+            terms_r = _capped_terms(right[:, 0], right[:, 1] + l2, cap)
+            parent = _capped_terms(total[:1], total[1:2] + l2, cap)[0]
         gain = terms_l + terms_r - parent
         scale = np.maximum(np.maximum(terms_l, terms_r), parent)
     ok = both & np.isfinite(gain) & (gain > tie_tolerance * scale) & (gain > 0)
@@ -69,9 +87,11 @@ def unsplit_reason(layout, rows: int, feature_mask: np.ndarray, root_gains: bool
         The rows of this tree (after the row subsample).
     feature_mask : uint8 array
         The features the root may split on: drawn for this tree, within the interaction groups.
-    root_gains : bool or None
+    root_gains : bool, "cap" or None
         :func:`free_split_gain` of the root when its split search found
-        nothing; None when the search never ran (too few rows).
+        nothing; None when the search never ran (too few rows); ``"cap"``
+        when splits gain but none under ``max_delta_step`` (every gaining
+        split has both sides beyond one bound: the tree would be constant).
     """
     sampled = f" (subsample={layout.subsample:g})" if layout.subsample < 1.0 else ""
     if rows <= 0:
@@ -94,14 +114,24 @@ def unsplit_reason(layout, rows: int, feature_mask: np.ndarray, root_gains: bool
                 f"{layout.min_samples_leaf} rows: lower min_samples_leaf (to at most {max(1, rows // 2)}){more}")
     if not root_gains:
         return None
+    if root_gains == "cap":
+        cap = layout.max_delta_step
+        return (f"every split of this tree's {rows} rows that gains has both sides' leaf values -G/(H + l2) beyond "
+                f"one bound of the cap max_delta_step={cap:g} (the tree would add the same {cap:g} to every row): "
+                "the scores are far from where the objective's curvature lies (init_score, a far init_model?); "
+                "raise max_delta_step, or set it to 0 (no cap), or start from nearer scores")
     return (f"every split of this tree's {rows} rows that gains leaves fewer than min_samples_leaf="
             f"{layout.min_samples_leaf} rows or less than min_child_weight={layout.min_child_weight:g} of "
             f"curvature on a side: lower them")
 
 
-def underflow_reason(values: np.ndarray, l2: float) -> str | None:
-    """The reason to refuse a tree whose leaf values all underflow (``l2`` = 1e308), else None."""
+def underflow_reason(values: np.ndarray, l2: float, cap: float = 0.0) -> str | None:
+    """The reason to refuse a tree whose leaf values all underflow (``l2`` = 1e308, or a ``max_delta_step``
+    below the smallest normal number: ``cap``), else None."""
     if np.any(np.abs(values) >= TINY):
         return None
+    if 0 < cap < TINY:
+        return (f"every leaf value is clamped to the cap max_delta_step={cap!r}, below the smallest normal number "
+                f"{TINY!r}, so no tree moves a score: raise max_delta_step (0: no cap)")
     return (f"every leaf value -G/(H + l2) of this tree underflows to 0 or a subnormal number (l2={l2:g}): "
             "lower l2")

@@ -160,7 +160,7 @@ class ObliviousSearch(MultiPassSearch):
         if level_sign is not None:                          # the leaves projected onto the monotone order
             value, derivative = monotone_cells(np.asarray(self.level), np.array([n["G"] for n in self.nodes]),
                                                np.array([n["H"] for n in self.nodes]), lam, level_sign, cap)
-        self.layout.last_no_split = underflow_reason(value, lam)
+        self.layout.last_no_split = underflow_reason(value, lam, cap)
         if self.layout.last_no_split is not None:         # the tree is no direction at all
             return None
         feature, bins, nan_left, gain = (np.array(v) for v in zip(*self.levels))

@@ -103,7 +103,8 @@ class TreeSearch(MultiPassSearch):
         self.splits: dict[int, _Split | None] = {}
         self.min_weight = 0.0
         self.cat_smooth = 0.0
-        self.root_gains: bool | None = None      # an unconstrained split of the root gains (when none was found)
+        # an unconstrained split of the root gains (when none was found); "cap": gains, but none under the cap
+        self.root_gains: bool | str | None = None
         self.done = False
 
     # -- protocol ------------------------------------------------------
@@ -188,7 +189,7 @@ class TreeSearch(MultiPassSearch):
                 if node["bounds"] != _FREE:         # clamped to its bounds (monotone, a cap), as the grower does
                     value[i] = _split.clamped(value[i], *node["bounds"])
                 derivative += node["G"] * value[i]
-        self.layout.last_no_split = underflow_reason(value, lam)
+        self.layout.last_no_split = underflow_reason(value, lam, float(getattr(self.layout, "max_delta_step", 0.0)))
         if self.layout.last_no_split is not None:         # the tree is no direction at all
             return None
         ranker = TreeRanker(self.layout.column_of(feature), threshold, nan_left, left, right, value, gain, bins=bins,
@@ -211,9 +212,12 @@ class TreeSearch(MultiPassSearch):
                                               node=node_id, seed=self.seed, bounds=node["bounds"])
         if self.splits[node_id] is None:
             if node_id == 0:              # did a constraint block, or does nothing gain? (unsplit_reason)
-                hist = self.hists[0]
-                self.root_gains = free_split_gain([hist[lay.feature_slots(j)] for j in range(lay.n_features)],
-                                                  mask, lay.l2, TIE_TOLERANCE)
+                hist = [self.hists[0][lay.feature_slots(j)] for j in range(lay.n_features)]
+                self.root_gains = free_split_gain(hist, mask, lay.l2, TIE_TOLERANCE)
+                cap = float(getattr(lay, "max_delta_step", 0.0))
+                # gains that the cap takes away (both sides at one bound): say so, not min_samples_leaf
+                if self.root_gains and cap > 0 and not free_split_gain(hist, mask, lay.l2, TIE_TOLERANCE, cap):
+                    self.root_gains = "cap"
             self._release(node_id)
 
     def _release(self, node_id: int) -> None:
