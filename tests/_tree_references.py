@@ -51,6 +51,16 @@ def numeric_split_gains(cums, nan_sums, totals, n_bins, parent, min_samples_leaf
             yield lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent, b, nan_left
 
 
+def capped_term(G, H, l2, cap):
+    """A leaf's gain term under the cap ±``cap`` (``max_delta_step``; 0: none), in plain floats: G²/(H+λ) while
+    w = −G/(H+λ) lies within the cap, else −(2·G·w + (H+λ)·w²) at w clamped to it."""
+    w = -G / (H + l2)
+    if cap <= 0 or -cap <= w <= cap:
+        return G * G / (H + l2)
+    w = min(max(w, -cap), cap)
+    return -(2.0 * G * w + (H + l2) * w * w)
+
+
 def first_within_tolerance(cands, scale, tolerance):
     """The split search's choice among candidates (gain first): the first within ``tolerance`` × scale of the
     best gain, scale being the larger of ``scale`` (the parent terms) and the best; None without a gain."""

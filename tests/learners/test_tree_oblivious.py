@@ -20,7 +20,7 @@ from rankcore.registry import resolve
 from rankcore.testing import component_checks
 from test_learners_trees import corrupt_tree_file
 from test_tree_grow import _data as _features
-from _tree_references import isotonic_by_enumeration, monotone_cell_pairs, noisy_feature
+from _tree_references import capped_term, isotonic_by_enumeration, monotone_cell_pairs, noisy_feature
 
 
 def _data(seed, n=300, d=5, nan_fraction=0.1):
@@ -46,7 +46,7 @@ def _bins(layout, X):
 
 
 def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, noise_seed=0, groups=None,
-                    signs=None):
+                    signs=None, cap=0.0):
     """Oblivious tree grown by brute force on the rows: (levels [(j, b, nan_left)], 2^D leaf values).
 
     ``random_strength`` > 0: each level's feature is chosen with the noise of
@@ -56,7 +56,9 @@ def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, n
     ``signs`` (monotone, one per column): a node adds a constrained
     candidate's gain only where its children's values keep the sign's order,
     and the leaf values are the Newton objective's minimizer over the order
-    (``isotonic_by_enumeration``).
+    (``isotonic_by_enumeration``).  ``cap`` > 0 (``max_delta_step``): the
+    gains are the capped terms' (``capped_term``), a node whose children both
+    sit at or beyond one bound adds nothing, and the leaf values are clamped.
     """
     B = _bins(layout, X)
     n, d = X.shape
@@ -90,7 +92,11 @@ def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, n
                             continue
                         if signs is not None and signs[j] and not signs[j] * (lg / (lh + l2) - rg / (rh + l2)) > 0:
                             continue
-                        total += lg ** 2 / (lh + l2) + rg ** 2 / (rh + l2) - G ** 2 / (H + l2)
+                        wl, wr = -lg / (lh + l2), -rg / (rh + l2)
+                        if cap > 0 and ((wl >= cap and wr >= cap) or (wl <= -cap and wr <= -cap)):
+                            continue
+                        total += capped_term(lg, lh, l2, cap) + capped_term(rg, rh, l2, cap) - capped_term(G, H, l2,
+                                                                                                          cap)
                     gains[(j, b, nan_left)] = total
                     best_gain = max(best_gain, total)
         if best_gain <= 0:
@@ -138,6 +144,8 @@ def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, n
         v = isotonic_by_enumeration([stats[c][0] for c in leaves], [stats[c][1] + l2 for c in leaves],
                                     monotone_cell_pairs(leaf, level_sign))
         values = v[leaf]
+    if cap > 0:
+        values = np.clip(values, -cap, cap)
     return levels, values
 
 

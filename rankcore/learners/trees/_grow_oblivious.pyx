@@ -52,6 +52,9 @@ E. Monotone constraints (:meth:`ObliviousGrower.set_monotone`): a
    The grown tree's leaf values are projected onto the monotone order by the
    caller (``_oblivious_monotone.monotone_grown``, from :meth:`cell_sums`),
    as ``ObliviousSearch.result`` projects its own: both routes alike.
+   A cap (``max_delta_step``, set with the signs): every walk adds the
+   capped gains (``_oblivious_kernels._capped_gains``, scalar), as
+   ``ObliviousSearch`` adds them; :meth:`tree` clamps the cells' values.
 """
 
 from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint64_t
@@ -111,6 +114,7 @@ cdef class ObliviousGrower:
     cdef const FeatureSlots* fs
     cdef Py_ssize_t depth, max_nodes, n_cells
     cdef double min_samples_leaf, min_child_weight, l2, tie_tolerance, random_strength
+    cdef double cap                     # the level gains' cap on the cells' values (set_monotone; 0: none)
     cdef double curvature_unit          # grow()'s: the least mean curvature min_child_weight counts rows of
     cdef int n_threads
     cdef readonly Py_ssize_t n_levels, n_sampled
@@ -174,6 +178,7 @@ cdef class ObliviousGrower:
         self.n_threads = n_threads
         self.noise_key = NULL
         self.sign = NULL
+        self.cap = 0.0
         self.rule.on = False
         self.pool_cap = max(1, (1 << depth) // 2)
         cdef Py_ssize_t n = self.max_nodes, d = slots.fs.d + 1
@@ -239,16 +244,20 @@ cdef class ObliviousGrower:
         free(self.noise_key)
         free(self.sign)
 
-    def set_monotone(self, signs):
+    def set_monotone(self, signs, double cap=0.0):
         """Score the candidates of each feature with sign s ≠ 0 (``signs``: int8, one per feature; None: none)
-        by their gain where the children's Newton values keep the sign's order, +0 elsewhere.
+        by their gain where the children's Newton values keep the sign's order, +0 elsewhere; ``cap`` > 0
+        (``max_delta_step``): score every candidate by its capped gain (``_oblivious_kernels._capped_gains``).
 
         As ``ObliviousSearch`` scores them (``_oblivious_kernels._order_gains``);
         the leaf values' projection onto the monotone order is the caller's
-        (``_oblivious_monotone.monotone_cells``, from :meth:`cell_sums`).
-        O(d) time and memory.
+        (``_oblivious_monotone.monotone_cells``, from :meth:`cell_sums`), and
+        their clamp to the cap :meth:`tree`'s.  O(d) time and memory.
         """
         cdef Py_ssize_t j, d = self.fs.d
+        if not 0 <= cap < float("inf"):
+            raise ValueError(f"ObliviousGrower.set_monotone: cap must be a finite number >= 0 (0: none), got {cap}")
+        self.cap = cap
         free(self.sign)
         self.sign = NULL
         if signs is None:
@@ -695,21 +704,21 @@ cdef class ObliviousGrower:
             if self.sub_of[k] == k + 1:     # the larger child, its smaller sibling next
                 feature_gains_pair(hist, self.pool[self.hist_of[k + 1]], s0, fs.n_edges[j], search,
                                    self.C[k + 1] >= 2 * self.min_samples_leaf, False, self.min_samples_leaf,
-                                   min_weight, self.l2, self.gains, sign)
+                                   min_weight, self.l2, self.gains, sign, self.cap)
                 k += 2
             elif k + 1 < n_nodes and self.sub_of[k + 1] == k:   # the smaller child, its larger sibling next
                 feature_gains_pair(self.pool[self.hist_of[k + 1]], hist, s0, fs.n_edges[j],
                                    self.C[k + 1] >= 2 * self.min_samples_leaf, search, True, self.min_samples_leaf,
-                                   min_weight, self.l2, self.gains, sign)
+                                   min_weight, self.l2, self.gains, sign, self.cap)
                 k += 2
             elif self.sub_of[k] >= 0:       # (a larger child whose sibling is not next to it: not grown so)
                 feature_gains_sub_add(hist, self.pool[self.hist_of[self.sub_of[k]]], s0, fs.n_edges[j], search,
-                                      self.min_samples_leaf, min_weight, self.l2, self.gains, sign)
+                                      self.min_samples_leaf, min_weight, self.l2, self.gains, sign, self.cap)
                 k += 1
             else:
                 if search:
                     feature_gains_add(hist, s0, fs.n_edges[j], self.min_samples_leaf, min_weight, self.l2,
-                                      self.gains, sign)
+                                      self.gains, sign, self.cap)
                 k += 1
         self.feature_top[j] = feature_best_gain(self.gains, s0, fs.n_edges[j])
 

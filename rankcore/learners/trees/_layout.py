@@ -644,7 +644,7 @@ class TreeLayout(LearnerLayout):
                 int(n_threads))
             self._grower.set_noise_key(self.columns)    # noise keyed by the columns of X: the same trees
             self._grower.set_interactions(native_groups(getattr(self, "interactions", None)))
-            self._grower.set_monotone(getattr(self, "monotone", None))
+            self._grower.set_monotone(getattr(self, "monotone", None), self.max_delta_step)
         grower = self._grower
         self._grow_on(block, grower, g, h, unit_h, seed, mask)
         block.grown = None

@@ -178,8 +178,8 @@ class Trees(Learner):
     ``max_delta_step`` > 0 clamps every leaf value to [−max_delta_step,
     max_delta_step] before the line search and the learning rate, and the
     split gains are the clamped values' −(2·G·w + (H + l2)·w²) where the cap
-    binds (LightGBM's ``max_delta_step``; oblivious trees: the leaf values
-    only, docs/trees.md).
+    binds (LightGBM's ``max_delta_step``; oblivious trees: each level's
+    gain summed over its nodes, docs/trees.md).
     """
 
     name = "trees"
@@ -257,7 +257,7 @@ class Trees(Learner):
         Parameter("max_delta_step", float, default=0.0, minimum=0.0,
                   doc="cap on each leaf's value (LightGBM's and XGBoost's max_delta_step): every leaf value, before "
                       "the learning rate, is clamped to [-max_delta_step, max_delta_step], and the split gains are "
-                      "the clamped values' (as LightGBM's; oblivious trees: their leaf values only); the line "
+                      "the clamped values' (as LightGBM's; oblivious trees: summed over each level's nodes); the line "
                       "search, if on, then scales the capped tree, so "
                       "only with line_search=false is each tree's step at most learning_rate*max_delta_step. 0 (the "
                       "default): no cap. With monotone, the leaves' bounds lie within the cap; not with "

@@ -36,6 +36,18 @@ children's Newton values keep the sign's order (``level_gains_add``'s
 Newton values onto the monotone order (``_oblivious_monotone.py``); the
 native grower scores and projects alike.
 
+A cap on the leaf values (``layout.max_delta_step`` = c > 0): each cell's
+value is clamped to [−c, c], and a level is scored by the capped gains
+(``level_gains_add``'s ``cap``): per node, the capped term of each child --
+G²/(H+λ) while −G/(H+λ) lies within ±c, else −(2·G·w + (H+λ)·w²) at the
+clamped w -- minus the node's own.  Every node of a level splits on the
+level's split, so there is no node's split to refuse: a node whose two
+children both sit at or beyond the same bound adds +0 (both cells and the
+node take that bound: the split changes no score there, and its "gain"
+would be −λ·c² plus rounding).  A level is refused as any level is, when no
+candidate's summed gain is above 0 -- in particular when it changes no leaf
+value.  The native grower scores alike (``set_monotone``'s ``cap``).
+
 Depth: ``max_depth`` when it is >= 0; otherwise, from ``max_leaves``: below
 its default 31, the deepest symmetric tree with at most ``max_leaves``
 leaves, ⌊log₂ max_leaves⌋; from 31 on (the default), max(6, ⌊log₂ max_leaves⌋) -- 6 is
@@ -104,6 +116,7 @@ class ObliviousSearch(MultiPassSearch):
         self.root_mask = self.level_mask
         self.done = False
         self.signs = getattr(layout, "monotone", None)       # int8 per feature, or None: no constraints
+        self.cap = float(getattr(layout, "max_delta_step", 0.0))    # the cells' cap (0: none): capped level gains
         self._base = np.ascontiguousarray(layout.slots.base, dtype=np.intp)
         self._n_edges = np.ascontiguousarray(layout.n_edges, dtype=np.intp)
 
@@ -147,7 +160,7 @@ class ObliviousSearch(MultiPassSearch):
         value = np.empty(len(self.level))
         derivative = 0.0
         seen = set()
-        cap = float(getattr(self.layout, "max_delta_step", 0.0))
+        cap = self.cap
         for cell, node_id in enumerate(self.level):
             node = self.nodes[node_id]
             value[cell] = -node["G"] / (node["H"] + lam)
@@ -202,7 +215,7 @@ class ObliviousSearch(MultiPassSearch):
         for i in active:
             _kernels.level_gains_add(self.hists[i], self._base, self._n_edges, mask,
                                      float(lay.min_samples_leaf), float(self.min_weight), float(lay.l2), gains,
-                                     int(lay.n_threads), self.signs)
+                                     int(lay.n_threads), self.signs, self.cap)
         # the noise is keyed by the columns of X (``TreeLayout.columns``), as the in-memory grower keys it
         best = _kernels.level_best(gains, self._base, self._n_edges, mask, TIE_TOLERANCE,
                                    float(lay.random_strength), self.seed, len(self.levels), lay.columns)

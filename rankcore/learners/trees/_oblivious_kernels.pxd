@@ -15,15 +15,15 @@ cdef struct LevelSplit:
 
 
 cdef void feature_gains_add(const double* hist, Py_ssize_t s0, Py_ssize_t nb, double min_samples_leaf,
-                            double min_child_weight, double l2, double* out, int sign) noexcept nogil
+                            double min_child_weight, double l2, double* out, int sign, double cap) noexcept nogil
 
 cdef void feature_gains_sub_add(double* hist, const double* small, Py_ssize_t s0, Py_ssize_t nb, bint search,
                                 double min_samples_leaf, double min_child_weight, double l2,
-                                double* out, int sign) noexcept nogil
+                                double* out, int sign, double cap) noexcept nogil
 
 cdef void feature_gains_pair(double* hist, const double* small, Py_ssize_t s0, Py_ssize_t nb, bint search_large,
                              bint search_small, bint small_first, double min_samples_leaf, double min_child_weight,
-                             double l2, double* out, int sign) noexcept nogil
+                             double l2, double* out, int sign, double cap) noexcept nogil
 
 cdef double feature_best_gain(const double* gains, Py_ssize_t s0, Py_ssize_t nb) noexcept nogil
 

@@ -24,7 +24,10 @@ A. An oblivious tree splits every node of a level on one shared
    leave ``min_samples_leaf`` rows on both sides are computed (the others
    add +0).  A feature with a monotone sign adds a node's gain of a candidate
    only where its children's Newton values keep the sign's order
-   (``_order_gains``; +0 elsewhere), after the same vector gains.
+   (``_order_gains``; +0 elsewhere), after the same vector gains.  With a
+   cap on the cells' values (``max_delta_step``) the gains are the capped
+   ones, one candidate at a time (``_capped_gains``); without one the vector
+   path is unchanged (one branch per node and feature).
 B. ``level_best`` picks the candidate with the largest summed gain; ties
    (within ``tie_tolerance`` times the largest) go to the first in the order
    (feature, bin, NaN left before NaN right), as the other modes break them.
@@ -129,9 +132,62 @@ cdef inline void _order_gains(const double* p, Py_ssize_t lo, Py_ssize_t hi, int
             g[b] = 0.0
 
 
+cdef inline double _capped_term(double G, double H, double l2, double cap) noexcept nogil:
+    """A cell's gain term under the cap ±``cap`` (``max_delta_step``): ``_split.pyx``'s ``_capped_term``.
+
+    G²/(H+λ), the uncapped term's own operations, while w = −G/(H+λ) lies
+    within [−cap, cap]; else −(2·G·w + (H+λ)·w²) at w clamped to the cap
+    (the decrease of the second-order model at the value the cell will
+    take).  The caller checks H + λ > 0.  O(1).
+    """
+    cdef double w = -G / (H + l2)
+    if -cap <= w <= cap:
+        return G * G / (H + l2)
+    w = -cap if w < -cap else cap
+    return -(2.0 * G * w + (H + l2) * w * w)
+
+
+cdef void _capped_gains(const double* p, Py_ssize_t n, int nan_left, const rc_level_args* a, double cap,
+                        double* out) noexcept nogil:
+    """``rc_level_gains`` under a cap: every candidate's capped gain, one at a time (the scalar path).
+
+    Candidate k's gain is ``_capped_term`` of its left and right children
+    minus the parent's (``a.parent``, the capped term of the node's sums),
+    or +0 where ``rc_level_gain`` gives +0 (a side too small) and where both
+    children's Newton values −G/(H+λ) sit at or beyond the same bound: both
+    cells then take that bound, the node's value too, so the split changes
+    no score at this node (its "gain" would be −λ·cap² plus rounding); the
+    level may still split the node, which changes nothing there.  Where no
+    value reaches the cap the gain is ``rc_level_gain``'s, bit for bit (the
+    same operations in the same order).  O(n) time, no allocation.
+    """
+    cdef Py_ssize_t k
+    cdef double lg, lh, lc, rg, rh, rc, wl, wr, gain
+    for k in range(n):
+        lg = p[4 * k]
+        lh = p[4 * k + 1]
+        lc = p[4 * k + 2]
+        if nan_left:
+            lg = lg + a.ng
+            lh = lh + a.nh
+            lc = lc + a.nc
+        rg = a.tg - lg
+        rh = a.th - lh
+        rc = a.tc - lc
+        out[k] = 0.0
+        if lc < a.msl or rc < a.msl or lh < a.mcw or rh < a.mcw or lh + a.l2 <= 0.0 or rh + a.l2 <= 0.0:
+            continue
+        wl = -lg / (lh + a.l2)
+        wr = -rg / (rh + a.l2)
+        if (wl >= cap and wr >= cap) or (wl <= -cap and wr <= -cap):
+            continue
+        gain = _capped_term(lg, lh, a.l2, cap) + _capped_term(rg, rh, a.l2, cap) - a.parent
+        out[k] = gain if gain != 0.0 else 0.0        # (never −0: the sums' +0 stays +0)
+
+
 cdef inline void _candidate_gains(const double* p, Py_ssize_t nb, const double* nan, double min_samples_leaf,
                                   double min_child_weight, double l2, Py_ssize_t s0, double* out,
-                                  int sign) noexcept nogil:
+                                  int sign, double cap) noexcept nogil:
     """Add one node's gains of one feature's candidates to ``out`` from its cumulative sums over bins 0..b.
 
     ``p``: the sums of bins 0..b at p[4b], p[4b + 1], p[4b + 2] (Σg, Σh,
@@ -146,7 +202,8 @@ cdef inline void _candidate_gains(const double* p, Py_ssize_t nb, const double* 
     at +0 and every gain is +0 or a sum of squares' quotients minus the
     parent's).  ``sign`` (the feature's monotone sign; 0: none): the
     candidates whose children go against it gain +0 (``_order_gains``).
-    O(nb) time, no allocation.
+    ``cap`` > 0 (``max_delta_step``): the capped gains (``_capped_gains``,
+    scalar); 0: the vector gains, unchanged.  O(nb) time, no allocation.
     """
     cdef Py_ssize_t b, lo, hi
     cdef double g0[MAX_EDGES + 1]
@@ -169,11 +226,14 @@ cdef inline void _candidate_gains(const double* p, Py_ssize_t nb, const double* 
         hi -= 1
     if hi < lo:
         return
-    a.parent = a.tg * a.tg / (a.th + l2)
+    a.parent = a.tg * a.tg / (a.th + l2) if cap <= 0 else _capped_term(a.tg, a.th, l2, cap)
     a.l2 = l2
     a.msl = min_samples_leaf
     a.mcw = min_child_weight
-    rc_level_gains(p + 4 * lo, hi - lo + 1, 0, &a, g1 + lo)
+    if cap > 0:
+        _capped_gains(p + 4 * lo, hi - lo + 1, 0, &a, cap, g1 + lo)
+    else:
+        rc_level_gains(p + 4 * lo, hi - lo + 1, 0, &a, g1 + lo)
     if sign != 0:
         _order_gains(p, lo, hi, 0, &a, sign, g1)
     if a.ng == 0 and a.nh == 0 and a.nc == 0:          # x + 0 is x for these sums: NaN left is NaN right
@@ -181,7 +241,10 @@ cdef inline void _candidate_gains(const double* p, Py_ssize_t nb, const double* 
             out[2 * (s0 + b)] += g1[b]
             out[2 * (s0 + b) + 1] += g1[b]
         return
-    rc_level_gains(p + 4 * lo, hi - lo + 1, 1, &a, g0 + lo)
+    if cap > 0:
+        _capped_gains(p + 4 * lo, hi - lo + 1, 1, &a, cap, g0 + lo)
+    else:
+        rc_level_gains(p + 4 * lo, hi - lo + 1, 1, &a, g0 + lo)
     if sign != 0:
         _order_gains(p, lo, hi, 1, &a, sign, g0)
     for b in range(lo, hi + 1):
@@ -193,7 +256,8 @@ cdef void feature_gains_add(const double* hist,        # IN  (S, 3) one node's �
                             Py_ssize_t s0, Py_ssize_t nb,  # the feature's slots s0 .. s0 + nb + 1 (NaN last)
                             double min_samples_leaf, double min_child_weight, double l2,
                             double* out,                    # IN/OUT (S, 2) summed gains (NaN left, NaN right)
-                            int sign) noexcept nogil:       # the feature's monotone sign (0: none)
+                            int sign,                       # the feature's monotone sign (0: none)
+                            double cap) noexcept nogil:     # the cap on the cells' values (0: none)
     """Add one node's gain of every candidate (bin, NaN side) of one feature to ``out`` (nb <= MAX_EDGES).
 
     The cumulative sums over bins 0..b (``rc_prefix_add``), then every
@@ -207,7 +271,7 @@ cdef void feature_gains_add(const double* hist,        # IN  (S, 3) one node's �
     cdef double scratch[SUMS_SCRATCH]
     cdef double* p = rc_sums_start(scratch, hist + 3 * s0)
     rc_prefix_add(hist + 3 * s0, nb, p)
-    _candidate_gains(p, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out, sign)
+    _candidate_gains(p, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out, sign, cap)
 
 
 cdef inline void _subtract_nan_slot(double* hist, const double* small, Py_ssize_t s) noexcept nogil:
@@ -221,7 +285,7 @@ cdef void feature_gains_sub_add(double* hist,          # IN/OUT (S, 3) the large
                                 const double* small,   # IN  (S, 3) the smaller sibling's histogram
                                 Py_ssize_t s0, Py_ssize_t nb, bint search,
                                 double min_samples_leaf, double min_child_weight, double l2,
-                                double* out, int sign) noexcept nogil:
+                                double* out, int sign, double cap) noexcept nogil:
     """The sibling subtraction of one feature's slots, and with ``search`` its gains added (``feature_gains_add``).
 
     One walk over the slots (``rc_prefix_sub``): each bin's difference is
@@ -239,7 +303,7 @@ cdef void feature_gains_sub_add(double* hist,          # IN/OUT (S, 3) the large
     p = rc_sums_start(scratch, hist + 3 * s0)
     rc_prefix_sub(hist + 3 * s0, small + 3 * s0, nb, p)
     _subtract_nan_slot(hist, small, s0 + nb + 1)
-    _candidate_gains(p, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out, sign)
+    _candidate_gains(p, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out, sign, cap)
 
 
 cdef void feature_gains_pair(double* hist,        # IN/OUT (S, 3) the larger child's buffer: parent − small
@@ -247,7 +311,8 @@ cdef void feature_gains_pair(double* hist,        # IN/OUT (S, 3) the larger chi
                              Py_ssize_t s0, Py_ssize_t nb, bint search_large, bint search_small,
                              bint small_first, double min_samples_leaf, double min_child_weight, double l2,
                              double* out,                   # IN/OUT (S, 2) summed gains (NaN left, NaN right)
-                             int sign) noexcept nogil:      # the feature's monotone sign (0: none)
+                             int sign,                      # the feature's monotone sign (0: none)
+                             double cap) noexcept nogil:    # the cap on the cells' values (0: none)
     """Two siblings of a level in one walk: the larger child's subtraction and both children's gains.
 
     What ``feature_gains_add`` on the smaller child and ``feature_gains_sub_add``
@@ -269,12 +334,12 @@ cdef void feature_gains_pair(double* hist,        # IN/OUT (S, 3) the larger chi
     cdef const double* y
     if not search_large:
         # only the smaller child's gains to add: no larger child's sums to run beside them
-        feature_gains_sub_add(hist, small, s0, nb, False, min_samples_leaf, min_child_weight, l2, out, sign)
+        feature_gains_sub_add(hist, small, s0, nb, False, min_samples_leaf, min_child_weight, l2, out, sign, cap)
         if search_small:
-            feature_gains_add(small, s0, nb, min_samples_leaf, min_child_weight, l2, out, sign)
+            feature_gains_add(small, s0, nb, min_samples_leaf, min_child_weight, l2, out, sign, cap)
         return
     if not search_small:
-        feature_gains_sub_add(hist, small, s0, nb, True, min_samples_leaf, min_child_weight, l2, out, sign)
+        feature_gains_sub_add(hist, small, s0, nb, True, min_samples_leaf, min_child_weight, l2, out, sign, cap)
         return
     pl = rc_sums_start(scratch_large, hist + 3 * s0)
     ps = rc_sums_start(scratch_small, small + 3 * s0)
@@ -283,11 +348,11 @@ cdef void feature_gains_pair(double* hist,        # IN/OUT (S, 3) the larger chi
     x = hist + 3 * (s0 + nb + 1)
     y = small + 3 * (s0 + nb + 1)
     if small_first:
-        _candidate_gains(ps, nb, y, min_samples_leaf, min_child_weight, l2, s0, out, sign)
-        _candidate_gains(pl, nb, x, min_samples_leaf, min_child_weight, l2, s0, out, sign)
+        _candidate_gains(ps, nb, y, min_samples_leaf, min_child_weight, l2, s0, out, sign, cap)
+        _candidate_gains(pl, nb, x, min_samples_leaf, min_child_weight, l2, s0, out, sign, cap)
     else:
-        _candidate_gains(pl, nb, x, min_samples_leaf, min_child_weight, l2, s0, out, sign)
-        _candidate_gains(ps, nb, y, min_samples_leaf, min_child_weight, l2, s0, out, sign)
+        _candidate_gains(pl, nb, x, min_samples_leaf, min_child_weight, l2, s0, out, sign, cap)
+        _candidate_gains(ps, nb, y, min_samples_leaf, min_child_weight, l2, s0, out, sign, cap)
 
 
 cdef double feature_best_gain(const double* gains, Py_ssize_t s0, Py_ssize_t nb) noexcept nogil:
@@ -330,6 +395,13 @@ cdef int _check_feature_slots(str kernel, const Py_ssize_t[::1] base, const Py_s
     return 0
 
 
+cdef int _check_cap(str kernel, double cap) except -1:
+    """ValueError naming ``kernel`` unless ``cap`` is a finite number >= 0 (0: no cap)."""
+    if not 0 <= cap < float("inf"):
+        raise ValueError(f"{kernel}: cap must be a finite number >= 0 (0: none), got {cap}")
+    return 0
+
+
 cdef int _check_siblings(str kernel, const double[:, ::1] hist, const double[:, ::1] small,
                          const Py_ssize_t[::1] base, const Py_ssize_t[::1] n_edges, const uint8_t[::1] feature_mask,
                          const double[:, ::1] out) except -1:
@@ -350,11 +422,14 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
                     double min_samples_leaf, double min_child_weight, double l2,
                     double[:, ::1] out,               # IN/OUT (S, 2) summed gains (NaN left, NaN right)
                     int n_threads=1,
-                    signs=None):                      # IN  (d,) int8 monotone signs, or None: none
+                    signs=None,                       # IN  (d,) int8 monotone signs, or None: none
+                    double cap=0.0):                  # the cap on the cells' values (max_delta_step; 0: none)
     """Add the node's gain of every allowed candidate (feature, bin, NaN side) to ``out``.
 
     ``signs``: a candidate of a feature with sign s ≠ 0 adds its gain only
     where its children's Newton values are in the sign's order (``_order_gains``).
+    ``cap`` > 0: the capped gains (``_capped_gains``; a ValueError for a
+    negative or non-finite cap).
     O(S) time, no allocation, parallel over features (each slot is written
     by one thread: the sums do not depend on ``n_threads``).
     """
@@ -366,6 +441,7 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
         raise ValueError(f"level_gains_add: expected hist (S, 3), out (S, 2) and base, n_edges, feature_mask "
                          f"of one entry per feature")
     _check_feature_slots("level_gains_add", base, n_edges, S)
+    _check_cap("level_gains_add", cap)
     if signs is not None:
         sg = np.ascontiguousarray(signs, dtype=np.int8)
         if sg.shape[0] != d:
@@ -379,7 +455,7 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
         for j in prange(d, schedule="static", num_threads=n_threads):
             if feature_mask[j]:
                 feature_gains_add(&hist[0, 0], base[j], n_edges[j], min_samples_leaf, min_child_weight, l2,
-                                  &out[0, 0], sign_of[j] if sign_of != NULL else 0)
+                                  &out[0, 0], sign_of[j] if sign_of != NULL else 0, cap)
 
 
 def level_gains_sub_add(double[:, ::1] hist,          # IN/OUT (S, 3) the parent's histogram; the larger child's
@@ -387,7 +463,8 @@ def level_gains_sub_add(double[:, ::1] hist,          # IN/OUT (S, 3) the parent
                         const Py_ssize_t[::1] base, const Py_ssize_t[::1] n_edges, const uint8_t[::1] feature_mask,
                         double min_samples_leaf, double min_child_weight, double l2,
                         double[:, ::1] out,           # IN/OUT (S, 2) summed gains (NaN left, NaN right)
-                        double[::1] top):             # OUT (d,) each searched feature's best summed gain, else +0
+                        double[::1] top,              # OUT (d,) each searched feature's best summed gain, else +0
+                        double cap=0.0):              # the cap on the cells' values (0: none)
     """The in-memory grower's walk of a larger child, one feature at a time: ``hist`` −= ``small`` on the
     features' slots and, for the searched features, the node's gains added to ``out`` as
     :func:`level_gains_add` adds them; then each feature's best of ``out`` into ``top``.
@@ -396,6 +473,7 @@ def level_gains_sub_add(double[:, ::1] hist,          # IN/OUT (S, 3) the parent
     """
     cdef Py_ssize_t d = base.shape[0], j
     _check_siblings("level_gains_sub_add", hist, small, base, n_edges, feature_mask, out)
+    _check_cap("level_gains_sub_add", cap)
     if top.shape[0] != d:
         raise ValueError(f"level_gains_sub_add: expected top of one entry per feature ({d}), got {top.shape[0]}")
     if d == 0:
@@ -403,7 +481,7 @@ def level_gains_sub_add(double[:, ::1] hist,          # IN/OUT (S, 3) the parent
     with nogil:
         for j in range(d):
             feature_gains_sub_add(&hist[0, 0], &small[0, 0], base[j], n_edges[j], feature_mask[j] != 0,
-                                  min_samples_leaf, min_child_weight, l2, &out[0, 0], 0)
+                                  min_samples_leaf, min_child_weight, l2, &out[0, 0], 0, cap)
             top[j] = feature_best_gain(&out[0, 0], base[j], n_edges[j]) if feature_mask[j] else 0.0
 
 
@@ -412,7 +490,8 @@ def level_gains_pair(double[:, ::1] hist,             # IN/OUT (S, 3) the parent
                      const Py_ssize_t[::1] base, const Py_ssize_t[::1] n_edges, const uint8_t[::1] feature_mask,
                      bint search_large, bint search_small, bint small_first,
                      double min_samples_leaf, double min_child_weight, double l2,
-                     double[:, ::1] out):             # IN/OUT (S, 2) summed gains (NaN left, NaN right)
+                     double[:, ::1] out,              # IN/OUT (S, 2) summed gains (NaN left, NaN right)
+                     double cap=0.0):                 # the cap on the cells' values (0: none)
     """The in-memory grower's walk of two siblings, one feature at a time (``feature_gains_pair``): ``hist``
     −= ``small`` on the features' slots and, for the searched features, the two children's gains added
     to ``out`` in node order (``small_first``: the smaller child's first), each where its ``search_*``
@@ -422,16 +501,17 @@ def level_gains_pair(double[:, ::1] hist,             # IN/OUT (S, 3) the parent
     """
     cdef Py_ssize_t d = base.shape[0], j
     _check_siblings("level_gains_pair", hist, small, base, n_edges, feature_mask, out)
+    _check_cap("level_gains_pair", cap)
     if d == 0:
         return
     with nogil:
         for j in range(d):
             if feature_mask[j]:
                 feature_gains_pair(&hist[0, 0], &small[0, 0], base[j], n_edges[j], search_large, search_small,
-                                   small_first, min_samples_leaf, min_child_weight, l2, &out[0, 0], 0)
+                                   small_first, min_samples_leaf, min_child_weight, l2, &out[0, 0], 0, cap)
             else:
                 feature_gains_sub_add(&hist[0, 0], &small[0, 0], base[j], n_edges[j], False, min_samples_leaf,
-                                      min_child_weight, l2, &out[0, 0], 0)
+                                      min_child_weight, l2, &out[0, 0], 0, cap)
 
 
 cdef bint choose_level_split(const double* gains,           # IN  (S, 2) summed gains (feature_gains_add)
