@@ -31,7 +31,7 @@ def _far_cross_entropy():
 
 
 @pytest.mark.parametrize("spec", ["trees:max_depth=3", "trees:growth=depthwise,max_depth=3",
-                                  "trees:max_depth=3,monotone=1/0/0/0"])
+                                  "trees:max_depth=3,monotone=1/0/0/0", "trees:growth=oblivious,max_depth=3"])
 @pytest.mark.parametrize("n_jobs", [1, None])
 def test_a_root_the_cap_leaves_unsplit_is_blamed_on_the_cap(spec, n_jobs):
     """From scores far below the labels every leaf's Newton value is beyond +cap: no split changes a score, and

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["free_split_gain", "unsplit_reason", "underflow_reason"]
+__all__ = ["free_split_gain", "root_gains", "unsplit_reason", "underflow_reason"]
 
 #: Smallest normal float64: a tree whose leaf values are all below it (in magnitude) is no direction.
 TINY = float(np.finfo(np.float64).tiny)
@@ -41,6 +41,16 @@ def free_split_gain(hist, feature_mask: np.ndarray, l2: float, tie_tolerance: fl
         if _feature_gains(np.asarray(hist[j], dtype=np.float64), l2, tie_tolerance, cap):
             return True
     return False
+
+
+def root_gains(hist, feature_mask: np.ndarray, l2: float, tie_tolerance: float, cap: float = 0.0) -> bool | str:
+    """What :func:`unsplit_reason` takes as ``root_gains`` for a root no split was found for: whether some split
+    gains (:func:`free_split_gain`), or ``"cap"`` when splits gain but none under the cap ``max_delta_step``
+    (every gaining split has both sides beyond one bound), which ``min_samples_leaf`` does not explain."""
+    gains = free_split_gain(hist, feature_mask, l2, tie_tolerance)
+    if gains and cap > 0 and not free_split_gain(hist, feature_mask, l2, tie_tolerance, cap):
+        return "cap"
+    return gains
 
 
 def _capped_terms(G: np.ndarray, H: np.ndarray, cap: float) -> np.ndarray:

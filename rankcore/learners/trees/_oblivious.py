@@ -62,7 +62,7 @@ import numpy as np
 
 from . import _oblivious_kernels as _kernels, _split
 from .._base import Candidate
-from ._no_split import free_split_gain, underflow_reason, unsplit_reason
+from ._no_split import root_gains, underflow_reason, unsplit_reason
 from ._oblivious_monotone import monotone_cells
 from ._oblivious_ranker import ObliviousTreeRanker
 from ._ranker import TIE_TOLERANCE
@@ -222,8 +222,8 @@ class ObliviousSearch(MultiPassSearch):
         if best is None:
             if not self.levels:           # did a constraint block, or does nothing gain? (unsplit_reason)
                 hist = self.hists[0]
-                self.root_gains = free_split_gain([hist[lay.feature_slots(j)] for j in range(lay.n_features)],
-                                                  mask, lay.l2, TIE_TOLERANCE)
+                self.root_gains = root_gains([hist[lay.feature_slots(j)] for j in range(lay.n_features)],
+                                             mask, lay.l2, TIE_TOLERANCE, self.cap)
             self.done = True
             return None
         j, b, nan_left, gain = best

@@ -33,7 +33,7 @@ import numpy as np
 from . import _split
 from .._base import Candidate
 from .._curvature_floor import curvature_floor
-from ._no_split import free_split_gain, underflow_reason, unsplit_reason
+from ._no_split import root_gains, underflow_reason, unsplit_reason
 from ._ranker import TIE_TOLERANCE, TreeRanker
 
 __all__ = ["TreeSearch", "BatchedTreeSearch", "curvature_floor"]
@@ -213,11 +213,8 @@ class TreeSearch(MultiPassSearch):
         if self.splits[node_id] is None:
             if node_id == 0:              # did a constraint block, or does nothing gain? (unsplit_reason)
                 hist = [self.hists[0][lay.feature_slots(j)] for j in range(lay.n_features)]
-                self.root_gains = free_split_gain(hist, mask, lay.l2, TIE_TOLERANCE)
-                cap = float(getattr(lay, "max_delta_step", 0.0))
-                # gains that the cap takes away (both sides at one bound): say so, not min_samples_leaf
-                if self.root_gains and cap > 0 and not free_split_gain(hist, mask, lay.l2, TIE_TOLERANCE, cap):
-                    self.root_gains = "cap"
+                self.root_gains = root_gains(hist, mask, lay.l2, TIE_TOLERANCE,
+                                             float(getattr(lay, "max_delta_step", 0.0)))
             self._release(node_id)
 
     def _release(self, node_id: int) -> None:
