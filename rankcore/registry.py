@@ -246,7 +246,8 @@ class Registry:
         return "\n".join(lines)
 
 
-_AT_NUMBER = re.compile(r"^(?P<base>.+)@(?P<k>\d+(?:\.\d+)?)$")
+#: ``base@K``, K starting with an ASCII digit; what else it holds (``ndcg@1_0``) is for k's parser to refuse, naming k.
+_AT_NUMBER = re.compile(r"^(?P<base>.+)@(?P<k>[0-9][0-9_.]*)$")
 
 
 def _expand_at_k(name: str, args: list[str], table) -> tuple[str, list[str]]:

@@ -34,6 +34,8 @@ import numpy as np
 
 __all__ = [
     "number_like",
+    "read_float",
+    "read_int",
     "REQUIRED",
     "Kind",
     "Parameter",
@@ -165,11 +167,88 @@ def _list_hint(key: str, value: str, item: str) -> str:
 
 def number_like(text: str) -> bool:
     """Whether ``text`` reads as a number (``-1``, ``0.5``, ``nan``): an item of a numeric list, never a name."""
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    text = text.strip()
+    return bool(_DECIMAL_RE.fullmatch(text) or _SPECIAL_RE.fullmatch(text))
+
+
+# --------------------------------------------------------------------------
+# Numbers written as text: one rule for every spec string (and the CLI)
+# --------------------------------------------------------------------------
+
+#: A number as a spec writes it: ASCII digits, one optional sign, a decimal point, an exponent.  ``float()`` and
+#: ``int()`` read more -- ``1_0``, other scripts' digits (``١٠``, ``１０``) -- which no spec this library writes
+#: holds, and which another reader of the same text (a shell script, LightGBM's config) would not take.
+_DECIMAL_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INTEGER_RE = re.compile(r"[+-]?[0-9]+")
+#: Spellings of the values no spec parameter takes: refused as "not finite" rather than as "not a number".
+_SPECIAL_RE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+#: Digits of the largest finite double, for a message about a number beyond it.
+_MAX_FLOAT = f"{np.finfo(np.float64).max:.4g}"
+
+
+def _not_a_number(text: str) -> str:
+    """Why ``text`` (stripped) is not a number as a spec writes it, in words (the caller shows the text)."""
+    if "_" in text and _DECIMAL_RE.fullmatch(text.replace("_", "")):
+        return "'_' does not separate digits here: write the number without it"
+    if any(c.isdigit() or c.isnumeric() for c in text if not "0" <= c <= "9"):
+        return "digits must be ASCII 0-9"
+    if any(c.isspace() for c in text):
+        return "no spaces inside a number"
+    return "not a number"
+
+
+def read_float(text: str, *, special: bool = False) -> float:
+    """The float a spec's text writes: ASCII digits, a sign, a point, an exponent (``-1``, ``.5``, ``2.5e-3``).
+
+    Spaces around the number are dropped (as around a spec's ``,`` and ``=``), none inside; ``1_0`` and digits
+    of other scripts, which ``float()`` reads, are refused.  A literal that is not 0 but rounds to 0.0
+    (``1e-400``) or beyond the largest double (``1e400``) is refused, saying it underflows or overflows: its value
+    is not the one written.  ``inf``, ``infinity`` and ``nan`` (any case, signed) are read only when ``special``
+    (a command-line value), else refused as not finite.
+
+    Raises
+    ------
+    ValueError
+        Saying why in a few words, without the text: the caller names the parameter and shows the value.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"expected text, got {type(text).__name__}")
+    stripped = text.strip()
+    if _DECIMAL_RE.fullmatch(stripped):
+        value = float(stripped)
+        if math.isinf(value):
+            raise ValueError(f"overflows: its magnitude is beyond the largest double, {_MAX_FLOAT}")
+        mantissa = re.split("[eE]", stripped, maxsplit=1)[0]
+        if value == 0.0 and mantissa.strip("+-.0"):
+            raise ValueError("underflows to 0: its magnitude is below the smallest double, 5e-324")
+        return value
+    if _SPECIAL_RE.fullmatch(stripped):
+        if special:
+            return float(stripped)
+        raise ValueError("not a finite number")
+    raise ValueError(_not_a_number(stripped))
+
+
+def read_int(text: str) -> int:
+    """The integer a spec's text writes: ASCII digits and a sign (exact at any size), or a whole number as
+    :func:`read_float` reads it (``10.0``, ``1e3``).
+
+    Raises
+    ------
+    ValueError
+        Saying why in a few words, as :func:`read_float`.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"expected text, got {type(text).__name__}")
+    stripped = text.strip()
+    if _INTEGER_RE.fullmatch(stripped):
+        try:
+            return int(stripped)
+        except ValueError:              # more digits than Python converts (sys.get_int_max_str_digits)
+            raise ValueError(f"an integer of {len(stripped)} digits, too long to read") from None
+    if not read_float(stripped).is_integer():
+        raise ValueError("not a whole number")
+    return int(float(stripped))
 
 
 # --------------------------------------------------------------------------
@@ -183,7 +262,7 @@ def _parsed_number(value: Any, *, boolean: str) -> Any:
     if isinstance(value, bool):
         raise ValueError(boolean)
     if isinstance(value, str):
-        return float(value)
+        return read_float(value)
     return value
 
 
@@ -202,7 +281,7 @@ def _to_int(value: Any) -> int:
     if isinstance(value, bool):
         raise ValueError("expected an integer, got a boolean")
     if isinstance(value, str):
-        value = float(value) if any(c in value for c in ".eE") else int(value)
+        return read_int(value)
     if isinstance(value, float):
         if not value.is_integer():
             raise ValueError(f"expected an integer, got {value!r}")

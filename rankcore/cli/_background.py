@@ -161,7 +161,7 @@ def _own_label_and_drop(args, path: str, aside: list[str], n_features: int) -> t
     has one more column than the model's features; it has no names to drop by).  A file that cannot be read is
     left to the reader, which says why.
     """
-    from .datasets import detect_format, header_names, index_names, npz_feature_names
+    from .datasets import detect_format, header_names, index_names, npz_array_names, npz_feature_names
 
     fmt = args.data_format or detect_format(path)
     label = args.label
@@ -175,7 +175,7 @@ def _own_label_and_drop(args, path: str, aside: list[str], n_features: int) -> t
     elif fmt == "libsvm":
         label, drop = None, [c for c in drop if index_names([c]) is not None]
     elif fmt == "npz":
-        label = label if label is not None and label in _npz_arrays(path) else None
+        label = label if label is not None and label in npz_array_names(os.fspath(path)) else None
         names = npz_feature_names(os.fspath(path))
         drop = [c for c in drop if c in names]
     elif fmt == "npy":
@@ -186,19 +186,9 @@ def _own_label_and_drop(args, path: str, aside: list[str], n_features: int) -> t
     return label, ",".join(drop) or None
 
 
-def _npz_arrays(path: str) -> list[str]:
-    """The names of an .npz archive's arrays (none when it cannot be read)."""
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            return list(getattr(archive, "files", ()))
-    except Exception:  # an unreadable file: the reader gives the error
-        return []
-
-
 def _npy_width(path: str) -> int | None:
-    """The number of columns of a 2-D .npy array, read from its header (None when it is not one)."""
-    try:
-        shape = np.load(path, mmap_mode="r", allow_pickle=False).shape
-    except Exception:  # an unreadable file: the reader gives the error
-        return None
-    return shape[1] if len(shape) == 2 else None
+    """The number of columns of a 2-D .npy array (gzipped or not), read from its header (None when it is not one)."""
+    from .datasets import npy_shape
+
+    shape = npy_shape(path)
+    return shape[1] if shape is not None and len(shape) == 2 else None

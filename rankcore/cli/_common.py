@@ -7,6 +7,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -14,6 +15,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..registry import at_k_name
+from ..spec import number_like, read_float, read_int
 from . import CommandError
 from ._outputs import STDOUT
 
@@ -580,49 +582,79 @@ def info(args, text: str) -> None:
         print(shown(text), file=sys.stderr, flush=True)
 
 
-def parse_value(text: str) -> Any:
-    """A ``--param`` value: int, float, true/false, none, or the text itself."""
-    lowered = text.strip().lower()
+def parse_value(text: str, name: str = "--param") -> Any:
+    """A ``--param`` value: int, float, true/false, none, or the text itself.
+
+    Numbers are read by the rule of a spec string's (:func:`rankcore.spec.read_float`; ``inf`` and ``nan`` too,
+    for the estimator to judge).  Text that ``float()`` would read but that rule does not (``1_0``, ``١٠``), and a
+    number that overflows or underflows to 0, is a :class:`CommandError` naming ``name`` (the option or
+    parameter) and saying why, rather than text the estimator refuses without a reason.
+    """
+    stripped = text.strip()
+    lowered = stripped.lower()
     if lowered in ("true", "false"):
         return lowered == "true"
     if lowered in ("none", "null"):
         return None
-    for kind in (int, float):
+    if not number_like(stripped):
         try:
-            return kind(text)
+            float(stripped)
         except ValueError:
-            pass
-    return text
+            return text                 # text for the estimator ('auto', 'holdout', a spec string)
+    try:
+        return read_int(stripped) if _INTEGER_TEXT.fullmatch(stripped) else read_float(stripped, special=True)
+    except ValueError as exc:
+        raise CommandError(f"{name}: {_shown_text(stripped)} is not a number rankcore reads ({exc})") from None
+
+
+#: An integer as a command line writes it (read exactly, beyond 2**53 too).
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+
+
+def _shown_text(text: str) -> str:
+    """``repr(text)``, cut short when long."""
+    return repr(text) if len(text) <= 60 else repr(text[:40]) + f"... [{len(text)} characters]"
 
 
 def _checked_number(text: str, convert, accept, expected: str):
     """``convert(text)`` if that works and ``accept`` says yes, else argparse's type error."""
     import argparse
 
+    why = ""
     try:
         value = convert(text)
-    except ValueError:
-        value = None
+    except ValueError as exc:           # with the reason: '_' or other scripts' digits, overflows...
+        value, why = None, f" ({exc})"
     if value is None or not accept(value):
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {_shown_text(text)}{why}")
     return value
+
+
+def integer(text: str) -> int:
+    """argparse type: an integer (ASCII digits, as a spec's: :func:`rankcore.spec.read_int`)."""
+    return _checked_number(text, read_int, lambda v: True, "an integer")
+
+
+def number(text: str) -> float:
+    """argparse type: a finite number (ASCII digits, as a spec's: :func:`rankcore.spec.read_float`)."""
+    return _checked_number(text, read_float, lambda v: True, "a finite number")
 
 
 def fraction(text: str) -> float:
     """argparse type: a number in (0, 1)."""
-    return _checked_number(text, float, lambda v: 0 < v < 1, "a fraction in (0, 1)")
+    return _checked_number(text, read_float, lambda v: 0 < v < 1, "a fraction in (0, 1)")
 
 
 def nonnegative_int(text: str) -> int:
     """argparse type: an integer >= 0."""
-    return _checked_number(text, int, lambda v: v >= 0, "an integer >= 0")
+    return _checked_number(text, read_int, lambda v: v >= 0, "an integer >= 0")
 
 
 def positive_int(text: str) -> int:
     """argparse type: an integer >= 1."""
-    return _checked_number(text, int, lambda v: v >= 1, "an integer >= 1")
+    return _checked_number(text, read_int, lambda v: v >= 1, "an integer >= 1")
 
 
 def seed(text: str) -> int:
     """argparse type: a random seed, an integer in [0, 2^32) (what NumPy and scikit-learn take)."""
-    return _checked_number(text, int, lambda v: 0 <= v < 2**32, "an integer in [0, 4294967295]")
+    return _checked_number(text, read_int, lambda v: 0 <= v < 2**32, "an integer in [0, 4294967295]")

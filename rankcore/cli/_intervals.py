@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..spec import read_float, read_int
 from ._common import Table, _checked_number, seed
 
 __all__ = ["add_interval_options", "interval_table", "comparison_tables", "render_tables"]
@@ -20,14 +21,14 @@ __all__ = ["add_interval_options", "interval_table", "comparison_tables", "rende
 
 def level(text: str) -> float:
     """argparse type: a confidence level in (0, 1)."""
-    return _checked_number(text, float, lambda v: 0 < v < 1, "a confidence level in (0, 1) such as 0.95")
+    return _checked_number(text, read_float, lambda v: 0 < v < 1, "a confidence level in (0, 1) such as 0.95")
 
 
 def n_boot(text: str) -> int:
     """argparse type: from 100 to 1,000,000 replicates (the library's bounds)."""
     from ..metrics import MAX_BOOT, MIN_BOOT
 
-    return _checked_number(text, int, lambda v: MIN_BOOT <= v <= MAX_BOOT,
+    return _checked_number(text, read_int, lambda v: MIN_BOOT <= v <= MAX_BOOT,
                            f"an integer number of bootstrap replicates >= {MIN_BOOT} and <= {MAX_BOOT:,}")
 
 

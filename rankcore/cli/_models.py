@@ -27,7 +27,8 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import CommandError
-from ._common import parse_value, registered_names, scalar_metric, seed, split_specs
+from ._common import integer, parse_value, registered_names, scalar_metric, seed, split_specs
+from ._learner_hint import chosen_learner, learner_hint
 
 # --------------------------------------------------------------------------
 # Options that configure models
@@ -218,7 +219,7 @@ def add_model_options(parser, *, multiple: bool) -> None:
                             "(may be repeated)")
     group.add_argument("--random-state", type=seed, default=0, metavar="SEED",
                        help="seed of every randomized step (default 0, so runs repeat exactly)")
-    group.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads (default: every core)")
+    group.add_argument("--n-jobs", type=integer, default=None, metavar="N", help="threads (default: every core)")
 
 
 def _split_values(option: ModelOption, text: str, multiple: bool) -> list[Any]:
@@ -230,7 +231,7 @@ def _split_values(option: ModelOption, text: str, multiple: bool) -> list[Any]:
             pieces = [p.strip() for p in text.split(",")]
             if any(not p for p in pieces):
                 raise CommandError(f"{option.flag}: empty item in {text!r}")
-    return [parse_value(p) if option.number else p.strip() for p in pieces]
+    return [parse_value(p, option.flag) if option.number else p.strip() for p in pieces]
 
 
 def _model_entries(values: list[str] | None) -> list[tuple[ModelKind, dict[str, Any]]]:
@@ -270,7 +271,7 @@ def _spec_value(key: str, value: str) -> Any:
     option = _OPTION_BY_DEST.get(key)
     if option is not None and option.family is not None:
         return value  # spec strings stay strings
-    return parse_value(value)
+    return parse_value(value, key)
 
 
 def _param_pairs(items: list[str]) -> dict[str, Any]:
@@ -279,7 +280,7 @@ def _param_pairs(items: list[str]) -> dict[str, Any]:
         key, eq, value = item.partition("=")
         if not eq or not key.strip().isidentifier():
             raise CommandError(f"--param: expected KEY=VALUE with an estimator parameter name, got {item!r}")
-        out[key.strip()] = parse_value(value.strip())
+        out[key.strip()] = parse_value(value.strip(), f"--param {key.strip()}")
     return out
 
 
@@ -325,14 +326,18 @@ def build_configs(args, *, multiple: bool) -> list[ModelConfig]:
         lists = {dest: _split_values(_OPTION_BY_DEST[dest], text, multiple)
                  for dest, text in given.items() if dest in kind.options}
         extra_here = {k: v for k, v in extra.items() if k in valid}
+        learner = chosen_learner(cls, lists, spec_params, extra)
         if len(entries) == 1 or not multiple:
             unknown = sorted(set(extra) - valid)
             if unknown:
-                raise CommandError(f"--param {unknown[0]}: {kind.name} has no such parameter "
+                hint = learner_hint(valid, unknown[0], extra[unknown[0]], learner)
+                raise CommandError(f"--param {unknown[0]}: {kind.name} has no such parameter{hint} "
                                    f"(its parameters: {', '.join(sorted(valid))})")
         for key in spec_params:
             if key not in valid:
-                raise CommandError(f"--model {kind.name}: no parameter {key!r} (its parameters: {', '.join(sorted(valid))})")
+                hint = learner_hint(valid, key, spec_params[key], learner)
+                raise CommandError(f"--model {kind.name}: no parameter {key!r}{hint} (its parameters: "
+                                   f"{', '.join(sorted(valid))})")
         # a parameter set twice, in the spec and by an option or --param: which was meant cannot be told
         twice = sorted({kind.options[d] for d in lists} & set(spec_params)) + sorted(set(extra_here) & set(spec_params))
         if twice:

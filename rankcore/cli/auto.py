@@ -16,14 +16,17 @@ import os
 import shlex
 
 from . import CommandError
+from ..spec import read_float, read_int
 from ._common import (
     Table,
+    _checked_number,
     add_data_argument,
     add_force_option,
     add_table_format_option,
     check_distinct_outputs,
     check_output,
     info,
+    integer,
     load,
     registered_names,
     scalar_metric,
@@ -92,7 +95,8 @@ def add_parser(subparsers):
                         help="keep the refit alone instead of averaging it with the choice's fold models")
     search.add_argument("--random-state", type=seed, default=0, metavar="SEED",
                         help="seed of the folds and of every fit (default 0, so runs repeat exactly)")
-    search.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads per fit (default: every core)")
+    search.add_argument("--n-jobs", type=integer, default=None, metavar="N",
+                        help="threads per fit (default: every core)")
     out = parser.add_argument_group("output")
     out.add_argument("--out", "-o", default="model.json", metavar="MODEL.json",
                      help="where to save the chosen model (default model.json)")
@@ -105,13 +109,9 @@ def add_parser(subparsers):
 
 
 def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
+    # a spec's rule for numbers (ASCII digits; inf: no budget); a reason for '1_0', an overflow...
+    return _checked_number(text, lambda t: read_float(t, special=True), lambda v: v > 0,
+                           "a positive number of seconds")
 
 
 def _cv(text: str):
@@ -119,15 +119,12 @@ def _cv(text: str):
     if text == "auto":
         return text
     try:
-        parts = [int(p) for p in text.split(",")]
+        parts = [read_int(p) for p in text.split(",")]
     except ValueError:
         parts = None
     if parts is not None and len(parts) in (1, 2):
         return parts[0] if len(parts) == 1 else tuple(parts)
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected auto, K, K,R or a fraction, got {text!r}") from None
+    return _checked_number(text, read_float, lambda v: True, "auto, K, K,R or a fraction")
 
 
 def _candidates(text: str):

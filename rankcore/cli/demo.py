@@ -24,7 +24,7 @@ import sys
 import time
 from typing import Any, Sequence, TextIO
 
-from ._common import metric_specs, nonnegative_int, seed
+from ._common import integer, metric_specs, nonnegative_int, number, seed
 from .._progress import Progress
 
 __all__ = ["run_demo", "DEMO_PRICES", "DEMO_METRICS"]
@@ -210,8 +210,8 @@ def add_parser(subparsers):
                     "on train and test side by side, and draw the ROC curves (full and leftmost portion, in "
                     "counts), precision@k against k and the objective per iteration.",
     )
-    parser.add_argument("--n-iter", type=int, default=200, metavar="N", help="boosting iterations (default 200)")
-    parser.add_argument("--test-size", type=float, default=0.3, metavar="FRACTION",
+    parser.add_argument("--n-iter", type=integer, default=200, metavar="N", help="boosting iterations (default 200)")
+    parser.add_argument("--test-size", type=number, default=0.3, metavar="FRACTION",
                         help="held-out fraction (default 0.3)")
     parser.add_argument("--random-state", type=seed, default=0, metavar="SEED", help="seed of the split (default 0)")
     parser.add_argument("--all-features", action="store_true",

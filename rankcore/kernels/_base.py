@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..spec import Component
+from ..spec import Component, read_float
 from ..validation import check_matrix, effective_n_threads
 
 __all__ = ["Kernel", "scale_or_positive"]
@@ -32,7 +32,7 @@ def scale_or_positive(value: Any) -> str | float:
         return "scale"
     if isinstance(value, bool):
         raise ValueError("expected 'scale' or a number > 0, got a boolean")
-    number = float(value)
+    number = read_float(value) if isinstance(value, str) else float(value)   # a spec's number: ASCII digits
     if not (math.isfinite(number) and GAMMA_MIN <= number <= GAMMA_MAX):
         raise ValueError(f"expected 'scale' or a number in [{GAMMA_MIN:g}, {GAMMA_MAX:g}], got {value!r}")
     return number

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..spec import Parameter
+from ..spec import Parameter, read_int
 from ._base import Metric, OrderMetric
 from ._roc import height_counts, roc_points
 
@@ -44,6 +44,8 @@ def count_or_all(value: Any) -> int | None:
         return None
     if isinstance(value, bool):
         raise ValueError("expected a count, got a boolean")
+    if isinstance(value, str):
+        value = read_int(value)                    # a spec's number: ASCII digits (read_int says why not)
     try:
         number = float(value)
     except OverflowError:                          # an int beyond the doubles

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..spec import Kind
+from ..spec import Kind, read_float
 
 __all__ = ["GAIN", "gain_table", "outside_table"]
 
@@ -21,10 +21,15 @@ def _gain(value: Any) -> str:
     if isinstance(value, str) and value in ("exp", "linear"):
         return value
     parts = value.split("/") if isinstance(value, str) else list(value)
-    try:
-        table = [float(v) for v in parts]
-    except (TypeError, ValueError):
-        raise ValueError("not 'exp', 'linear' or gains per grade such as '0/1/3/7'") from None
+    table = []
+    for v in parts:
+        try:
+            # a spec's numbers: ASCII digits; a gain that overflows or underflows is refused by read_float
+            table.append(read_float(v) if isinstance(v, str) else float(v))
+        except (TypeError, ValueError) as exc:
+            table_text = isinstance(value, str) and "/" in value           # a table: which gain, and why
+            raise ValueError(f"the gain {v!r}: {exc}" if table_text
+                             else "not 'exp', 'linear' or gains per grade such as '0/1/3/7'") from None
     if len(table) < 2 or not all(np.isfinite(table)) or min(table) < 0:
         raise ValueError("a table needs at least two finite gains >= 0, one per grade 0, 1, ...")
     return "/".join(repr(int(v)) if v.is_integer() else repr(v) for v in table)

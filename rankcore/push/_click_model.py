@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..objectives import check_positions, sigmoid
-from ..spec import Kind
+from ..spec import Kind, read_float, read_int
 
 __all__ = ["PositionBias", "POSITION_BIAS", "e_step", "m_step_propensities", "initial_propensities",
            "check_clicks", "check_both_kinds", "fit_click_model", "MIN_PROPENSITY", "DEFAULT_ROUNDS", "DEFAULT_TOL",
@@ -85,20 +85,28 @@ class PositionBias:
         return f"em:rounds={self.rounds},tol={self.tol}{extra}"
 
 
-#: A number as a spec writes it: ASCII digits, a point, an exponent (float() would take "1_0", other scripts'
-#: digits, "inf" and "nan" too).
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?")
-
-
 def _option(name: str, text: str):
+    """An option's value, read by the rule of every spec's numbers (:func:`rankcore.spec.read_float`)."""
     if name == "rounds":
-        if re.fullmatch(r"\+?[0-9]{1,12}", text) is None or not 1 <= int(text) <= MAX_ROUNDS:   # ASCII digits only
-            raise ValueError(f"rounds must be an integer from 1 to {MAX_ROUNDS}, got {text!r}")
-        return int(text)
-    value = float(text) if _NUMBER.fullmatch(text) else float("nan")
-    if not (value >= 0 and np.isfinite(value)):
-        raise ValueError(f"{name} must be a finite number >= 0, got {text!r}")
+        try:
+            rounds = read_int(text)
+        except ValueError:
+            rounds = 0
+        if not 1 <= rounds <= MAX_ROUNDS:
+            raise ValueError(f"rounds must be an integer from 1 to {MAX_ROUNDS}, got {_shown(text)}")
+        return rounds
+    try:
+        value = read_float(text)
+    except ValueError as exc:       # with the reason: overflows, underflows, '_', not ASCII digits...
+        raise ValueError(f"{name} must be a finite number >= 0, got {_shown(text)} ({exc})") from None
+    if not value >= 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {_shown(text)}")
     return value + 0.0          # -0 is 0: the spec written back says 0.0
+
+
+def _shown(text: str) -> str:
+    """``text`` for a message, cut short when long."""
+    return repr(text) if len(text) <= 60 else repr(text[:40]) + f"... [{len(text)} characters]"
 
 
 def _position_bias(value) -> PositionBias:

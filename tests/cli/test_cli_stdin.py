@@ -265,12 +265,17 @@ def test_bytes_that_are_no_numpy_file_are_refused_without_unpickling(files, tmp_
     assert not planted.exists()
 
 
-def test_gzipped_numpy_files_are_refused_by_name_and_by_pipe(files, tmp_path):
-    (tmp_path / "d.npy.gz").write_bytes(gzip.compress((files / "d.npy").read_bytes()))
-    for argv, stdin in ((["-"], (tmp_path / "d.npy.gz").read_bytes()), ([tmp_path / "d.npy.gz"], None),
-                        (["-"], gzip.compress((files / "d.npz").read_bytes()))):
-        one_line_error(*run_main("fit", *argv, *FIT, "-o", tmp_path / "m.json", stdin=stdin)[::2], "gzipped",
-                       "read uncompressed")
+@pytest.mark.parametrize("name", ["d.npy", "d.npz"])
+def test_gzipped_numpy_files_are_read_by_name_and_by_pipe(files, tmp_path, name):
+    # (tests/cli/test_cli_numpy_gzip.py reads them in detail: the arrays bit for bit, damaged gzip data)
+    gzipped = tmp_path / (name + ".gz")
+    gzipped.write_bytes(gzip.compress((files / name).read_bytes(), mtime=0))
+    models = []
+    for i, (data, stdin) in enumerate(((files / name, None), (gzipped, None), ("-", gzipped.read_bytes()))):
+        status, _, err = run_main("fit", data, *FIT, "-o", tmp_path / f"m{i}.json", stdin=stdin)
+        assert status == 0, err
+        models.append((tmp_path / f"m{i}.json").read_bytes())
+    assert models[1] == models[0] and models[2] == models[0]
 
 
 def test_a_model_argument_is_never_standard_input(files, tmp_path, monkeypatch):

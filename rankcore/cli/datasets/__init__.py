@@ -47,7 +47,9 @@ Formats (chosen by extension, or by ``fmt=``):
     (default: the last column).
 ``npz``
     Arrays ``X`` (2-D) and ``y`` (1-D, key chosen by ``label``), and
-    optionally ``feature_names``.  Loaded without pickle.
+    optionally ``feature_names``.  Loaded without pickle.  Either may be
+    gzipped (``.npy.gz``, ``.npz.gz``): an array is decompressed as it is
+    read, an archive into memory first (one decompressed copy of it).
 
 Speed: a clean CSV is read by pandas' C parser when pandas is installed
 (NumPy's ``loadtxt`` otherwise, for files of numbers); only a file that
@@ -72,10 +74,11 @@ from ._dataset import DEFAULT_LABEL, FORMATS, MISSING_VALUES, DataError, Dataset
 from ._csv import header_names
 from ._libsvm import MAX_DENSE_CELLS, MAX_LIBSVM_FEATURES, index_names
 from ._load import detect_content_format, detect_format, libsvm_has_queries, load_data
-from ._numpy import npz_feature_names
+from ._numpy import npy_shape, npz_array_names, npz_feature_names
 from ._query_file import QUERY_FILE_SUFFIXES, query_file_of
 
 __all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "load_data", "detect_format",
            "detect_content_format", "FORMATS", "DEFAULT_LABEL",
            "MISSING_VALUES", "MAX_LIBSVM_FEATURES", "MAX_DENSE_CELLS", "QUERY_FILE_SUFFIXES", "index_names",
-           "query_file_of", "libsvm_has_queries", "header_names", "npz_feature_names"]
+           "query_file_of", "libsvm_has_queries", "header_names", "npz_feature_names",
+           "npz_array_names", "npy_shape"]

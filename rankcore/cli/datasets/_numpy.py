@@ -1,8 +1,23 @@
-"""NumPy files: ``.npy`` (one 2-D array, a label column) and ``.npz`` (arrays ``X``, ``y``), without pickle."""
+"""NumPy files: ``.npy`` (one 2-D array, a label column) and ``.npz`` (arrays ``X``, ``y``), without pickle.
+
+Either may be gzipped (``X.npy.gz``, ``X.npz.gz``, or gzip data piped in), which NumPy does not read itself:
+
+* an ``.npy.gz`` is decompressed as NumPy reads it, in blocks of 256 KiB: no memory beyond the array's own;
+* an ``.npz.gz`` is decompressed into memory first -- one decompressed copy of the whole archive, held while its
+  arrays are read -- as a zip archive is read from its end (the directory) back to each array, and every seek
+  back in gzip data decompresses it again from the start.
+
+The gzip data is read to its end, so a damaged stream (cut short, a bad checksum) is an error naming it, never
+rows read from part of it.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import gzip
+import io
+import zlib
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -14,27 +29,72 @@ from ._dataset import DataError, Dataset
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 _GZIP_MAGIC = b"\x1f\x8b"
+#: What a damaged gzip stream raises as it is read (``gzip.BadGzipFile`` is an OSError).
+_GZIP_ERRORS = (OSError, EOFError, zlib.error)
+
+
+def _head(source: str) -> tuple[bytes, bool]:
+    """(The first bytes of the content, whether the file is gzipped): a gzipped file's are its content's."""
+    with open(source, "rb") as fh:
+        head = fh.read(len(_NPY_MAGIC))
+    if not head.startswith(_GZIP_MAGIC):
+        return head, False
+    try:
+        with gzip.open(source, "rb") as fh:
+            head = fh.read(len(_NPY_MAGIC))
+    except _GZIP_ERRORS as exc:
+        raise DataError(f"{source}: damaged gzip data ({exc})") from None
+    if head.startswith(_GZIP_MAGIC):
+        raise DataError(f"{source}: gzip data inside gzip data (compressed twice); take one layer off before "
+                        "reading it (zcat FILE | rankcore ... reads the inner gzip data)")
+    return head, True
+
+
+@contextlib.contextmanager
+def _numpy_input(source: str, head: bytes, gzipped: bool) -> Iterator[Any]:
+    """What ``np.load`` reads for ``source``: its path, or its gzipped content -- a stream for an array, the
+    decompressed bytes in memory for an archive (see the module's docstring) -- read to the end of the gzip data
+    when done with, so that a bad checksum is found."""
+    if not gzipped:
+        yield source
+        return
+    if head.startswith(_ZIP_MAGICS):
+        try:
+            with gzip.open(source, "rb") as fh:
+                content = io.BytesIO(fh.read())      # one decompressed copy of the archive
+        except _GZIP_ERRORS as exc:
+            raise DataError(f"{source}: damaged gzip data ({exc})") from None
+        yield content
+        return
+    try:
+        with gzip.open(source, "rb") as fh:
+            yield fh
+            while fh.read(1 << 20):                  # the rest, to the checksum at the end of the gzip data
+                pass
+    except _GZIP_ERRORS as exc:
+        raise DataError(f"{source}: damaged gzip data ({exc})") from None
 
 
 def _load_numpy(source: str):
-    """The array or archive of an .npy or .npz file, never unpickled.
+    """The array or archive of an .npy or .npz file (gzipped or not), never unpickled.
 
     Bytes that are neither are refused by their first bytes: NumPy would
     take them for a pickle and refuse that with advice to load it unsafely
     -- advice not to give about text (a CSV file read with ``--format npy``)
-    or about bytes piped in from anywhere.
+    or about bytes piped in from anywhere.  Memory: the array (an archive's arrays as they are read); of an
+    ``.npz.gz``, one decompressed copy of the archive besides.
     """
-    with open(source, "rb") as fh:
-        head = fh.read(len(_NPY_MAGIC))
-    if head.startswith(_GZIP_MAGIC):
-        raise DataError(f"{source}: gzipped; .npy and .npz files are read uncompressed: decompress it first "
-                        "(np.savez_compressed writes a compressed .npz that is read as it is)")
+    head, gzipped = _head(source)
     if not head.startswith((_NPY_MAGIC, *_ZIP_MAGICS)):
         found = f"this starts with {head!r}" if head else "this is empty"
+        inside = " (inside its gzip data)" if gzipped else ""
         raise DataError(f"{source}: not a NumPy file: an .npy file starts with \\x93NUMPY and an .npz file is a zip "
-                        f"archive, but {found}; for another format, give --format")
+                        f"archive, but {found}{inside}; for another format, give --format")
     try:
-        return np.load(source, allow_pickle=False)
+        with _numpy_input(source, head, gzipped) as given:
+            return np.load(given, allow_pickle=False)
+    except DataError:
+        raise
     except ValueError as exc:
         raise DataError(f"{source}: not a NumPy file without pickled objects ({exc})") from None
     except (EOFError, OSError) as exc:
@@ -45,15 +105,40 @@ def _load_numpy(source: str):
 
 def npz_feature_names(source: str) -> list[str]:
     """The ``feature_names`` of an .npz file (its columns' names, which ``--drop`` takes); none when the file has
-    none or cannot be read (reading it then says why).  Reads that one array of the archive."""
+    none or cannot be read (reading it then says why).  Reads that one array of the archive (of an ``.npz.gz``,
+    the whole archive is decompressed to find it)."""
     try:
-        with np.load(source, allow_pickle=False) as archive:
+        with _load_numpy(source) as archive:
             if "feature_names" not in archive.files:
                 return []
             raw = np.asarray(archive["feature_names"])
-    except Exception:  # an unreadable archive: the file's own read gives the error
+    except Exception:  # an unreadable archive (or an array): the file's own read gives the error
         return []
     return [str(v) for v in raw.ravel()] if raw.ndim == 1 else []
+
+
+def npz_array_names(source: str) -> list[str]:
+    """The names of an .npz archive's arrays, gzipped or not (none when it cannot be read)."""
+    try:
+        with _load_numpy(source) as archive:
+            return list(archive.files)
+    except Exception:  # an unreadable file (or an array): the reader gives the error
+        return []
+
+
+def npy_shape(source: str) -> tuple[int, ...] | None:
+    """The shape of an .npy array, gzipped or not, from its header alone; None when it is no readable .npy file."""
+    try:
+        head, gzipped = _head(source)
+        opener = gzip.open if gzipped else open
+        with opener(source, "rb") as fh:
+            version = np.lib.format.read_magic(fh)
+            read = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+            if version in read:
+                return tuple(read[version](fh)[0])
+        return tuple(np.asarray(_load_numpy(source)).shape)    # a later header version: the array itself
+    except Exception:  # an unreadable file: the reader gives the error
+        return None
 
 
 def _numeric_matrix(arr: Any, source: str, what: str) -> np.ndarray:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...spec import read_int
 from .._binning import _feature_edges, _midpoints, sample_rows, unweighted_edges
 from .._edge_kernels import edge_pairs
 from ._columns import few_distinct, outside_counts, outside_rows
@@ -372,7 +373,10 @@ def column_indices(value) -> str:
     for p in parts:
         if isinstance(p, bool) or (isinstance(p, float) and not float(p).is_integer()):
             raise ValueError(f"{p!r} is not a column index")
-        j = int(p)
+        try:
+            j = read_int(p) if isinstance(p, str) else int(p)   # a spec's number: ASCII digits
+        except ValueError as exc:
+            raise ValueError(f"{p!r} is not a column index ({exc})") from None
         if j < 0:
             raise ValueError(f"{p!r} is not a column index (>= 0)")
         out.add(j)
