@@ -54,6 +54,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .spec import legacy_numbers
+
 __all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "model_to_dict", "model_from_dict",
            "model_text", "write_text_atomically", "writes_in_place", "open_output"]
 
@@ -320,7 +322,17 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
 
 
 def _restored(cls: type, data: dict, source: str) -> Any:
-    """The estimator of class ``cls`` with the parameters and fitted state of a checked model dictionary."""
+    """The estimator of class ``cls`` with the parameters and fitted state of a checked model dictionary.
+
+    The numbers of its spec strings are read as when the file may have been saved (:func:`legacy_numbers`): an
+    estimator keeps a spec as given, so a file may hold ``"trees:max_depth=1_0"``, which loaded then.
+    """
+    with legacy_numbers():
+        return _restored_as_read(cls, data, source)
+
+
+def _restored_as_read(cls: type, data: dict, source: str) -> Any:
+    """:func:`_restored`'s work."""
     params = _decode(data["params"], "params")
     if not isinstance(params, dict):
         raise ModelFormatError(f"{source}: params must be an object")

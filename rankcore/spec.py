@@ -21,6 +21,8 @@ names to classes and calls :meth:`Component.from_spec_args`.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import decimal
 import inspect
 import math
@@ -36,6 +38,7 @@ __all__ = [
     "number_like",
     "read_float",
     "read_int",
+    "legacy_numbers",
     "REQUIRED",
     "Kind",
     "Parameter",
@@ -204,7 +207,8 @@ def read_float(text: str, *, special: bool = False) -> float:
     of other scripts, which ``float()`` reads, are refused.  A literal that is not 0 but rounds to 0.0
     (``1e-400``) or beyond the largest double (``1e400``) is refused, saying it underflows or overflows: its value
     is not the one written.  ``inf``, ``infinity`` and ``nan`` (any case, signed) are read only when ``special``
-    (a command-line value), else refused as not finite.
+    (a command-line value), else refused as not finite.  Within :func:`legacy_numbers` (loading a model file),
+    what ``float()`` reads is read too, finite values only.
 
     Raises
     ------
@@ -219,14 +223,48 @@ def read_float(text: str, *, special: bool = False) -> float:
         if math.isinf(value):
             raise ValueError(f"overflows: its magnitude is beyond the largest double, {_MAX_FLOAT}")
         mantissa = re.split("[eE]", stripped, maxsplit=1)[0]
-        if value == 0.0 and mantissa.strip("+-.0"):
+        if value == 0.0 and mantissa.strip("+-.0") and not _LEGACY_NUMBERS.get():
             raise ValueError("underflows to 0: its magnitude is below the smallest double, 5e-324")
         return value
     if _SPECIAL_RE.fullmatch(stripped):
         if special:
             return float(stripped)
         raise ValueError("not a finite number")
+    legacy = _legacy_float(stripped)
+    if legacy is not None:
+        return legacy
     raise ValueError(_not_a_number(stripped))
+
+
+#: Inside :func:`legacy_numbers`: numbers read as ``float()`` and ``int()`` read them.
+_LEGACY_NUMBERS: contextvars.ContextVar[bool] = contextvars.ContextVar("rankcore_legacy_numbers", default=False)
+
+
+@contextlib.contextmanager
+def legacy_numbers():
+    """Within it, :func:`read_float` and :func:`read_int` also read what ``float()`` and ``int()`` read (``1_0``,
+    other scripts' digits, a literal that underflows to 0) -- still finite numbers only.
+
+    For a model file saved before the ASCII rule: an estimator keeps a spec string as it was given (``get_params``),
+    so a file may hold ``"trees:max_depth=1_0"``, which loaded then and must load still.  New input never takes
+    this path.
+    """
+    token = _LEGACY_NUMBERS.set(True)
+    try:
+        yield
+    finally:
+        _LEGACY_NUMBERS.reset(token)
+
+
+def _legacy_float(text: str) -> float | None:
+    """``float(text)`` inside :func:`legacy_numbers` when finite, else None."""
+    if not _LEGACY_NUMBERS.get():
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def read_int(text: str) -> int:
@@ -246,6 +284,9 @@ def read_int(text: str) -> int:
             return int(stripped)
         except ValueError:              # more digits than Python converts (sys.get_int_max_str_digits)
             raise ValueError(f"an integer of {len(stripped)} digits, too long to read") from None
+    if _LEGACY_NUMBERS.get() and not any(c in stripped for c in ".eE"):
+        with contextlib.suppress(ValueError):       # as the integers of a spec were read before: int('1_0')
+            return int(stripped)
     if not read_float(stripped).is_integer():
         raise ValueError("not a whole number")
     return int(float(stripped))

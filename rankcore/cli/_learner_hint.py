@@ -10,7 +10,7 @@ import warnings
 from typing import Any
 
 from ..registry import registry
-from ..spec import Component
+from ..spec import Component, SpecError, parse_spec
 
 __all__ = ["chosen_learner", "learner_hint"]
 
@@ -46,5 +46,22 @@ def learner_hint(valid: set, key: str, value: Any, learner: Any) -> str:
         return ""
     entry = next((e for e in holders if e.name == current), holders[0])
     shown = ("true" if value else "false") if isinstance(value, bool) else "none" if value is None else value
-    given = arguments.strip() + "," if entry.name == current and arguments.strip() else ""
-    return f'; {key} is a parameter of the learner {entry.name!r}: --learner "{entry.name}:{given}{key}={shown}"'
+    given = _arguments_with(spec, entry, key, shown) if entry.name == current and arguments.strip() else \
+        f"{key}={shown}"
+    return f'; {key} is a parameter of the learner {entry.name!r}: --learner "{entry.name}:{given}"'
+
+
+def _arguments_with(spec: str, entry: Any, key: str, shown: Any) -> str:
+    """The arguments of the learner's ``spec`` with ``key`` set to ``shown``: in place of the one the spec gives
+    already (by keyword or position: ``trees:max_depth=2`` and ``--param max_depth=3`` would be given twice), else
+    last."""
+    try:
+        _, args, kwargs = parse_spec(spec)
+    except SpecError:                                         # a spec the fit refuses anyway: the value alone
+        return f"{key}={shown}"
+    names = [p.name for p in entry.cls.parameters][:len(args)]
+    if key in names:
+        args[names.index(key)] = str(shown)
+    else:
+        kwargs[key] = str(shown)                              # a dict keeps the place of a key it holds
+    return ",".join([*args, *(f"{k}={v}" for k, v in kwargs.items())])

@@ -55,6 +55,19 @@ def test_the_hint_keeps_the_learner_given_and_prefers_it(data, tmp_path):
     one_line_error(status, err, '--learner "trees:line_search=false"')
 
 
+@pytest.mark.parametrize("learner, hinted", [
+    ("trees:max_depth=2", "trees:max_depth=3"),                            # by keyword: replaced, not given twice
+    ("trees:max_depth=2,max_leaves=7", "trees:max_depth=3,max_leaves=7"),
+    ("trees:31,0.1,2", "trees:31,0.1,3"),                                  # by position (max_leaves, lr, depth)
+    (" trees : max_leaves = 7 ", "trees:max_leaves=7,max_depth=3"),
+])
+def test_the_hint_sets_a_parameter_the_learner_s_spec_gives_once(data, tmp_path, learner, hinted):
+    out = tmp_path / "m.json"
+    status, _, err = run_main("fit", data, "--learner", learner, "--param", "max_depth=3", *FIT, "-o", out)
+    one_line_error(status, err, f'--learner "{hinted}"')
+    assert run_main("fit", data, "--learner", hinted, *FIT, "-o", out)[0] == 0     # the hint is a spec that fits
+
+
 def test_no_hint_without_a_learner_or_a_learner_s_parameter(data, tmp_path):
     out = tmp_path / "m.json"
     status, _, err = run_main("fit", data, "--model", "exactboost", "--param", "max_depth=3", *FIT, "-o", out)

@@ -1,0 +1,102 @@
+"""Model files saved before the ASCII rule for spec numbers still load.
+
+An estimator keeps a spec string as it was given (``get_params``), and the model file holds it: a file saved
+while ``float()`` read the numbers may hold ``"pow:1_6"``, ``"trees:max_depth=٢"``, ``"ndcg@k:٥"`` or an ``l2`` of
+``1e-400`` (read as 0).  Such a file loaded then and must load now, with the values read then; new input (a fit,
+a resolve) keeps the strict rule.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from rankcore.persistence import load_model, model_to_dict, save_model
+from rankcore.push import PushBoost
+from rankcore.registry import resolve
+from rankcore.spec import SpecError, legacy_numbers, read_float, read_int
+from tests._model_files import resign
+
+#: (the spec as fitted, the same spec as a file saved before might hold it)
+_LEGACY = {
+    "trees:learning_rate=0.5,max_depth=2,l2=0,categorical=1": "trees:learning_rate=5_0e-2 , max_depth=٢,l2=1e-400,"
+                                                              "categorical=0_1",
+    "pow:16": "pow:1_6",
+    "ndcg@k:5": "ndcg@k:٥",
+}
+
+
+def _data():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    X[:, 1] = rng.integers(0, 3, size=60)
+    y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
+    return X, y
+
+
+def _relabelled(value, table):
+    if isinstance(value, str):
+        return table.get(value, value)
+    if isinstance(value, dict):
+        return {k: _relabelled(v, table) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_relabelled(v, table) for v in value]
+    return value
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y = _data()
+    learner, price, scoring = _LEGACY
+    model = PushBoost(learner=learner, price=price, scoring=scoring, n_iter=3, random_state=0).fit(X, y)
+    return model, X, y
+
+
+def test_a_file_with_numbers_float_read_still_loads_to_the_same_model(fitted, tmp_path):
+    model, X, y = fitted
+    data = model_to_dict(model)
+    old = resign({**data, "params": _relabelled(data["params"], _LEGACY),
+                  "state": _relabelled(data["state"], _LEGACY)})
+    assert old["params"]["price"] == "pow:1_6" and old != data          # the file does hold the old spellings
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old))
+    loaded = load_model(path)
+    assert loaded.get_params()["learner"] == _LEGACY[next(iter(_LEGACY))]   # kept as written, as a fit keeps it
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    assert loaded.score(X, y) == model.score(X, y)
+    save_model(loaded, tmp_path / "again.json")                        # saved again as it stands, and loads
+    np.testing.assert_array_equal(load_model(tmp_path / "again.json").decision_function(X),
+                                  model.decision_function(X))
+    with pytest.raises(SpecError, match="'_' does not separate digits"):   # new input: the strict rule
+        loaded.fit(X, y)
+
+
+@pytest.mark.parametrize("family, legacy, spec", [
+    ("learner", "trees:learning_rate=5_0e-2,max_depth=٢,l2=1e-400,categorical=0_1",
+     "trees:learning_rate=0.5,max_depth=2,l2=0,categorical=1"),
+    ("price", "pow:1_6", "pow:16"),
+    ("metric", "ndcg@k:٥", "ndcg@5"),
+    ("metric", "prec@k:١٠", "prec@k:10"),
+])
+def test_legacy_numbers_reads_as_float_did_and_only_inside(family, legacy, spec):
+    with pytest.raises(SpecError):
+        resolve(family, legacy)
+    with legacy_numbers():
+        assert resolve(family, legacy) == resolve(family, spec)
+    with pytest.raises(SpecError):                                      # and strict again after
+        resolve(family, legacy)
+
+
+@pytest.mark.parametrize("text", ["inf", "-inf", "nan", "1e400", "0x10", "1 0", "", "1__0"])
+def test_legacy_numbers_still_refuses_what_float_refused_or_never_finite(text):
+    with legacy_numbers():
+        with pytest.raises(ValueError):
+            read_float(text)
+        with pytest.raises(ValueError):
+            read_int(text)
+
+
+def test_legacy_numbers_reads_integers_exactly():
+    with legacy_numbers():
+        assert read_int("12_345_678_901_234_567_891") == 12345678901234567891     # int(), not float()
+        assert read_float("1e-400") == 0.0 and read_int("٢") == 2
