@@ -350,6 +350,14 @@ def test_names_of_copies_do_not_outlive_their_command(files, tmp_path, monkeypat
         assert "standard input" not in err          # the path (long: shortened in the middle) is not renamed
 
 
+def _default_handlers():
+    """In a child before it runs: SIGTERM and SIGHUP back to their default action (not what the parent ignores)."""
+    import signal
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def test_termination_signals_remove_the_copy_in_process_and_through_a_pipe(files, tmp_path, monkeypatch):
     signal = pytest.importorskip("signal")
     if not hasattr(signal, "SIGHUP"):
@@ -374,9 +382,11 @@ def test_termination_signals_remove_the_copy_in_process_and_through_a_pipe(files
     scratch.mkdir()
     for signum in (signal.SIGTERM, signal.SIGHUP):
         # the pipe is held open: the command is copying standard input when the signal comes
+        # the child starts with the default handlers: one run under nohup (SIGHUP ignored, inherited) would
+        # otherwise ignore the signal and wait on the open pipe
         proc = subprocess.Popen([sys.executable, "-m", "rankcore", "fit", "-", "--label", "y", "-o",
                                  str(tmp_path / "s.json")], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=dict(os.environ, TMPDIR=str(scratch)))
+                                env=dict(os.environ, TMPDIR=str(scratch)), preexec_fn=_default_handlers)
         proc.stdin.write((files / "d.csv").read_bytes())
         proc.stdin.flush()
         try:
