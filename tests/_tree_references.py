@@ -316,3 +316,20 @@ def _partition(members: list[int], g: list, w: list, succ: list[list[int]]) -> l
         stack.append([k for k in block if k not in taken])
         stack.append(upper)
     return out
+
+
+def assert_level_best_is_first_top(out, base, n_edges, mask):
+    """``level_best`` of summed level gains ``out`` (S, 2) is the first candidate (feature, bin, NaN left before
+    right) within the tie tolerance of the largest gain, or None when no gain is above 0."""
+    from rankcore.learners.trees import _oblivious_kernels as kernels
+    from rankcore.learners.trees._ranker import TIE_TOLERANCE
+
+    best = kernels.level_best(out, base, n_edges, mask, TIE_TOLERANCE)
+    candidates = [(j, b, side == 0, out[base[j] + b, side]) for j in range(len(base)) if mask[j]
+                  for b in range(n_edges[j] + 1) for side in range(2)]
+    top = max([c[3] for c in candidates], default=0.0)
+    if top <= 0:
+        assert best is None
+    else:
+        first = next(c for c in candidates if c[3] >= top - TIE_TOLERANCE * top)
+        assert best == (first[0], first[1], first[2], first[3])

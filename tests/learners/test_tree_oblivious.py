@@ -20,7 +20,8 @@ from rankcore.registry import resolve
 from rankcore.testing import component_checks
 from test_learners_trees import corrupt_tree_file
 from test_tree_grow import _data as _features
-from _tree_references import capped_term, isotonic_by_enumeration, monotone_cell_pairs, noisy_feature
+from _tree_references import (assert_level_best_is_first_top, capped_term, isotonic_by_enumeration,
+                              monotone_cell_pairs, noisy_feature)
 
 
 def _data(seed, n=300, d=5, nan_fraction=0.1):
@@ -72,7 +73,7 @@ def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, n
         active = sorted({c for c in cells if c not in frozen and stats[c][2] >= 2 * msl})
         if not active:
             break
-        best, best_gain = None, 0.0
+        best_gain = 0.0
         gains = {}
         for j in range(d):
             path = {level[0] for level in levels} | {j}
@@ -270,15 +271,7 @@ def test_level_gains_match_numpy(seed, n_nodes, l2, msl):
                         continue
                     expect[base[j] + b, side] += lg ** 2 / (lh + l2) + rg ** 2 / (rh + l2) - G ** 2 / (H + l2)
     np.testing.assert_allclose(out, expect, rtol=1e-10, atol=1e-10)
-    best = kernels.level_best(out, base, n_edges, mask, TIE_TOLERANCE)
-    candidates = [(j, b, side == 0, out[base[j] + b, side]) for j in range(4) if mask[j]
-                  for b in range(n_edges[j] + 1) for side in range(2)]
-    top = max([c[3] for c in candidates], default=0.0)
-    if top <= 0:
-        assert best is None
-    else:
-        first = next(c for c in candidates if c[3] >= top - TIE_TOLERANCE * top)
-        assert best == (first[0], first[1], first[2], first[3])
+    assert_level_best_is_first_top(out, base, n_edges, mask)
 
 
 def _numpy_forest(trees, alphas, X):

@@ -19,7 +19,7 @@ from rankcore.learners.trees._ranker import TIE_TOLERANCE
 from rankcore.registry import resolve
 from test_tree_oblivious import _data, _reference_tree
 from test_tree_oblivious_grow import _sibling_histograms, _widths_and_walks
-from _tree_references import route_statistics
+from _tree_references import assert_level_best_is_first_top, route_statistics
 from _tree_routes import assert_routes_agree
 
 
@@ -86,15 +86,7 @@ def test_capped_level_gains_match_numpy(seed, n_nodes, l2, msl, cap, scale):
         expect += _capped_level_gains_numpy(hist, base, n_edges, mask, msl, 0.2, l2, cap)
     scale_of = max(1.0, float(np.abs(expect).max()))
     np.testing.assert_allclose(out, expect, rtol=1e-10, atol=1e-12 * scale_of)
-    best = kernels.level_best(out, base, n_edges, mask, TIE_TOLERANCE)
-    candidates = [(j, b, side == 0, out[base[j] + b, side]) for j in range(4) if mask[j]
-                  for b in range(n_edges[j] + 1) for side in range(2)]
-    top = max([c[3] for c in candidates], default=0.0)
-    if top <= 0:
-        assert best is None
-    else:
-        first = next(c for c in candidates if c[3] >= top - TIE_TOLERANCE * top)
-        assert best == (first[0], first[1], first[2], first[3])
+    assert_level_best_is_first_top(out, base, n_edges, mask)
 
 
 def test_the_reference_sees_the_cap_bind():
