@@ -15,7 +15,7 @@ from rankcore.persistence import load_model, model_to_dict, save_model
 from rankcore.push import PushBoost
 from rankcore.registry import resolve
 from rankcore.spec import SpecError, legacy_numbers, read_float, read_int
-from tests._model_files import resign
+from _model_files import resign
 
 #: (the spec as fitted, the same spec as a file saved before might hold it)
 _LEGACY = {
