@@ -19,14 +19,20 @@ from _old_trees import OldTrees  # noqa: E402
 from _plugin_registration import components_registered  # noqa: E402
 
 
-def test_groups_to_a_plugin_without_them_are_refused_on_the_client(dask_client):
-    rng = np.random.default_rng(0)
+def _fitted(learner: str, seed: int):
+    """200 rows × 4 (in memory and as a Dask array of three chunks) and a distributed fit of 3 trees of ``learner``."""
+    rng = np.random.default_rng(seed)
     X = rng.normal(size=(200, 4))
     y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
+    Xd = da.from_array(X, chunks=(70, -1))
+    model = DaskPushBoost(placement="distributed", learner=learner, n_iter=3,
+                          random_state=0).fit(Xd, da.from_array(y, chunks=(70,)))
+    return X, Xd, model
+
+
+def test_groups_to_a_plugin_without_them_are_refused_on_the_client(dask_client):
     with components_registered("rankcore_register_learners", [OldTrees], "dask-groups-test-learner"):
-        Xd = da.from_array(X, chunks=(70, -1))
-        model = DaskPushBoost(placement="distributed", learner="old-trees:max_leaves=4", n_iter=3,
-                              random_state=0).fit(Xd, da.from_array(y, chunks=(70,)))
+        X, Xd, model = _fitted("old-trees:max_leaves=4", seed=0)
         lazy = model.feature_contributions(Xd, background=X[:10])      # no groups: as before
         np.testing.assert_array_equal(lazy.compute(), model.to_local().feature_contributions(X, background=X[:10]))
         for method, name in ((model.feature_contributions, "contributions"),
@@ -50,13 +56,8 @@ class StrictTrees(Trees):
 def test_the_client_check_passes_the_thread_count_as_the_chunks_do(dask_client):  # noqa: F811
     """The client's call on no rows (the checks of covers and columns) passes every argument the chunks' calls
     pass: a plugin whose ``n_threads`` has no default is explained as in memory (it was a TypeError of Python's)."""
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(200, 4))
-    y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
     with components_registered("rankcore_register_learners", [StrictTrees], "dask-strict-test-learner"):
-        Xd = da.from_array(X, chunks=(70, -1))
-        model = DaskPushBoost(placement="distributed", learner="dask-strict-trees:max_leaves=4", n_iter=3,
-                              random_state=0).fit(Xd, da.from_array(y, chunks=(70,)))
+        X, Xd, model = _fitted("dask-strict-trees:max_leaves=4", seed=1)
         local = model.to_local()
         np.testing.assert_array_equal(model.feature_contributions(Xd).compute(), local.feature_contributions(X))
         grouped = {"background": X[:10], "groups": [0, 0, 1, 2]}
