@@ -64,6 +64,21 @@ cdef inline SplitParams split_params(double min_samples_leaf, double min_child_w
     return p
 
 
+cdef inline double capped_gain_term(double G, double H, double l2, double lo, double hi) noexcept nogil:
+    """A leaf's gain term at its Newton value w = −G/(H+λ) held within [lo, hi] (a cap, ``max_delta_step``):
+    G²/(H+λ) while w lies inside -- the unbounded term's own operations, so bounds that bind nowhere change no bit
+    of a gain -- else −(2·G·w + (H+λ)·w²) at the bound w passes (the second-order model's decrease at the value
+    the leaf will take).  The caller checks H + λ > 0.  O(1)."""
+    cdef double w = -G / (H + l2)
+    if lo <= w <= hi:
+        return G * G / (H + l2)
+    if w < lo:
+        w = lo
+    elif w > hi:
+        w = hi
+    return -(2.0 * G * w + (H + l2) * w * w)
+
+
 cdef struct SplitChoice:
     double gain
     Py_ssize_t feature

@@ -49,6 +49,7 @@ from rankcore._parallel cimport threads_for
 from rankcore.typedefs cimport index_t, real_t
 from rankcore.learners.trees._split_noise cimport lower_median
 from rankcore.learners.trees._split cimport split_noise
+from rankcore.learners.trees._histogram cimport capped_gain_term
 
 import numpy as np
 
@@ -132,26 +133,11 @@ cdef inline void _order_gains(const double* p, Py_ssize_t lo, Py_ssize_t hi, int
             g[b] = 0.0
 
 
-cdef inline double _capped_term(double G, double H, double l2, double cap) noexcept nogil:
-    """A cell's gain term under the cap ±``cap`` (``max_delta_step``): ``_split.pyx``'s ``_capped_term``.
-
-    G²/(H+λ), the uncapped term's own operations, while w = −G/(H+λ) lies
-    within [−cap, cap]; else −(2·G·w + (H+λ)·w²) at w clamped to the cap
-    (the decrease of the second-order model at the value the cell will
-    take).  The caller checks H + λ > 0.  O(1).
-    """
-    cdef double w = -G / (H + l2)
-    if -cap <= w <= cap:
-        return G * G / (H + l2)
-    w = -cap if w < -cap else cap
-    return -(2.0 * G * w + (H + l2) * w * w)
-
-
 cdef void _capped_gains(const double* p, Py_ssize_t n, int nan_left, const rc_level_args* a, double cap,
                         double* out) noexcept nogil:
     """``rc_level_gains`` under a cap: every candidate's capped gain, one at a time (the scalar path).
 
-    Candidate k's gain is ``_capped_term`` of its left and right children
+    Candidate k's gain is ``capped_gain_term`` (``_histogram.pxd``) of its left and right children
     minus the parent's (``a.parent``, the capped term of the node's sums),
     or +0 where ``rc_level_gain`` gives +0 (a side too small) and where both
     children's Newton values −G/(H+λ) sit at or beyond the same bound: both
@@ -181,7 +167,7 @@ cdef void _capped_gains(const double* p, Py_ssize_t n, int nan_left, const rc_le
         wr = -rg / (rh + a.l2)
         if (wl >= cap and wr >= cap) or (wl <= -cap and wr <= -cap):
             continue
-        gain = _capped_term(lg, lh, a.l2, cap) + _capped_term(rg, rh, a.l2, cap) - a.parent
+        gain = capped_gain_term(lg, lh, a.l2, -cap, cap) + capped_gain_term(rg, rh, a.l2, -cap, cap) - a.parent
         out[k] = gain if gain != 0.0 else 0.0        # (never −0: the sums' +0 stays +0)
 
 
@@ -226,7 +212,7 @@ cdef inline void _candidate_gains(const double* p, Py_ssize_t nb, const double* 
         hi -= 1
     if hi < lo:
         return
-    a.parent = a.tg * a.tg / (a.th + l2) if cap <= 0 else _capped_term(a.tg, a.th, l2, cap)
+    a.parent = a.tg * a.tg / (a.th + l2) if cap <= 0 else capped_gain_term(a.tg, a.th, l2, -cap, cap)
     a.l2 = l2
     a.msl = min_samples_leaf
     a.mcw = min_child_weight

@@ -20,7 +20,7 @@ from rankcore._parallel cimport threads_for
 from rankcore.learners.histograms cimport column_share
 from rankcore.learners.trees._split_noise cimport lower_median, noise_key, noise_mix
 from rankcore.learners.trees._histogram cimport (FeatureSlots, NodeScan, SlotLayout, SplitChoice, SplitParams,
-                                              split_params)
+                                              capped_gain_term, split_params)
 
 import numpy as np
 
@@ -93,16 +93,11 @@ cdef inline double _bounded_term(double G, double H, double l2, const SplitParam
 
 
 cdef inline double _capped_term(double G, double H, double l2, const SplitParams* p) noexcept nogil:
-    """A leaf's gain term under a cap alone (``max_delta_step``, no monotone constraints): G²/(H+λ), the
-    unbounded term's own operations, while w = −G/(H+λ) lies within [lo, hi]; else the clamped value's
-    −(2·G·w + (H+λ)·w²) (``_bounded_term``).  A cap that binds nowhere gives the uncapped gains bit for bit."""
-    cdef double w
+    """A leaf's gain term under a cap alone (``max_delta_step``, no monotone constraints): ``capped_gain_term``
+    within the node's [lo, hi] (shared with the oblivious levels' kernels), 0 when H + λ <= 0."""
     if not H + l2 > 0:
         return 0.0
-    w = -G / (H + l2)
-    if p.lo <= w <= p.hi:
-        return G * G / (H + l2)
-    return _bounded_term(G, H, l2, p)
+    return capped_gain_term(G, H, l2, p.lo, p.hi)
 
 
 cdef inline double _leaf_term(double G, double H, double l2, const SplitParams* p) noexcept nogil:
