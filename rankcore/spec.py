@@ -285,7 +285,7 @@ def read_int(text: str) -> int:
         except ValueError:              # more digits than Python converts (sys.get_int_max_str_digits)
             raise ValueError(f"an integer of {len(stripped)} digits, too long to read") from None
     if _LEGACY_NUMBERS.get() and not any(c in stripped for c in ".eE"):
-        with contextlib.suppress(ValueError):       # as the integers of a spec were read before: int('1_0')
+        with contextlib.suppress(ValueError):       # a file's spec integer as int() read it then: '1_0'
             return int(stripped)
     if not read_float(stripped).is_integer():
         raise ValueError("not a whole number")

@@ -35,7 +35,7 @@ def _far_cross_entropy():
 @pytest.mark.parametrize("n_jobs", [1, None])
 def test_a_root_the_cap_leaves_unsplit_is_blamed_on_the_cap(spec, n_jobs):
     """From scores far below the labels every leaf's Newton value is beyond +cap: no split changes a score, and
-    the warning says so (before: "lower min_samples_leaf and min_child_weight", which cannot help)."""
+    the warning names the cap, not "lower min_samples_leaf and min_child_weight", which cannot help)."""
     X, soft, init = _far_cross_entropy()
     with pytest.warns(UserWarning, match=r"both sides.*max_delta_step=0\.01") as caught:
         model = rankcore.boost(objective="cross-entropy", learner=spec + ",max_delta_step=0.01,line_search=false",
@@ -93,7 +93,7 @@ def test_a_subnormal_cap_is_named_as_why_no_tree_moves_a_score(growth, cap):
 
 @pytest.mark.parametrize("value", [10**400, Fraction(10**400), -(10**400), 10**5000], ids=["int", "fraction", "neg", "huge"])
 def test_numbers_beyond_floats_are_refused_by_name(value):
-    """Before: an OverflowError (or, past 4,300 digits, a ValueError naming no argument)."""
+    """Integers beyond a float (and past Python's 4,300 digits) get the parameter's error, not Python's."""
     with pytest.raises(SpecError, match="max_delta_step must be"):
         Trees(max_delta_step=value)
     model = rankcore.PushBoost(learner=Trees())
