@@ -35,7 +35,7 @@ def _far_cross_entropy():
 @pytest.mark.parametrize("n_jobs", [1, None])
 def test_a_root_the_cap_leaves_unsplit_is_blamed_on_the_cap(spec, n_jobs):
     """From scores far below the labels every leaf's Newton value is beyond +cap: no split changes a score, and
-    the warning names the cap, not "lower min_samples_leaf and min_child_weight", which cannot help)."""
+    the warning names the cap, not "lower min_samples_leaf and min_child_weight", which cannot help."""
     X, soft, init = _far_cross_entropy()
     with pytest.warns(UserWarning, match=r"both sides.*max_delta_step=0\.01") as caught:
         model = rankcore.boost(objective="cross-entropy", learner=spec + ",max_delta_step=0.01,line_search=false",
