@@ -1,7 +1,8 @@
 """The ``objective`` plugin family: functions of the scores that the boosting driver minimizes."""
 
-from ._base import BoundObjective, BoundSeparable, LinePoint, Objective, RowBlock
-from ._base import HESSIAN_FLOOR, CheckedLine, LineSearchResult, clip_hessian
+from ._base import BoundObjective, LinePoint, Objective, RowBlock
+from ._base import HESSIAN_FLOOR, LineSearchResult, clip_hessian
+from ._separable import BoundSeparable, CheckedLine
 from ._cross_entropy import CrossEntropy, sigmoid
 from ._position_effects import PositionEffects, check_positions, effects_step, place_sums, require_curvature
 from ._push import PushObjective

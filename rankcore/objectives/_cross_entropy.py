@@ -23,7 +23,8 @@ from typing import ClassVar
 import numpy as np
 
 from .._vector import dot as _dot
-from ._base import BoundSeparable, LinePoint, Objective, clip_hessian
+from ._base import LinePoint, Objective, clip_hessian
+from ._separable import BoundSeparable
 
 __all__ = ["CrossEntropy", "sigmoid", "softplus"]
 

@@ -46,7 +46,8 @@ import numpy as np
 
 from .._vector import dot as _dot
 from . import _exp_kernels, _exp_line
-from ._base import HESSIAN_FLOOR, LinePoint, BoundSeparable, clip_hessian
+from ._base import HESSIAN_FLOOR, LinePoint, clip_hessian
+from ._separable import BoundSeparable
 
 __all__ = ["BoundExpPush"]
 

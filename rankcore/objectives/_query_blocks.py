@@ -69,7 +69,8 @@ import numpy as np
 
 from .._vector import dot as _dot
 from ..metrics import Queries
-from ._base import BoundSeparable, LinePoint, RowBlock, clip_hessian
+from ._base import LinePoint, RowBlock, clip_hessian
+from ._separable import BoundSeparable
 
 __all__ = ["BoundQueryBlocks"]
 
