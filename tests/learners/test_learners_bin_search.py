@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from rankcore.learners import _threshold_kernels
 from rankcore.learners.trees import _histogram
-from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._block import slot_layout
 
 EDGE_COUNTS = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 254]
 

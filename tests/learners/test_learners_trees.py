@@ -13,7 +13,7 @@ import rankcore
 from _tree_references import first_within_tolerance, noisy_feature, numeric_split_gains
 from rankcore.learners.trees import _histogram, _split
 from rankcore.learners._base import multi_pass_search
-from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._block import slot_layout
 from rankcore.learners.trees._learner import ALL_LEFT, TIE_TOLERANCE, TreeRanker, Trees, tree_arrays_from_state
 from rankcore.objectives._base import Objective, _BoundDefault
 from rankcore.persistence import ModelFormatError, _checksum

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from _tree_references import first_within_tolerance
 from rankcore.learners.trees import _split
-from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._block import slot_layout
 from rankcore.learners.trees._ranker import TIE_TOLERANCE
 
 

@@ -13,7 +13,7 @@ from rankcore.learners.trees import _histogram
 from rankcore.learners._base import multi_pass_search
 from rankcore.learners.trees._bundles import MAX_BUNDLE_CODES, bundled_slot_layout, default_bins, exclusive_bundles
 from rankcore.learners.trees import _layout
-from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._block import slot_layout
 from rankcore.registry import resolve
 
 

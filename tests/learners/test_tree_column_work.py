@@ -6,7 +6,7 @@ import pytest
 
 from rankcore.learners.trees import _histogram
 from rankcore.learners.trees._column_work import column_work
-from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._block import slot_layout
 from rankcore.registry import resolve
 
 from _tree_references import node_histogram, sparse_and_dense_block

@@ -12,7 +12,7 @@ from rankcore.learners.trees._binning import MIN_COLUMN_SAVING, tree_bundles, tr
 from rankcore.learners.trees._bundles import (MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval,
                                             exclusive_bundles, nondefault_rows)
 from rankcore.learners.trees._columns import few_distinct, outside_counts, outside_rows
-from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._block import slot_layout
 
 
 def _random_columns(rng, n, d, dtype):

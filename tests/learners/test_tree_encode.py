@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from rankcore.learners.trees import _histogram
-from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._block import slot_layout
 
 
 @pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 300])

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankcore.learners.trees import _histogram
-from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._block import slot_layout
 
 from _tree_references import node_histogram, sparse_and_dense_block
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from rankcore.learners.trees import _histogram
-from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._block import slot_layout
 from rankcore.registry import resolve
 
 from _tree_references import node_histogram, sparse_and_dense_block

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import rankcore
 from rankcore.learners.trees import _split
-from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._block import slot_layout
 from rankcore.persistence import model_from_dict, model_to_dict
 from rankcore.registry import SpecError, resolve
 from _model_files import resign

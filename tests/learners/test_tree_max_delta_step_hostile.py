@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import rankcore
 from rankcore.learners.trees import Trees, _split
-from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._block import slot_layout
 from rankcore.learners.trees._no_split import free_split_gain
 from rankcore.registry import SpecError
 

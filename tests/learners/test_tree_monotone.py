@@ -136,7 +136,7 @@ def _reference_gain(GL, HL, GR, HR, lo, hi, l2, sign):
        st.sampled_from([0.0, 1.0]))
 def test_the_split_scan_weighs_clamped_values_as_the_reference(seed, sign, lo, hi, l2):
     """One feature's best constrained split (the kernel) against every candidate weighed in NumPy."""
-    from rankcore.learners.trees._layout import slot_layout
+    from rankcore.learners.trees._block import slot_layout
 
     rng = np.random.default_rng(seed)
     n_edges = 6

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import rankcore
 from rankcore.learners.trees import _oblivious_kernels as oblivious_kernels
 from rankcore.learners.trees import _split
-from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._block import slot_layout
 from rankcore.learners.trees._ranker import TIE_TOLERANCE
 from rankcore.registry import SpecError, resolve
 from test_learners_trees import _reference_best_split

@@ -47,7 +47,8 @@ from ._interventional import forest_interventional
 from ._interaction_values import forest_interactions
 from ._interventional_interactions import forest_interventional_interactions
 from ._covers import tree_cover_from_state
-from ._layout import TreeBlock, TreeLayout
+from ._block import TreeBlock
+from ._layout import TreeLayout
 from ._leaves import forest_leaves
 from ._interactions import (column_groups, feature_groups, interaction_groups, named_groups, unused_columns_message,
                             warn_unused_columns)
