@@ -167,7 +167,7 @@ def test_histogram_updates_vector_beside_scalar(benchmark):
     by one vector of four doubles against the scalar updates, one thread, least of 200 alternating calls;
     skipped where the CPU has no AVX2 (the updates are scalar there)."""
     from rankcore.learners.trees import _histogram
-    from rankcore.learners.trees._layout import slot_layout
+    from rankcore.learners.trees._block import slot_layout
 
     if not _histogram.vector_updates():
         pytest.skip("no AVX2: the histogram's updates are scalar on this CPU")

@@ -215,7 +215,8 @@ def test_krylov_path_against_direct_solve(benchmark, profile, size_index, thread
 
     from threadpoolctl import threadpool_limits
 
-    from rankcore.rkhs._krylov import BlockKrylovSpectrum, DenseOperator, KrylovConvergenceWarning, KrylovSpectrum
+    from rankcore.rkhs._block_krylov import BlockKrylovSpectrum
+    from rankcore.rkhs._krylov import DenseOperator, KrylovConvergenceWarning, KrylovSpectrum
 
     m = KRYLOV_SIZES[profile][size_index]
     K, y = _problem(m)
@@ -364,7 +365,8 @@ def test_block_lanczos_matrix_free(benchmark, profile, capsys):
 
     from threadpoolctl import threadpool_limits
 
-    from rankcore.rkhs._krylov import BlockKernelOperator, BlockKrylovSpectrum, KrylovSpectrum
+    from rankcore.rkhs._block_krylov import BlockKrylovSpectrum
+    from rankcore.rkhs._krylov import BlockKernelOperator, KrylovSpectrum
 
     m = {"fast": 1_000, "full": 3_000}[profile]
     rng = np.random.default_rng(m)

@@ -30,7 +30,8 @@ from ..validation import (
     int_seed,
     reject_1d,
 )
-from ._krylov import BlockKernelOperator, BlockKrylovSpectrum, DenseOperator, KrylovSpectrum
+from ._block_krylov import BlockKrylovSpectrum
+from ._krylov import BlockKernelOperator, DenseOperator, KrylovSpectrum
 from ._params import KERNEL_RANKER_FITTED, KERNEL_RANKER_PARAMETERS
 from ._plan import default_memory_budget, plan_solver
 from ._selection import apriori_choice, default_grid, holdout_choice

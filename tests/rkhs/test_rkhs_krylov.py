@@ -438,7 +438,7 @@ def test_dense_operator_symmetric_product_equals_numpy(layout):
 # Block Lanczos (BlockKrylovSpectrum)
 # ----------------------------------------------------------------------
 def block_path(K, y, filters, lams, block_size=4, random_state=0, **kw):
-    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+    from rankcore.rkhs._block_krylov import BlockKrylovSpectrum
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", KrylovConvergenceWarning)
@@ -465,7 +465,7 @@ def test_block_krylov_path_matches_exact_every_filter(kernel, d, block_size):
 
 def test_block_krylov_basis_is_orthonormal_and_satisfies_the_block_recurrence():
     X, y, K = problem(150, seed=11)
-    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+    from rankcore.rkhs._block_krylov import BlockKrylovSpectrum
 
     sp = BlockKrylovSpectrum(DenseOperator(K), y, block_size=6, random_state=3)
     for _ in range(8):
@@ -530,7 +530,7 @@ def test_block_krylov_needs_fewer_steps_than_single_vector():
 
 
 def test_block_krylov_warns_and_falls_back_to_exact():
-    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+    from rankcore.rkhs._block_krylov import BlockKrylovSpectrum
 
     X, y, K = problem(150, seed=4)
     filters = [resolve("filter", "tikhonov"), resolve("filter", "cutoff")]
@@ -545,7 +545,7 @@ def test_block_krylov_warns_and_falls_back_to_exact():
 
 
 def test_block_krylov_small_and_constant_problems():
-    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+    from rankcore.rkhs._block_krylov import BlockKrylovSpectrum
 
     X, y, K = problem(7, seed=2)
     y[0] += 1.0
@@ -563,7 +563,7 @@ def test_block_krylov_small_and_constant_problems():
     ({"max_iter": 0}, ValueError, "max_iter"),
 ])
 def test_block_krylov_parameters_validated(params, error, name):
-    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+    from rankcore.rkhs._block_krylov import BlockKrylovSpectrum
 
     X, y, K = problem(20)
     with pytest.raises(error, match=name):
@@ -571,7 +571,7 @@ def test_block_krylov_parameters_validated(params, error, name):
 
 
 def test_block_krylov_needs_a_block_operator():
-    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+    from rankcore.rkhs._block_krylov import BlockKrylovSpectrum
 
     X, y, K = problem(20)
     op = DenseOperator(K)
@@ -618,7 +618,7 @@ def test_rbf_rows_exp_matches_numpy(n_threads):
 
 def test_block_krylov_deflation_keeps_the_bounds():
     # K of rank 3 and a block of 6: the second block deflates; the dropped parts join the residual rows
-    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+    from rankcore.rkhs._block_krylov import BlockKrylovSpectrum
 
     rng = np.random.default_rng(16)
     F = rng.normal(size=(80, 3))
