@@ -22,26 +22,26 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._caller import outside_stacklevel
-from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import Fitted, ignore_score_weights, require_score_queries
-from ..metrics import check_queries
+from .._threadsafe import fits_on_a_copy
+from ..base import Fitted
 from ..objectives import curvature_unit, require_curvature
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
-                    Validation, check_callbacks, check_eval_init_scores, check_init_score, check_some_query_ranks,
+                    Validation, check_callbacks, check_eval_init_scores, check_some_query_ranks,
                     check_tie_break_scale, columns_named, int_seed, learner_with_column_names, prepend_init_model,
                     plan_validation, read_eval_sets, refuse_click_model, refuse_positions_without_queries,
                     resolve_early_stopping, searches_from_start, warn_sparse_places)
 from ..spec import Kind, Parameter
-from ..validation import check_finite_scores, check_learner_matrix
+from ..validation import check_learner_matrix
 from ._client import ClientParameter
 from ._click_model import fit_click_model_on_dask
-from ._explain import DaskExplanations, chunk_rows
+from ._explain import DaskExplanations
 from ._backend import backend_kind, make_backend, pairwise_trees_refusal
 from ._init_models import one_list_grades, read_dask_init_model, start_scores
 from ._init_scores import init_vector, local_scores
 from ._categories import frame_category_columns, names_a_column
-from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
+from ._inputs import as_row_chunks, get_client
 from ._prepare import DaskRows, summarize
+from ._predictions import DaskPredictions, local_copy
 from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker, named_warnings, searches_in_passes
 from ._positions import PlaceEffects, position_vector, survey_positions
 from ._queries import place_queries, query_vector, survey_queries
@@ -59,44 +59,17 @@ BOOSTING = RankBoost.parameters
 FIT_INFO = Fitted("fit_info_")
 
 
-def _score_chunk(X, rankers, alphas, allow_nan=False):
-    """Σ_t α_t h_t(x) on one chunk, with the arithmetic of the in-memory ``decision_function``."""
-    X = chunk_rows(X, allow_nan)
-    scores = np.zeros(X.shape[0])
-    with np.errstate(over="ignore", invalid="ignore"):     # refused just below
-        for ranker, alpha in zip(rankers, alphas):
-            scores += alpha * ranker.predict(X)
-    return check_finite_scores(scores, owner="decision_function (Dask chunk)", X=X)
-
-
-def _leaves_chunk(X, leaves, rankers, allow_nan=False):
-    """``apply`` of one chunk, with the walk of the in-memory estimator (one thread: the same leaves)."""
-    return leaves(rankers, chunk_rows(X, allow_nan), 1)
-
-
 def _splits_categories(learner) -> bool:
     """The learner splits columns by category groups (its class declares ``accept_categorical``: trees)."""
     return bool(getattr(learner, "accept_categorical", False))
 
 
-def _labels_chunk(y, classes):
-    y = np.asarray(y)
-    if not np.isin(y, classes).all():
-        raise ValueError(f"y: expected labels among the training classes {list(classes)!r}")
-    return (y == classes[1]).astype(np.int8)
-
-
-def _local_copy(value):
-    """An in-memory version of a (small) validation set given as a Dask collection."""
-    return value.compute() if is_dask_collection(value) else value
-
-
 def _local_sets(eval_set):
     """The validation sets and their initial scores (``eval_init_score``) in memory, as the in-memory fit takes them."""
-    sets = eval_set.map(_local_copy)
+    sets = eval_set.map(local_copy)
     if not sets.init_scores:
         return sets
-    return sets.with_init_scores(tuple(_local_copy(init) for init in sets.init_scores))
+    return sets.with_init_scores(tuple(local_copy(init) for init in sets.init_scores))
 
 
 def _training_init(client, given_init, eval_set):
@@ -158,7 +131,7 @@ class _FitSession:
         self.shards.close()
 
 
-class _DaskBoost(DaskExplanations, ClientParameter):
+class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
     """The Dask fit, prediction and conversion shared by the Dask push estimators (a mixin)."""
 
     _local_class: type
@@ -664,114 +637,6 @@ class _DaskBoost(DaskExplanations, ClientParameter):
         if task == "bipartite":
             objective.check_target(placeholder_labels(task), summary.class_weight[[0, 1]])
         return data, summary, (X_val, plan.y_held_out, w_val, init_val)
-
-    # ------------------------------------------------------------------
-    # Prediction
-    # ------------------------------------------------------------------
-    def _dask_matrix(self, X, lengths: bool = False):
-        return fitted_dask_matrix(self, X, lengths=lengths)
-
-    def _lazy_scores(self, X, stop: int | None = None):
-        rankers = self.rankers_[:stop]
-        alphas = self.alphas_[:stop]
-        return X.map_blocks(_score_chunk, rankers, alphas, self._routes_nan(), drop_axis=1, dtype=np.float64,
-                            meta=np.empty(0, dtype=np.float64))
-
-    def _routes_nan(self) -> bool:
-        """Whether the learner routes NaN (the trees): then chunks with missing values are scored, as in memory."""
-        return bool(getattr(self._learner, "allow_nan", False))
-
-    @reads_a_snapshot
-    def decision_function(self, X):
-        """Scores Σ_t α_t h_t(x): a lazy ``dask.array`` for a Dask collection, else a NumPy array.
-
-        For Dask input nothing is computed or collected: each chunk's scores
-        are computed on the worker when the result is computed, with the
-        same arithmetic as :meth:`PushBoost.decision_function`.
-        """
-        check_is_fitted(self)
-        if not is_dask_collection(X):
-            return super().decision_function(X)
-        return self._lazy_scores(self._dask_matrix(X))
-
-    @reads_a_snapshot
-    def apply(self, X):
-        """:meth:`PushBoost.apply`; a lazy int32 ``dask.array`` of shape (n_samples, n_trees) for a Dask
-        collection, each chunk's leaves found on its worker (the checks -- a tree learner, X's columns -- run
-        here)."""
-        check_is_fitted(self)
-        leaves = getattr(self._learner, "leaves", None)
-        if not is_dask_collection(X) or leaves is None:      # (no trees: the in-memory TypeError)
-            return super().apply(X)
-        X = self._dask_matrix(X)
-        leaves(self.rankers_, np.empty((0, X.shape[1])))    # the trees against X's columns, before any chunk
-        return X.map_blocks(_leaves_chunk, leaves, self.rankers_, self._routes_nan(),
-                            chunks=(X.chunks[0], (len(self.rankers_),)), dtype=np.int32,
-                            meta=np.empty((0, 0), dtype=np.int32))
-
-    @reads_a_snapshot
-    def staged_decision_function(self, X):
-        """Scores after each iteration; lazy Dask arrays for a Dask collection."""
-        check_is_fitted(self)
-        if not is_dask_collection(X):
-            yield from super().staged_decision_function(X)
-            return
-        X = self._dask_matrix(X)
-        for t in range(1, len(self.rankers_) + 1):
-            yield self._lazy_scores(X, t)
-
-    @reads_a_snapshot
-    def score(self, X, y, qid=None, sample_weight=None, *, group=None, init_score=None) -> float:
-        """The ``scoring`` metric of the scores of ``X`` against ``y``; distributed for Dask input.
-
-        Dask input is evaluated by :func:`rankcore.dask.evaluate` (exact
-        for ``prec@k``/``rmax``, within its default ``tol=1e-6`` for
-        ``auc``-like metrics; other metrics raise there).  With ``qid`` (or
-        ``group``, LightGBM's sizes of consecutive queries, as in
-        :meth:`fit`) the scores are computed on the workers and the (qid, y,
-        score) columns gathered, as :func:`rankcore.dask.evaluate` does
-        within queries, and scored per query as the in-memory :meth:`score`
-        scores them.
-
-        ``init_score``: the rows' initial scores (like ``y``), for a model
-        fitted from ``init_score``: the metric is that of
-        ``decision_function(X) + init_score``, as in memory.
-        """
-        check_is_fitted(self)
-        ignore_score_weights(sample_weight, self)
-        if self.ranks_within_queries_:
-            require_score_queries(qid, self, group)
-        group = _local_copy(group)
-        if qid is not None and group is not None:
-            check_queries(qid, group, 0)          # fit's error for both, before anything is computed
-        if not is_dask_collection(X):
-            return super().score(_local_copy(X), _local_copy(y), qid=_local_copy(qid), group=group,
-                                 init_score=_local_copy(init_score))
-        from ._metrics import evaluate, as_dask_vector
-
-        if qid is not None or group is not None:
-            columns = [self.decision_function(X), as_dask_vector(y, name="y")]
-            columns += [] if init_score is None else [as_dask_vector(init_score, name="init_score")]
-            columns += [] if qid is None else [as_dask_vector(qid, name="qid")]
-            client = get_client(self.client)
-            scores, y_local, *rest = (np.asarray(c) for c in client.gather(client.compute(columns)))
-            if init_score is not None:
-                scores = scores + check_init_score(rest.pop(0), scores.shape[0])
-            return self._score_of(scores, y_local, *rest, group=group)
-
-        metric = self._scoring_metric(getattr(self, "task_", "bipartite"))
-        if getattr(self, "task_", "bipartite") == "graded":
-            raise ValueError(f"score: the graded metric {metric.spec!r} has no distributed form; "
-                             "score a local copy (X.compute()) instead")
-        check_is_fitted(self)
-        # init_score is cut by the rows' chunks: a dask.dataframe's partition lengths are then computed
-        scores = self._lazy_scores(self._dask_matrix(X, lengths=init_score is not None))
-        if init_score is not None:
-            chunk_rows = tuple(int(c) for c in scores.chunks[0])
-            scores = scores + init_vector(init_score, chunk_rows, get_client(self.client))
-        y01 = as_dask_vector(y, name="y").map_blocks(_labels_chunk, self.classes_, dtype=np.int8)
-        value = evaluate(y01, scores, [metric.spec], client=self.client)[metric.spec]
-        return float(value) if metric.greater_is_better else -float(value)
 
     # ------------------------------------------------------------------
     def to_local(self):
