@@ -16,19 +16,18 @@ import math
 import sys
 import warnings
 from dataclasses import dataclass, replace
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from .._caller import outside_stacklevel
 from .._setup import EstimatorSetup
-from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import (CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, ignore_score_weights,
-                    require_score_queries, resolve_parameter)
+from .._threadsafe import fits_on_a_copy
+from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, resolve_parameter
 from ..spec import ParameterError
 from .._categories import FittedOnNumbers, category_columns, refuse_inexact_ids
-from ..validation import (check_bipartite_target, check_categorical_features, check_finite_scores,
+from ..validation import (check_bipartite_target, check_categorical_features,
                           check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
 from ._backend import InMemoryBackend
@@ -43,16 +42,15 @@ from ._init_model import InitModel, prepend_init_model, read_init_model
 from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
 from ._click_model import fit_click_model
 from ._persistence import restore_push_state
+from ._predictions import BoostPredictions
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
-from ..metrics import Queries, check_queries
 from ..objectives import PositionEffects, curvature_unit
 from ._row_inputs import RowInputs, check_eval_init_scores, check_init_score, warn_nothing_kept, warn_one_sided_init
 from ._queries import (check_grades, check_rows, check_some_query_ranks, check_training_part, query_positions,
                        query_rows, row_weights, single_grade_queries, subset)
 from ._query_defaults import (QUERY_CATEGORICAL_PARAMS, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER,
                               QUERY_SHAPE_PARAMS, searches_from_start)
-from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
-                       within_largest_query)
+from ._scoring import LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring
 from ._tie_break import check_tie_break_scale, tie_break_offsets
 from ._column_names import columns_named, setup_with_column_names
 from ._validation import (
@@ -130,7 +128,8 @@ class BoostSetup(EstimatorSetup):
         return replace(self, learner=learner, n_iter=n_iter, validation=validation)
 
 
-class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, XGBoostJSONExport, Ranker):
+class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, XGBoostJSONExport,
+                 Ranker):
     """Shared fit / predict / persistence of the push-family estimators."""
 
     fitted = PUSH_FITTED + (Fitted("n_iter_"),)
@@ -756,127 +755,6 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
         first = getattr(self, "init_iterations_", 0)       # a continuation's curve starts at its init model's end
         return TrainingCurve(first + np.arange(values.shape[0]), values, validation,
                              "objective J (log R)" if _log_objective(self) else "objective J", metric, "iteration")
-
-    # ------------------------------------------------------------------
-    # Prediction
-    # ------------------------------------------------------------------
-    @reads_a_snapshot
-    def decision_function(self, X) -> np.ndarray:
-        """Scores Σ_t α_t h_t(x): higher means closer to the top of the ranking.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of float64, shape (n_samples,)
-        """
-        predict_sum = getattr(getattr(self, "_learner", None), "predict_sum", None)
-        if predict_sum is not None:          # one parallel pass over the rows for every tree (Cython)
-            check_is_fitted(self)
-            X_arr = self._check_X(X, reset=False)
-            scores = predict_sum(self.rankers_, self.alphas_, X_arr, effective_n_threads(self.n_jobs))
-            return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
-        scores = None
-        for scores in self._staged(X):
-            pass
-        return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
-
-    @property
-    def feature_importances_(self) -> np.ndarray:
-        """Total split gain per feature over the trees, normalised to sum 1 (tree learners only).
-
-        All zeros when no tree was grown.
-        """
-        check_is_fitted(self)
-        if not all(hasattr(r, "importances") for r in self.rankers_) or not hasattr(self._learner, "predict_sum"):
-            raise AttributeError(f"feature_importances_: the learner {self.learner_spec_!r} does not record split "
-                                 f"gains (use a tree learner)")
-        total = np.zeros(int(self.n_features_in_))
-        for ranker in self.rankers_:
-            total += ranker.importances(total.shape[0])
-        s = total.sum()
-        return total / s if s > 0 else total
-
-    @reads_a_snapshot
-    def staged_decision_function(self, X) -> Iterator[np.ndarray]:
-        """Scores after each iteration 1, 2, ..., n_iter_ (a generator of arrays)."""
-        first = True
-        for scores in self._staged(X):
-            if first:           # the scores before the first iteration are not a stage
-                first = False
-                continue
-            yield check_finite_scores(scores, owner=f"{type(self).__name__}.staged_decision_function", X=X).copy()
-
-    def _staged(self, X):
-        check_is_fitted(self)
-        X_arr = self._check_X(X, reset=False)
-        scores = np.zeros(X_arr.shape[0])
-        yield scores
-        for ranker, alpha in zip(self.rankers_, self.alphas_):
-            with np.errstate(over="ignore", invalid="ignore"):   # non-finite scores are refused by the callers
-                scores += alpha * ranker.predict(X_arr)
-            yield scores
-
-    @reads_a_snapshot
-    def score(self, X, y, qid=None, sample_weight=None, *, group=None, init_score=None) -> float:
-        """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better).
-
-        ``init_score``: the rows' initial scores, for a model fitted from
-        ``init_score``: the metric is then that of ``decision_function(X) +
-        init_score``, the scores the model was fitted to correct (with
-        scikit-learn's metadata routing, request it with
-        ``set_score_request(init_score=True)``).
-
-        With ``qid`` (one query id per row) or ``group`` (LightGBM's sizes
-        of consecutive queries, as in :meth:`fit`) the metric is computed
-        within each query and averaged over the queries it counts.  A model
-        fitted within queries scores by ``ndcg@k:10`` unless ``scoring``
-        names a metric (on queries shorter than 10 rows: NDCG of the whole
-        query).  ``sample_weight`` must be None (it is there for
-        ``Pipeline.score``).  A model fitted within queries needs ``qid`` or
-        ``group`` (a ValueError without: the rows pooled into one list would
-        give a meaningless number); both are an error, as in :meth:`fit`.
-        """
-        check_is_fitted(self)
-        ignore_score_weights(sample_weight, self)
-        if self.ranks_within_queries_:
-            require_score_queries(qid, self, group)
-        scores = self.decision_function(X)
-        if init_score is not None:
-            scores = scores + check_init_score(init_score, scores.shape[0])
-        return self._score_of(scores, y, qid, group=group)
-
-    def _score_of(self, scores: np.ndarray, y, qid=None, *, group=None) -> float:
-        """:meth:`score` of the scores ``decision_function`` gave (the Dask estimators compute them on the workers)."""
-        task = getattr(self, "task_", "bipartite")
-        setup = self._setup_record()
-        default = self.ranks_within_queries_ and setup.params.scoring in (None, OBJECTIVE_SCORING)
-        if self.ranks_within_queries_:
-            setup = self._query_setup(setup)
-        metric = setup.metric if setup.task == task else self._scoring_metric(task)
-        if getattr(self, "task_", "bipartite") == "graded":
-            y_clean = check_graded_labels(y, name="y")
-        else:
-            y_arr = np.asarray(y)
-            if y_arr.ndim != 1 or not np.isin(y_arr, self.classes_).all():
-                raise ValueError(f"y: expected labels among the training classes {list(self.classes_)!r}")
-            y_clean = (y_arr == self.classes_[1]).astype(np.int8)
-        check_same_length(X=scores, y=y_clean)
-        given = check_queries(qid, group, scores.shape[0])
-        queries = Queries.single(scores.shape[0]) if given is None else given
-        if given is None and not default:
-            value = float(metric(y_clean, scores))
-        else:
-            value = query_scorer(within_largest_query(metric, queries) if default else metric, y_clean, queries)(scores)
-        return value if metric.greater_is_better else -value
-
-    @property
-    def ranks_within_queries_(self) -> bool:
-        """Whether the model was fitted within queries (``fit(..., qid=...)`` or ``group=``)."""
-        check_is_fitted(self)
-        return hasattr(self, "n_queries_")
 
     # ------------------------------------------------------------------
     # Persistence (rankcore.persistence: JSON, no pickle)

@@ -1,0 +1,146 @@
+"""What a fitted push estimator computes: its scores, staged scores, split-gain importances and its ``score``.
+
+The mixin :class:`BoostPredictions` of every push estimator (``_BaseBoost``):
+the score of a row is Σ_t α_t h_t(x) over the fitted (weak ranker,
+coefficient) pairs; :meth:`BoostPredictions.score` takes the estimator's
+``scoring`` metric (within queries for a model fitted with ``qid``).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from .._threadsafe import reads_a_snapshot
+from ..base import ignore_score_weights, require_score_queries
+from ..metrics import Queries, check_queries
+from ..validation import check_finite_scores, check_graded_labels, check_same_length, effective_n_threads
+from ._row_inputs import check_init_score
+from ._scoring import OBJECTIVE_SCORING, query_scorer, within_largest_query
+
+__all__ = ["BoostPredictions"]
+
+
+class BoostPredictions:
+    """Mixin of ``_BaseBoost``: the fitted model's scores and its ``score`` (the learner, the fitted rankers, the
+    input checks and the setup record are the estimator's)."""
+
+    @reads_a_snapshot
+    def decision_function(self, X) -> np.ndarray:
+        """Scores Σ_t α_t h_t(x): higher means closer to the top of the ranking.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples,)
+        """
+        predict_sum = getattr(getattr(self, "_learner", None), "predict_sum", None)
+        if predict_sum is not None:          # one parallel pass over the rows for every tree (Cython)
+            check_is_fitted(self)
+            X_arr = self._check_X(X, reset=False)
+            scores = predict_sum(self.rankers_, self.alphas_, X_arr, effective_n_threads(self.n_jobs))
+            return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
+        scores = None
+        for scores in self._staged(X):
+            pass
+        return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Total split gain per feature over the trees, normalised to sum 1 (tree learners only).
+
+        All zeros when no tree was grown.
+        """
+        check_is_fitted(self)
+        if not all(hasattr(r, "importances") for r in self.rankers_) or not hasattr(self._learner, "predict_sum"):
+            raise AttributeError(f"feature_importances_: the learner {self.learner_spec_!r} does not record split "
+                                 f"gains (use a tree learner)")
+        total = np.zeros(int(self.n_features_in_))
+        for ranker in self.rankers_:
+            total += ranker.importances(total.shape[0])
+        s = total.sum()
+        return total / s if s > 0 else total
+
+    @reads_a_snapshot
+    def staged_decision_function(self, X) -> Iterator[np.ndarray]:
+        """Scores after each iteration 1, 2, ..., n_iter_ (a generator of arrays)."""
+        first = True
+        for scores in self._staged(X):
+            if first:           # the scores before the first iteration are not a stage
+                first = False
+                continue
+            yield check_finite_scores(scores, owner=f"{type(self).__name__}.staged_decision_function", X=X).copy()
+
+    def _staged(self, X):
+        check_is_fitted(self)
+        X_arr = self._check_X(X, reset=False)
+        scores = np.zeros(X_arr.shape[0])
+        yield scores
+        for ranker, alpha in zip(self.rankers_, self.alphas_):
+            with np.errstate(over="ignore", invalid="ignore"):   # non-finite scores are refused by the callers
+                scores += alpha * ranker.predict(X_arr)
+            yield scores
+
+    @reads_a_snapshot
+    def score(self, X, y, qid=None, sample_weight=None, *, group=None, init_score=None) -> float:
+        """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better).
+
+        ``init_score``: the rows' initial scores, for a model fitted from
+        ``init_score``: the metric is then that of ``decision_function(X) +
+        init_score``, the scores the model was fitted to correct (with
+        scikit-learn's metadata routing, request it with
+        ``set_score_request(init_score=True)``).
+
+        With ``qid`` (one query id per row) or ``group`` (LightGBM's sizes
+        of consecutive queries, as in :meth:`fit`) the metric is computed
+        within each query and averaged over the queries it counts.  A model
+        fitted within queries scores by ``ndcg@k:10`` unless ``scoring``
+        names a metric (on queries shorter than 10 rows: NDCG of the whole
+        query).  ``sample_weight`` must be None (it is there for
+        ``Pipeline.score``).  A model fitted within queries needs ``qid`` or
+        ``group`` (a ValueError without: the rows pooled into one list would
+        give a meaningless number); both are an error, as in :meth:`fit`.
+        """
+        check_is_fitted(self)
+        ignore_score_weights(sample_weight, self)
+        if self.ranks_within_queries_:
+            require_score_queries(qid, self, group)
+        scores = self.decision_function(X)
+        if init_score is not None:
+            scores = scores + check_init_score(init_score, scores.shape[0])
+        return self._score_of(scores, y, qid, group=group)
+
+    def _score_of(self, scores: np.ndarray, y, qid=None, *, group=None) -> float:
+        """:meth:`score` of the scores ``decision_function`` gave (the Dask estimators compute them on the workers)."""
+        task = getattr(self, "task_", "bipartite")
+        setup = self._setup_record()
+        default = self.ranks_within_queries_ and setup.params.scoring in (None, OBJECTIVE_SCORING)
+        if self.ranks_within_queries_:
+            setup = self._query_setup(setup)
+        metric = setup.metric if setup.task == task else self._scoring_metric(task)
+        if getattr(self, "task_", "bipartite") == "graded":
+            y_clean = check_graded_labels(y, name="y")
+        else:
+            y_arr = np.asarray(y)
+            if y_arr.ndim != 1 or not np.isin(y_arr, self.classes_).all():
+                raise ValueError(f"y: expected labels among the training classes {list(self.classes_)!r}")
+            y_clean = (y_arr == self.classes_[1]).astype(np.int8)
+        check_same_length(X=scores, y=y_clean)
+        given = check_queries(qid, group, scores.shape[0])
+        queries = Queries.single(scores.shape[0]) if given is None else given
+        if given is None and not default:
+            value = float(metric(y_clean, scores))
+        else:
+            value = query_scorer(within_largest_query(metric, queries) if default else metric, y_clean, queries)(scores)
+        return value if metric.greater_is_better else -value
+
+    @property
+    def ranks_within_queries_(self) -> bool:
+        """Whether the model was fitted within queries (``fit(..., qid=...)`` or ``group=``)."""
+        check_is_fitted(self)
+        return hasattr(self, "n_queries_")
