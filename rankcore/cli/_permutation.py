@@ -63,7 +63,7 @@ def run_permutation(args) -> int:
     from ._columns import load_for_model, model_features
     from ._outputs import output_file, output_name
     from ._model_labels import evaluation_positive
-    from ._models import check_model_missing
+    from ._missing import check_model_missing
     from ._queries import query_labels
     from ._scored_model import load_scoring_model
 

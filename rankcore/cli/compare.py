@@ -42,14 +42,13 @@ from ._models import (
     ModelConfig,
     add_model_options,
     build_configs,
-    check_missing,
     decision_scores,
     fit_one,
-    missing_facts,
     models_epilog,
     monitor_from_params,
     split_by_category,
 )
+from ._missing import check_missing, missing_facts
 from ._columns import estimator_input, like_training
 from ._outputs import refuse_stdout
 from ._intervals import add_interval_options, comparison_tables, render_tables

@@ -14,7 +14,8 @@ from ._columns import load_for_model
 from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
 from ._intervals import add_interval_options, interval_table
 from ._model_labels import evaluation_positive
-from ._models import check_model_missing, decision_scores
+from ._missing import check_model_missing
+from ._models import decision_scores
 from ._queries import QUERY_METRICS, query_defaults, query_labels
 
 

@@ -15,7 +15,8 @@ from ._outputs import output_file, output_name
 from ._explanations import Explanations, _item, ranked_rows, write, write_summary
 from ._interaction_output import split_features, write_interaction_summary, write_interactions_per_row
 from ._init_scores import SCORED_HELP, with_init_scores
-from ._models import check_model_missing, decision_scores, describe_estimator
+from ._missing import check_model_missing
+from ._models import decision_scores, describe_estimator
 from ._scored_model import load_scoring_model
 from ._permutation import add_permutation_options, check_permutation_options, run_permutation
 

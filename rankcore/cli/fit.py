@@ -21,8 +21,8 @@ from ._eval_metrics import (EVAL_METRIC_HELP, check_fit_with_eval_metrics, eval_
 from ._init_models import (HELP as INIT_MODEL_HELP, check_relevant_label, init_model_categorical, init_model_error,
                            load_init_model, read_as_model_categories, record_relevant_label)
 from ._init_scores import FIT_HELP as INIT_SCORE_HELP, check_fit_with_init_scores, check_validation_init_scores
-from ._models import (add_model_options, build_configs, check_missing, fit_one, missing_facts, models_epilog,
-                      monitor_from_params, split_by_category)
+from ._missing import check_missing, missing_facts
+from ._models import add_model_options, build_configs, fit_one, models_epilog, monitor_from_params, split_by_category
 from .._progress import Progress
 from ._progress import add_progress_options
 from ._validation_checks import warn_if_few_queries, warn_if_training_file, warn_if_training_rows

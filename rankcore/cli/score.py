@@ -8,7 +8,8 @@ from ._columns import load_for_model
 from ._common import add_data_options, add_force_option, info
 from ._outputs import output_file, output_name
 from ._init_scores import SCORED_HELP, with_init_scores
-from ._models import check_model_missing, decision_scores
+from ._missing import check_model_missing
+from ._models import decision_scores
 from ._scored_model import load_scoring_model
 
 

@@ -1,0 +1,155 @@
+"""Which models take missing values: the checks ``fit``, ``compare``, ``score``, ``evaluate`` and ``explain``
+make before any training or scoring, and the way out they name.
+
+A model takes NaN in X when its estimator says so (scikit-learn's ``allow_nan``
+input tag; the push estimators set it from their learner).  A file with missing
+values and a model that refuses them is a :class:`~rankcore.cli.CommandError`
+naming the file, its missing values and the learners that take them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import CommandError
+from ._models import KINDS, ModelConfig, describe_estimator, estimator_class
+
+__all__ = ["accepts_missing", "nan_learners", "refusers_of_missing_values", "missing_facts", "check_missing",
+           "check_model_missing"]
+
+
+def accepts_missing(estimator) -> bool:
+    """Whether ``estimator`` takes NaN in X: scikit-learn's ``allow_nan`` input tag.
+
+    The push estimators set it from their learner's ``allow_nan`` (``trees``,
+    or a plugin learner that declares it), so the answer follows the
+    configuration, plugins included.
+    """
+    from sklearn.utils import get_tags
+
+    try:
+        return bool(get_tags(estimator).input_tags.allow_nan)
+    except Exception:  # an estimator without usable tags: assume complete data is needed
+        return False
+
+
+def _learners_by_nan_support() -> dict[bool, list[str]]:
+    """{True: the registered learners that declare ``allow_nan``, False: the others}, by name."""
+    import warnings
+
+    from ..registry import registry
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        reg = registry()
+    out: dict[bool, list[str]] = {True: [], False: []}
+    for name in reg.names("learner"):
+        out[bool(getattr(reg.get("learner", name), "allow_nan", False))].append(name)
+    return out
+
+
+def nan_learners() -> list[str]:
+    """The registered learners that handle missing values (``allow_nan``), e.g. ``["trees"]``."""
+    return _learners_by_nan_support()[True]
+
+
+def refusers_of_missing_values() -> str:
+    """``"refused by the learners features, stumps, thresholds and by exactboost, kernel, ..."``.
+
+    Read from the declarations: a learner's ``allow_nan`` and, for a model
+    without a ``--learner``, its default estimator's ``allow_nan`` tag.
+    """
+    learners = _learners_by_nan_support()[False]
+    kinds = []
+    for kind in KINDS.values():
+        if "learner" in kind.options:
+            continue
+        try:
+            estimator = estimator_class(kind)()
+        except CommandError:           # an optional estimator that is not installed
+            continue
+        if not accepts_missing(estimator):
+            kinds.append(kind.name)
+    parts = []
+    if learners:
+        parts.append(f"the learners {', '.join(learners)}")
+    if kinds:
+        parts.append(f"--model {', '.join(kinds)}")
+    return "missing values are refused by " + " and by ".join(parts) if parts else ""
+
+
+def _way_out() -> str:
+    learners = nan_learners()
+    users = [k.name for k in KINDS.values() if "learner" in k.options]
+    refused = refusers_of_missing_values()
+    if not learners:
+        return "impute the missing values first (no registered learner handles them" + \
+            (f"; {refused})" if refused else ")")
+    flags = " or ".join(f"--learner {name}" for name in learners)
+    return (f"use a learner that handles them ({flags}, with --model {' or '.join(users)}) "
+            "or impute the missing values first" + (f" ({refused})" if refused else ""))
+
+
+def missing_facts(datasets) -> list[tuple[Any, Any]]:
+    """``(dataset, MissingValues)`` for each of ``datasets`` (None skipped) with missing feature values."""
+    found = []
+    for data in datasets:
+        if data is not None:
+            missing = data.missing()
+            if missing is not None:
+                found.append((data, missing))
+    return found
+
+
+def check_missing(configs: list[ModelConfig], datasets, *, found=None) -> None:
+    """Refuse, before any training, models that cannot use the missing values some data file has.
+
+    Parameters
+    ----------
+    configs : list of ModelConfig
+        The models to fit (every one must handle NaN if any file has some:
+        a comparison that silently drops models would mislead).
+    datasets : iterable of Dataset or None
+        The files the models are fitted on or scored on.
+    found : list, optional
+        :func:`missing_facts` of ``datasets``, if already computed.
+
+    Raises
+    ------
+    CommandError
+        Naming the file(s) and their missing values (count, rows, columns,
+        the first one's line and column), the models that cannot use them,
+        and the way out.
+    """
+    found = missing_facts(datasets) if found is None else found
+    if not found:
+        return
+    cannot = []
+    for config in configs:
+        estimator = config.build()
+        if not accepts_missing(estimator):
+            cannot.append(describe_estimator(estimator, config.label))
+    if not cannot:
+        return
+    facts = "; ".join(f"{data.source} has {missing.describe()}" for data, missing in found)
+    if len(configs) == 1:
+        who = f"{cannot[0]} cannot use missing values"
+        out = _way_out()
+    else:
+        who = f"{len(cannot)} of the {len(configs)} models cannot use missing values: {', '.join(cannot)}"
+        out = "leave them out of the comparison, " + _way_out()
+    raise CommandError(f"{facts}; {who}: {out}")
+
+
+def check_model_missing(model, model_path: str, data) -> None:
+    """Refuse to score a file with missing values with a model that cannot use them (before scoring)."""
+    if accepts_missing(model):
+        return
+    missing = data.missing()
+    if missing is None:
+        return
+    flags = " or ".join(f"--learner {name}" for name in nan_learners()) or "a learner that handles them"
+    refused = refusers_of_missing_values()
+    raise CommandError(f"{data.source} has {missing.describe()}; the model {model_path}, "
+                       f"{describe_estimator(model)}, cannot score missing values: impute them first, or fit "
+                       f"a model that handles them (rankcore fit ... {flags})" + (f"; {refused}" if refused else ""))
