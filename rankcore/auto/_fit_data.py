@@ -15,8 +15,8 @@ import numpy as np
 
 from ._fit_inputs import EvalChoice, SearchRows, check_row_extras, joined_rows, read_auto_eval_sets
 from ._folds import check_metric_on_units, plan_folds, plan_units
-from ._queries import (PerQueryMean, QueryData, check_metric_on_query_units, counted_queries, plan_query_folds,
-                       plan_query_units, query_labels)
+from ._queries import (PerQueryMean, QueryData, counted_queries, longest_query, plan_query_folds, plan_query_units,
+                       query_labels)
 
 __all__ = ["FitData", "one_list_data", "query_data", "refuse_metric", "check_query_metric"]
 
@@ -53,6 +53,15 @@ def check_query_metric(metric, grades: np.ndarray) -> None:
                          f"be taken per query (use e.g. 'ndcg@k:10', 'map', 'mrr')")
 
 
+def check_metric_on_set(metric, rows, *, default: bool) -> None:
+    """Refuse, before any fit, the user's validation set ``rows`` (within queries) when ``metric`` cannot be taken
+    on it as a whole: a count k larger than every one of its queries (judged on its own, whatever X's queries)."""
+    try:
+        PerQueryMean(metric, default=default).values(rows.labels(), np.zeros(rows.y.shape[0]))
+    except ValueError as exc:
+        raise ValueError(f"{rows.label}: {exc}") from None
+
+
 def one_list_data(estimator, X, y, sample_weight, setup, seed, *, init_score, position, **eval_args) -> FitData:
     """The checked data of a fit on one list: rows, metric, plan and units (before any fit)."""
     metric = setup.metric
@@ -79,19 +88,23 @@ def query_data(estimator, X, y, qid, group, sample_weight, setup, seed, *, init_
     metric = setup.query_metric
     codes = found.queries.codes
     labels = query_labels(y_fit, codes)
-    unit_metric = PerQueryMean(metric, default=estimator.metric is None)
+    default = estimator.metric is None
     check_query_metric(metric, y_fit)
     evals = read_auto_eval_sets(estimator, **eval_args, X=X, y=y, within=True, init_score=extras.init_score)
     extras = extras.take(found.order)
     if evals is not None:
         for rows in evals.sets:
             check_query_metric(metric, rows.y)
+            check_metric_on_set(metric, rows, default=default)
+        # the units are parts of the watched set, judged on its own
+        unit_metric = PerQueryMean(metric, default=default, longest=longest_query(evals.watched_set.labels()))
         rows, plan, units = joined_rows(X_arr, y_fit, codes, weights, extras, evals, unit_metric, seed)
         return FitData(rows, metric, unit_metric, plan, units, found, evals)
+    # the units (folds, hold-out parts) are parts of the training data: a fold of queries all shorter than a count k
+    # reads them whole; a k beyond every query of the data is refused here, before any fit (the metric's own error)
+    unit_metric = PerQueryMean(metric, default=default, longest=int(found.queries.sizes.max()))
     counted = counted_queries(unit_metric, labels)
     plan = plan_query_folds(found.queries, counted, estimator.cv, seed, metric.spec)
     units = plan_query_units(plan, found.queries, counted, seed)
-    check_metric_on_query_units(unit_metric, found.queries, plan, units,   # before any fit
-                                budget=estimator.time_budget is not None)
     return FitData(SearchRows(X_arr, y_fit, labels, codes, weights, extras, X_arr.shape[0]), metric,
                    unit_metric, plan, units, found, None)

@@ -30,7 +30,7 @@ from ._folds import (CV_MAX_ROWS, HOLDOUT_FRACTION, HOLDOUT_UNITS, MAX_REPEATS, 
                      Units, _FoldPart, _is_int)
 
 __all__ = ["QUERY_METRIC", "QUERY_LABELS", "QueryData", "PerQueryMean", "QueryFolds", "check_grades", "canonical_order",
-           "query_labels", "counted_queries", "plan_query_folds", "plan_query_units", "check_metric_on_query_units"]
+           "query_labels", "counted_queries", "plan_query_folds", "plan_query_units", "longest_query"]
 
 
 #: Bindings a :class:`PerQueryMean` keeps: every unit of a search (K folds of its repeats) and the whole labels.
@@ -101,6 +101,15 @@ class PerQueryMean:
         The metric was not named by the user (``ndcg@k:10``): on units whose
         queries are all shorter than its k it reads them whole, as
         ``ndcg@k:<largest>`` does (the same values), instead of refusing.
+    longest : int
+        0 (the default): the labels scored are the data the user gave (a
+        count k larger than every query there is refused).  Else the rows of
+        the longest query of the data the scored units are cut from (the
+        training data; an ``eval_set`` on its own): a unit whose queries are
+        all shorter than a named metric's count k reads them as any query
+        shorter than k is read (``ndcg@k:10`` whole, the values of
+        ``ndcg@k:<largest>``), since the cut is AutoRanker's, not the user's;
+        only a k beyond that longest query is refused (``docs/auto.md``).
 
     Notes
     -----
@@ -111,11 +120,12 @@ class PerQueryMean:
     bit for bit.
     """
 
-    def __init__(self, metric: Any, *, default: bool = False):
+    def __init__(self, metric: Any, *, default: bool = False, longest: int = 0):
         self.metric = metric
         self.spec = metric.spec
         self.greater_is_better = metric.greater_is_better
         self.default = default
+        self.longest = int(longest)
         # (len, sum of grades, sum of codes) -> [(labels, bound metric)]: the sums pick the candidates cheaply,
         # equal labels decide
         self._bindings: dict[tuple, list[tuple[np.ndarray, Any]]] = {}
@@ -148,6 +158,8 @@ class PerQueryMean:
     def _arguments(self, labels: np.ndarray) -> tuple[Queries, np.ndarray, Any]:
         """(queries, grades as the metric takes them, the metric) of ``labels``."""
         queries = check_qid(labels["query"], int(labels.shape[0]))
+        if self.longest:
+            queries = queries.part_of(self.longest)      # a unit: refused only by a k beyond the whole data
         metric = within_largest_query(self.metric, queries) if self.default else self.metric
         grades = np.ascontiguousarray(labels["grade"])
         return queries, grades if metric.task == "graded" else grades.astype(np.int8), metric
@@ -298,37 +310,6 @@ def plan_query_units(plan: FoldPlan, queries: Queries, counted: np.ndarray, seed
                  [f // plan.n_splits for f in folds], float(n_val / n_tr))
 
 
-def check_metric_on_query_units(metric: PerQueryMean, queries: Queries, plan: FoldPlan, units: Units, *,
-                                budget: bool = True) -> None:
-    """Raise a ValueError, before any fit, if ``metric`` cannot be computed on some unit of the plan.
-
-    Every unit holds a query the metric counts (the folds are dealt so);
-    what remains is a count k larger than every query of a unit, which a
-    metric the user named refuses.  Checked for every repeat the search may
-    use -- all of them with a time ``budget``, else the plan's fixed ones --
-    at the level of the queries (no rows are drawn).
-    """
-    if metric.default:
-        return
-    k = getattr(metric.metric, "k", None)
-    if not isinstance(k, int) or isinstance(k, bool):
-        return
-    if plan.kind == "holdout":
-        largest = [int(queries.sizes[np.unique(queries.codes[rows])].max()) for rows in units.rows]
-        the = "" if plan.given is not None else "the "          # the user's eval_set: "the eval_set 'name'"
-        where = [f"part {p + 1} of {the}{plan.describe()}" for p in range(len(largest))]
-    else:
-        folds = plan.folds
-        largest, where = [], []
-        for r in range(plan.n_repeats if budget else min(plan.fixed_repeats, plan.n_repeats)):
-            fold_of_query = folds.fold_of_query(r)
-            longest = np.zeros(plan.n_splits, dtype=np.int64)
-            np.maximum.at(longest, fold_of_query, queries.sizes)
-            largest += longest.tolist()
-            where += [f"fold {f + 1} of repeat {r + 1} of {plan.describe()}" for f in range(plan.n_splits)]
-    for size, place in zip(largest, where):
-        if k > size:
-            advice = ("Use a smaller k or a fraction of each query" if plan.given is not None else
-                      "Use a smaller k, a fraction of each query, or fewer folds")
-            raise ValueError(f"metric {metric.spec!r} cannot be computed on {place}: k = {k} is larger than every "
-                             f"query there (the longest has {size} rows). {advice}")
+def longest_query(labels: np.ndarray) -> int:
+    """Rows of the longest query of ``labels`` (:data:`QUERY_LABELS`)."""
+    return int(np.bincount(np.unique(labels["query"], return_inverse=True)[1]).max()) if labels.shape[0] else 0

@@ -250,6 +250,22 @@ class LearnerLayout:
         """
         return None
 
+    def stalled_reason(self, ranker: "WeakRanker", derivative: float | None = None,
+                       tol: float | None = None) -> str | None:
+        """Why the fit ends on ``ranker`` (the iteration's best) when a setting of the family, not convergence, left
+        its step no effect.
+
+        The driver asks when it would stop as converged: the ranker's
+        ``derivative`` is within ``tol``, or (both None) no step along it
+        lowers the objective.  A family whose settings can cause that --
+        the trees' cap ``max_delta_step``, which clamps every leaf value
+        the ranker moves the scores by -- returns one sentence naming the
+        setting and what to change: the driver then stops with
+        ``stop_reason_ = "no_split"`` and a ``UserWarning`` carrying it.
+        None (the default): the fit converged.  Never changes the model.
+        """
+        return None
+
 
 class Learner(Component):
     """Base class of the ``learner`` plugin family: a family of weak rankers.

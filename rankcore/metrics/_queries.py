@@ -25,11 +25,20 @@ class Queries:
         Each row's query, as an index into ``labels``.
     sizes : ndarray of int64, shape (n_queries,)
         Rows per query.
+    whole_longest : int
+        0 (the default): these queries are the data a metric judges.  Else
+        they are a part of it (a fold, a hold-out of whole queries) whose
+        longest query has this many rows (:meth:`part_of`): a metric's count
+        k is then refused only when it is larger than that query too, and a
+        part whose queries are all shorter than k is read as any query shorter
+        than k is (``ndcg@k`` reads it whole, ``prec@k`` counts its missing
+        places as not relevant) -- the values do not change, only the refusal.
     """
 
     labels: np.ndarray
     codes: np.ndarray
     sizes: np.ndarray
+    whole_longest: int = 0
 
     @classmethod
     def single(cls, n: int) -> "Queries":
@@ -39,6 +48,22 @@ class Queries:
     @property
     def n_queries(self) -> int:
         return int(self.sizes.shape[0])
+
+    @property
+    def longest(self) -> int:
+        """Rows of the longest query of the data a metric judges: of these queries, or of the data they are a part
+        of (:attr:`whole_longest`).  A count k larger than it cuts no query anywhere: the metrics refuse it."""
+        return max(int(self.sizes.max()), int(self.whole_longest)) if self.sizes.shape[0] else int(self.whole_longest)
+
+    def part_of(self, longest: int) -> "Queries":
+        """These queries as a part of data whose longest query has ``longest`` rows (see :attr:`whole_longest`).
+
+        For a unit the caller cut (AutoRanker's folds and hold-out parts, an
+        early-stopping hold-out): a count k that reaches a query of the whole
+        data is the user's meaningful choice, and the part's short queries are
+        read as they are anywhere else.
+        """
+        return Queries(self.labels, self.codes, self.sizes, int(longest))
 
     @property
     def starts(self) -> np.ndarray:

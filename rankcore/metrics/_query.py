@@ -93,15 +93,16 @@ class QueryMetric(OrderMetric):
         self.check_query_data(y, Queries.single(int(y.shape[0])))
 
     def check_query_data(self, y: np.ndarray, queries: Queries) -> None:
-        """Grades >= 0; a count k no larger than the largest query."""
+        """Grades >= 0; a count k no larger than the largest query (of the whole data, for a part of it:
+        :meth:`~rankcore.metrics.Queries.part_of`)."""
         negative = np.flatnonzero(y < 0)
         if negative.size:
             raise ValueError(f"y: metric {self.spec!r} takes relevance grades >= 0, got {float(y[negative[0]])!r} "
                              f"at row {int(negative[0])}")
         k = getattr(self, "k", None)
-        largest = int(queries.sizes.max())
+        largest = queries.longest          # of the data judged: a part of it (a fold) may hold only shorter queries
         if isinstance(k, numbers.Integral) and k > largest:
-            where = "the input" if queries.n_queries == 1 else "every query"
+            where = "the input" if queries.n_queries == 1 and not queries.whole_longest else "every query"
             raise ValueError(f"metric {self.spec!r}: k = {k} is larger than {where} (the largest has {largest} "
                              f"rows), so no query is cut at k; choose k <= {largest}")
 

@@ -15,9 +15,10 @@ def precision_by_query(k: int | float, spec: str, y: np.ndarray, scores: np.ndar
 
     A query shorter than a count k keeps k as the denominator (its missing
     places count as not relevant, as trec_eval's ``P_k``); a fraction is of
-    each query's rows.  A count k larger than every query is an error.
+    each query's rows.  A count k larger than every query is an error (of the
+    whole data, for a part of it: :meth:`Queries.part_of`).
     """
-    largest = int(queries.sizes.max())
+    largest = queries.longest           # of the data judged (a part of it may hold only shorter queries)
     if not (isinstance(k, float) and k < 1) and k > largest:
         raise ValueError(f"metric {spec!r}: k = {k} is larger than every query (the largest has {largest} rows), "
                          f"so no query is cut at k; choose k <= {largest}")

@@ -295,16 +295,14 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights, used as multiplicities by the push objective.
         qid : array-like of shape (n_samples,), optional
-            One query id per row (any hashable type; rows need not be sorted
-            or contiguous): rank within each query.  The objective compares
-            only rows of the same query and orders every lower grade below the
-            higher ones (the push objective of ``loss`` and ``price`` per
-            query; ``objective="lambdarank"``); a query whose rows share one
-            grade has no pair for the push (``n_queries_without_pairs_``; the
-            default's QueryRMSE term still pulls its scores together).  Early
-            stopping holds out whole queries, and validation and
-            :meth:`score` go per query (``ndcg@k:10`` unless ``scoring``
-            says otherwise; :meth:`score` then needs ``qid``).
+            One query id per row (any hashable type; rows need not be sorted or contiguous): rank within each
+            query.  The objective compares only rows of the same query and orders every lower grade below the
+            higher ones (the push objective of ``loss`` and ``price`` per query; ``objective="lambdarank"``); a
+            query whose rows share one grade has no pair for the push (``n_queries_without_pairs_``; the
+            default's QueryRMSE term still pulls its scores together).  Early stopping holds out whole queries,
+            and validation and :meth:`score` go per query (``ndcg@k:10`` unless ``scoring`` says otherwise;
+            :meth:`score` then needs ``qid``).  A count k of ``scoring`` is refused only when no query of these
+            rows (or of an ``eval_set``, on its own) reaches it: a hold-out of shorter queries reads them whole.
         group : array-like of int, optional
             LightGBM's form of ``qid``: the sizes of consecutive queries.
         position : array-like of int, optional
@@ -579,7 +577,9 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         check_rows(objective, y, w, queries)
         for k, (tr, va) in enumerate(plan.folds):
             w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
-            q_tr, q_va = (None, None) if queries is None else (subset(queries, tr), subset(queries, va))
+            # a part of the training data: a k of ``scoring`` reaching a training query reads shorter ones whole
+            q_tr, q_va = (None, None) if queries is None else (subset(queries, tr),
+                                                              subset(queries, va).part_of(queries.longest))
             check_training_part(objective, y[tr], w_tr, q_tr,
                                  "the rows left beside the hold-out" if plan.kind == "holdout"
                                  else f"the training rows of fold {k + 1} of {len(plan.folds)}")

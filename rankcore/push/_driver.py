@@ -82,8 +82,10 @@ class BoostingResult:
         (the derivative, the line search or J became non-finite: the records
         end at the last finite model, and a ``RuntimeWarning`` says so),
         ``"no_split"`` (the learner could form no weak ranker on these rows:
-        every feature constant, too few rows for a tree's leaves; a
-        ``UserWarning`` says which constraint blocked), or whatever the
+        every feature constant, too few rows for a tree's leaves -- or none
+        that moves the scores: the trees' cap ``max_delta_step`` clamped the
+        leaf values of the last tree, whose step is within ``tol`` or lowers
+        nothing; a ``UserWarning`` says which constraint blocked), or whatever the
         callback returned (e.g. ``"early_stopping"``).  A run that ends with
         no iteration at all (a constant model) always warns.
     """
@@ -202,6 +204,8 @@ def _line_step(backend, layout, state, candidate, has_value: bool, log_value: bo
     if not (has_value and getattr(layout, "line_search", True)):
         return 1.0, 0
     search = _search_line(backend, state, candidate.ranker, log_value, max_step, result, iteration)
+    if search is None and result.stop_reason in ("converged", "no_decrease"):
+        _stalled_by_learner(backend, layout, result, iteration, candidate.ranker)
     return None if search is None else (search.alpha, search.n_evaluations)
 
 
@@ -222,6 +226,7 @@ def _next_candidate(backend, layout, state, result: BoostingResult, iteration: i
         return None
     if abs(candidate.derivative) <= tol:
         result.stop_reason = "converged"
+        _stalled_by_learner(backend, layout, result, iteration, candidate.ranker, candidate.derivative, tol)
         return None
     if leaf_steps > 1:
         # more Newton steps on the tree's leaf values, its splits fixed (trees: leaf_newton_steps)
@@ -326,6 +331,16 @@ def _no_candidate_reason(layout) -> str | None:
     """The layout's account of an empty search (``LearnerLayout.no_candidate_reason``), if it gives one."""
     ask = getattr(layout, "no_candidate_reason", None)
     return ask() if callable(ask) else None
+
+
+def _stalled_by_learner(backend, layout, result: BoostingResult, iteration: int, ranker,
+                        derivative: float | None = None, tol: float | None = None) -> None:
+    """A stop as converged made ``"no_split"`` when the layout says a setting of its family left the ranker's step no
+    effect (``LearnerLayout.stalled_reason``: the trees' cap ``max_delta_step``); the records are unchanged."""
+    ask = getattr(layout, "stalled_reason", None)
+    why = ask(ranker, derivative, tol) if callable(ask) else None
+    if why is not None:
+        _no_split(result, iteration, why, getattr(backend, "from_init", False) or False)
 
 
 def _no_split(result: BoostingResult, iteration: int, why: str | None, from_init: bool | str = False) -> None:

@@ -36,7 +36,8 @@ ATTRIBUTES_DOC = """
         (a non-finite step: the model keeps the last finite iteration, with
         a ``RuntimeWarning``), ``"no_split"`` (the learner could form no weak
         ranker on these rows -- every feature constant, too few rows for a
-        tree's leaves -- with a ``UserWarning`` naming the constraint),
+        tree's leaves, or only trees the cap ``max_delta_step`` leaves too
+        small a step -- with a ``UserWarning`` naming the constraint),
         ``"no_validation_split"`` (``early_stopping="auto"`` had too few rows
         of a class for a hold-out and ran ``n_iter`` iterations), or a
         callback's string.

@@ -53,19 +53,21 @@ def test_auto_queries_bad_input(case):
     assert events == []                      # refused before any candidate was fitted
 
 
-def test_auto_queries_k_larger_than_every_query_of_a_fold():
-    # one query of 20 rows, the others of 4: a fold without the long query cannot read 10 places
+def test_auto_queries_k_larger_than_every_query_of_a_fold_reads_them_whole():
+    # one query of 20 rows, the others of 4: a fold without the long query is AutoRanker's cut, not the user's k
     sizes = [20] + [4] * 9
     qid = np.repeat(np.arange(10), sizes)
     rng = np.random.default_rng(0)
     X_, y = rng.normal(size=(qid.shape[0], 2)), rng.integers(0, 3, qid.shape[0]).astype(float)
     y[::4] = 2.0
-    with pytest.raises(ValueError, match=r"^metric 'ndcg@k:10' cannot be computed on fold \d of repeat 1 of 3-fold "
-                                         r"cross-validation over whole queries: k = 10 is larger than every query "
-                                         r"there \(the longest has 4 rows\)"):
-        _auto(metric="ndcg@k:10", cv=3).fit(X_, y, qid=qid)
-    # left at its default, ndcg@k:10 reads such queries whole: no error
-    assert _auto(cv=3).fit(X_, y, qid=qid).metric_ == "ndcg@k:10"
+    named = _auto(metric="ndcg@k:10", cv=3).fit(X_, y, qid=qid)
+    default = _auto(cv=3).fit(X_, y, qid=qid)        # left at its default, ndcg@k:10 reads such queries whole
+    assert named.metric_ == default.metric_ == "ndcg@k:10"
+    assert [r.fold_scores for r in named.leaderboard_.rows] == [r.fold_scores for r in default.leaderboard_.rows]
+    # a k that no query of the data reaches is still the user's mistake
+    with pytest.raises(ValueError, match=r"^metric 'ndcg@k:21': k = 21 is larger than every query \(the largest has "
+                                         r"20 rows\)"):
+        _auto(metric="ndcg@k:21", cv=3).fit(X_, y, qid=qid)
 
 
 def test_auto_queries_single_row_and_single_grade_queries_are_counted():

@@ -1,8 +1,11 @@
 """``trees:max_delta_step`` on Dask: the distributed multi-pass search caps the leaves as the in-memory grower does
 (the same splits; the values equal up to the rounding of the chunked sums, exactly ±cap where the cap binds), and
-the one-worker placement is the in-memory fit bit for bit."""
+the one-worker placement is the in-memory fit bit for bit; a cap too small to go on ends the fit naming itself, as
+in memory."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -55,3 +58,26 @@ def test_capped_dask_trees_equal_the_in_memory_fit(dask_client, spec):  # noqa: 
         at_cap += int(capped.sum())
     assert at_cap > 0
     np.testing.assert_allclose(model.alphas_, local.alphas_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("placement", ["distributed", "one_worker"])
+@pytest.mark.parametrize("growth", ["leafwise", "depthwise", "oblivious"])
+def test_a_tiny_cap_names_itself_on_dask(dask_client, growth, placement):  # noqa: F811
+    """A cap that leaves every tree too small a step ends the fit as in memory: ``no_split``, naming the cap."""
+    X, y = _data(600)
+    chunks = (300, 300)
+    params = dict(learner=f"trees:growth={growth},max_delta_step=1e-30", n_iter=4, random_state=0)
+    with pytest.warns(UserWarning) as caught:
+        model = DaskPushBoost(placement=placement, **params).fit(da.from_array(X, chunks=(chunks, -1)),
+                                                                 da.from_array(y, chunks=(chunks,)))
+    with pytest.warns(UserWarning) as local_caught:
+        local = rankcore.PushBoost(**params).fit(X, y)
+    assert model.stop_reason_ == local.stop_reason_ == "no_split" and model.n_iter_ == local.n_iter_ == 0
+    # the same account (the derivative, a sum over the chunks, may differ in its last bits)
+    named = [re.sub(r"derivative \S+", "derivative d", str(w.message)) for w in caught
+             if "max_delta_step" in str(w.message)]
+    assert named == [re.sub(r"derivative \S+", "derivative d", str(w.message)) for w in local_caught
+                     if "max_delta_step" in str(w.message)]
+    assert len(named) == 1 and ("the cap max_delta_step=1e-30 clamped every leaf value of this tree to +-1e-30, "
+                                "too small a step to go on") in named[0]
+    assert "raise max_delta_step, or set it to 0 (no cap)" in named[0]

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _grow, _grow_oblivious, _histogram, _predict, _split
 from .._base import Candidate, LearnerLayout, multi_pass_search
-from ._no_split import underflow_reason
+from ._no_split import capped_stall_reason, underflow_reason
 from ._binning import csr_float as _csr_float
 from ._block import TreeBlock
 from ._binning import is_sparse, take_columns
@@ -302,6 +302,10 @@ class TreeLayout(LearnerLayout):
 
     def adopt_no_candidate_reason(self, reason: str | None) -> None:
         self.last_no_split = reason
+
+    def stalled_reason(self, ranker, derivative: float | None = None, tol: float | None = None) -> str | None:
+        return capped_stall_reason(ranker.value[ranker.left < 0] if hasattr(ranker, "left") else ranker.value,
+                                   self.max_delta_step, derivative, tol)
 
     def threshold_of(self, feature: int, b: int) -> float:
         return float(self.edges[feature][b]) if b < self.n_edges[feature] else ALL_LEFT

@@ -9,7 +9,11 @@ sides of every gaining split at one bound (the tree would be constant), or an
 ``l2`` (a cap) that shrinks every leaf value below the smallest normal
 number.  :func:`unsplit_reason` names the one that applies, in the words of
 the parameters to change (the driver then stops with ``stop_reason_ =
-"no_split"`` and a ``UserWarning``).
+"no_split"`` and a ``UserWarning``).  A tree that is grown but whose step no
+longer moves the scores -- its derivative within ``tol``, or no step along it
+lowering the objective -- ends the fit as converged, unless the cap clamped
+its leaf values: :func:`capped_stall_reason` then names the cap, and the
+driver stops the same way.
 
 Cost: :func:`free_split_gain` is O(S) on the root's histogram of S slots, once per
 search that finds no split.
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["free_split_gain", "root_gains", "unsplit_reason", "underflow_reason"]
+__all__ = ["free_split_gain", "root_gains", "unsplit_reason", "underflow_reason", "capped_stall_reason"]
 
 #: Smallest normal float64: a tree whose leaf values are all below it (in magnitude) is no direction.
 TINY = float(np.finfo(np.float64).tiny)
@@ -145,3 +149,26 @@ def underflow_reason(values: np.ndarray, l2: float, cap: float = 0.0) -> str | N
                 f"{TINY!r}, so no tree moves a score: raise max_delta_step (0: no cap)")
     return (f"every leaf value -G/(H + l2) of this tree underflows to 0 or a subnormal number (l2={l2:g}): "
             "lower l2")
+
+
+def capped_stall_reason(leaf_values: np.ndarray, cap: float, derivative: float | None = None,
+                        tol: float | None = None) -> str | None:
+    """The reason a fit ends on a tree whose step no longer moves the scores when the cap ``max_delta_step`` made
+    that step: every leaf value it moves a score by (every nonzero one) clamped to ±``cap``.  Else None.
+
+    ``derivative`` and ``tol``: the tree's derivative Σ G·v, within ``tol`` (the fit's stopping rule); None:
+    no step along the tree lowers the objective (its line search).  A clamped leaf is one whose value
+    −G/(H + l2) lies beyond the cap: its value is the bound itself, exactly.  When every moving leaf sits at
+    the cap, the tree is the cap times a sign per leaf, and its derivative scales with the cap: the cap, not
+    a vanishing gradient, ended the fit.  A tree with a free leaf that moves scores is left to the stopping
+    rule (a gradient that small is a converged fit).  O(leaves).
+    """
+    values = np.abs(np.asarray(leaf_values, dtype=np.float64))
+    moving = values[values != 0.0]
+    if not cap > 0 or moving.shape[0] == 0 or np.any(moving != cap):
+        return None
+    which = "every leaf value" if moving.shape[0] == values.shape[0] else "every nonzero leaf value"
+    how = (f"its derivative {derivative:.3g} is within tol = {tol:g}" if derivative is not None
+           else "no step along it lowers the objective")
+    return (f"the cap max_delta_step={cap:g} clamped {which} of this tree to +-{cap:g}, too small a step to go on "
+            f"({how}): raise max_delta_step, or set it to 0 (no cap)")

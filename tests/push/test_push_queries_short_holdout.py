@@ -1,0 +1,81 @@
+"""Early stopping within queries by a named ``scoring="ndcg@k:10"``: the held-out queries are a part of the training
+data, so a hold-out (or a fold) whose queries are all shorter than k reads them whole, as the default scoring does;
+a k beyond every training query, or every query of an ``eval_set`` (judged on its own), is still refused."""
+
+import numpy as np
+import pytest
+
+import rankcore
+from rankcore.push._queries import query_rows
+from rankcore.push._validation import MIN_HOLDOUT_ROWS, plan_query_validation
+
+LEARNER = "trees:max_leaves=4,min_samples_leaf=3"
+
+
+def _data(n_queries, seed=0, long=12):
+    """Queries of 2 to 5 rows and one of ``long`` rows (0: none), graded 0/1."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 6, n_queries)
+    if long:
+        sizes[0] = long
+    qid = np.repeat(np.arange(n_queries), sizes)
+    X = rng.normal(size=(qid.size, 4))
+    y = (X[:, 0] + rng.normal(size=qid.size) > 0.5).astype(int)
+    return X, y, qid
+
+
+def _short_held_out(qid, fraction, seed):
+    """Whether the plan early stopping draws holds out some part whose queries are all shorter than 10."""
+    queries = query_rows(qid, None, qid.shape[0]).queries
+    plan = plan_query_validation(queries, fraction, seed, min_rows=MIN_HOLDOUT_ROWS)
+    return plan.kind, [int(np.bincount(queries.codes[va]).max()) < 10 for _, va in plan.folds]
+
+
+@pytest.mark.parametrize("growth", ["leafwise", "oblivious"])
+def test_folds_of_short_queries_score_the_named_k_as_the_default(growth):
+    X, y, qid = _data(60)
+    kind, short = _short_held_out(qid, 0.1, 0)
+    assert kind == "cv" and any(short) and not all(short)          # four folds of 2..5-row queries
+    params = dict(learner=f"{LEARNER},growth={growth}", n_iter=12, early_stopping=True, random_state=0)
+    named = rankcore.boost(scoring="ndcg@k:10", **params).fit(X, y, qid=qid)
+    default = rankcore.boost(**params).fit(X, y, qid=qid)
+    np.testing.assert_array_equal(named.validation_scores_, default.validation_scores_)
+    assert named.n_iter_ == default.n_iter_ and named.stop_reason_ == default.stop_reason_
+    np.testing.assert_array_equal(named.decision_function(X), default.decision_function(X))
+
+
+def test_a_hold_out_of_short_queries_scores_the_named_k_as_the_default():
+    X, y, qid = _data(700)                      # about 2,450 rows: half of them a hold-out of 1,000 rows or more
+    seed = next(s for s in range(20) if _short_held_out(qid, 0.5, s) == ("holdout", [True]))
+    params = dict(learner=LEARNER, n_iter=10, early_stopping=True, validation_fraction=0.5, random_state=seed)
+    named = rankcore.boost(scoring="ndcg@k:10", **params).fit(X, y, qid=qid)
+    default = rankcore.boost(**params).fit(X, y, qid=qid)
+    assert named.validation_scores_.shape[0] > 0
+    np.testing.assert_array_equal(named.validation_scores_, default.validation_scores_)
+    np.testing.assert_array_equal(named.decision_function(X), default.decision_function(X))
+    # prec@k keeps k as its denominator on the short hold-out: every row read, whatever the ranking, so each
+    # iteration scores the mean over the held-out queries of their relevant rows over 10
+    rows = query_rows(qid, None, qid.shape[0])
+    (_, held), = plan_query_validation(rows.queries, 0.5, seed, min_rows=MIN_HOLDOUT_ROWS).folds
+    relevant = np.bincount(rows.queries.codes[held], weights=rows.take(y)[held].astype(float))
+    expected = np.mean(relevant[np.unique(rows.queries.codes[held])] / 10)
+    scores = rankcore.boost(scoring="prec@k:10", **params).fit(X, y, qid=qid).validation_scores_
+    np.testing.assert_allclose(scores, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("spec", ["ndcg@k:13", "prec@k:13"])
+def test_a_k_beyond_every_training_query_is_refused(spec):
+    X, y, qid = _data(60)
+    with pytest.raises(ValueError, match=rf"metric '{spec}': k = 13 is larger than every query \(the largest has 12 "
+                                         r"rows\), so no query is cut at k; choose k <= 12"):
+        rankcore.boost(learner=LEARNER, scoring=spec, n_iter=5, early_stopping=True, random_state=0).fit(X, y, qid=qid)
+
+
+def test_an_eval_set_is_judged_on_its_own():
+    X, y, qid = _data(60)
+    X_short, y_short, q_short = _data(20, seed=1, long=0)
+    model = rankcore.boost(learner=LEARNER, scoring="ndcg@k:10", n_iter=5, early_stopping=True, random_state=0)
+    with pytest.raises(ValueError, match=r"k = 10 is larger than every query \(the largest has 5 rows\)"):
+        model.fit(X, y, qid=qid, eval_set=(X_short, y_short, q_short))
+    X_long, y_long, q_long = _data(20, seed=2, long=11)
+    assert model.fit(X, y, qid=qid, eval_set=(X_long, y_long, q_long)).validation_scores_.shape[0] > 0
