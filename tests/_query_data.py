@@ -52,3 +52,16 @@ def logged_clicks(seed: int, n_queries: int = 300, size: int = 10, n_features: i
     seen = rng.random(qid.size) < 1.0 / (position + 1.0)
     clicks = (seen & (rng.random(qid.size) < 0.1 + 0.9 * (2.0 ** grades - 1) / 7)).astype(np.float64)
     return X, clicks, qid, position, grades
+
+
+def short_queries(seed: int = 0, n_queries: int = 60, long: int = 12, n_features: int = 5):
+    """(X, y, qid): queries of 2 to 5 rows and one of ``long`` rows (``long`` = 0: none), consecutive integer ids,
+    labels 0/1 following the first feature plus noise (a count k of 10 reaches only the long query)."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 6, n_queries)
+    if long:
+        sizes[0] = long
+    qid = np.repeat(np.arange(n_queries), sizes)
+    X = rng.normal(size=(qid.size, n_features))
+    y = (X[:, 0] + rng.normal(size=qid.size) > 0.5).astype(int)
+    return X, y, qid

@@ -11,21 +11,9 @@ import pytest
 import rankcore
 from rankcore.auto import AutoRanker
 from rankcore.auto._queries import PerQueryMean, query_labels
+from _query_data import short_queries as _short_with_one_long
 
 TREES = ["trees:n_iter=8,min_samples_leaf=3", "stumps:n_iter=8"]
-
-
-def _short_with_one_long(seed=0, n_queries=60, long=12):
-    """The user's report: queries of 2 to 5 rows and one of ``long`` rows (``long`` = 0: none)."""
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(2, 6, n_queries)
-    if long:
-        sizes[0] = long
-    qid = np.repeat(np.arange(n_queries), sizes)
-    n = qid.size
-    X = rng.normal(size=(n, 5))
-    y = (X[:, 0] + rng.normal(size=n) > 0.5).astype(int)
-    return X, y, qid
 
 
 def _auto(**params):

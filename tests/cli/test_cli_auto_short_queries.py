@@ -8,22 +8,12 @@ import pytest
 
 import rankcore
 from _cli_run import run_main
+from _query_data import short_queries
 from rankcore.auto import AutoRanker
 
 CANDIDATES = "trees:n_iter=8,min_samples_leaf=3,stumps:n_iter=8"
 ARGS = ("--qid", "query", "--label", "grade", "--candidates", CANDIDATES, "--progress", "none")
 BASE = (*ARGS, "--cv", "3")
-
-
-def _rows(seed, n_queries, long):
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(2, 6, n_queries)
-    if long:
-        sizes[0] = long
-    qid = np.repeat(np.arange(n_queries), sizes)
-    X = rng.normal(size=(qid.size, 5))
-    y = (X[:, 0] + rng.normal(size=qid.size) > 0.5).astype(int)
-    return X, y, qid
 
 
 def _write(path, X, y, qid):
@@ -37,9 +27,9 @@ def _write(path, X, y, qid):
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("auto_short_queries")
-    _write(d / "train.csv", *_rows(0, 60, 12))
-    _write(d / "short.csv", *_rows(1, 20, 0))
-    _write(d / "long.csv", *_rows(2, 20, 11))
+    _write(d / "train.csv", *short_queries(0, 60, 12))
+    _write(d / "short.csv", *short_queries(1, 20, 0))
+    _write(d / "long.csv", *short_queries(2, 20, 11))
     return d
 
 
@@ -69,7 +59,7 @@ def test_the_named_metric_chooses_as_the_default_does(files, tmp_path):
 def test_the_command_line_fits_what_the_library_fits(files, tmp_path):
     status, _, err = run_main("auto", files / "train.csv", *BASE, "--metric", "map@k:10", "-o", tmp_path / "m.json")
     assert status == 0, err
-    X, y, qid = _rows(0, 60, 12)
+    X, y, qid = short_queries(0, 60, 12)
     expected = AutoRanker(metric="map@k:10", cv=3, candidates=CANDIDATES.replace(",stumps", ";stumps").split(";"),
                           random_state=0).fit(X, y, qid=np.array([f"q{q}" for q in qid]))
     model = rankcore.load_model(tmp_path / "m.json")

@@ -8,20 +8,9 @@ import pytest
 import rankcore
 from rankcore.push._queries import query_rows
 from rankcore.push._validation import MIN_HOLDOUT_ROWS, plan_query_validation
+from _query_data import short_queries
 
 LEARNER = "trees:max_leaves=4,min_samples_leaf=3"
-
-
-def _data(n_queries, seed=0, long=12):
-    """Queries of 2 to 5 rows and one of ``long`` rows (0: none), graded 0/1."""
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(2, 6, n_queries)
-    if long:
-        sizes[0] = long
-    qid = np.repeat(np.arange(n_queries), sizes)
-    X = rng.normal(size=(qid.size, 4))
-    y = (X[:, 0] + rng.normal(size=qid.size) > 0.5).astype(int)
-    return X, y, qid
 
 
 def _short_held_out(qid, fraction, seed):
@@ -33,7 +22,7 @@ def _short_held_out(qid, fraction, seed):
 
 @pytest.mark.parametrize("growth", ["leafwise", "oblivious"])
 def test_folds_of_short_queries_score_the_named_k_as_the_default(growth):
-    X, y, qid = _data(60)
+    X, y, qid = short_queries(0, 60, n_features=4)
     kind, short = _short_held_out(qid, 0.1, 0)
     assert kind == "cv" and any(short) and not all(short)          # four folds of 2..5-row queries
     params = dict(learner=f"{LEARNER},growth={growth}", n_iter=12, early_stopping=True, random_state=0)
@@ -45,7 +34,7 @@ def test_folds_of_short_queries_score_the_named_k_as_the_default(growth):
 
 
 def test_a_hold_out_of_short_queries_scores_the_named_k_as_the_default():
-    X, y, qid = _data(700)                      # about 2,450 rows: half of them a hold-out of 1,000 rows or more
+    X, y, qid = short_queries(0, 700, n_features=4)  # ~2,450 rows: half of them a hold-out of 1,000 rows or more
     seed = next(s for s in range(20) if _short_held_out(qid, 0.5, s) == ("holdout", [True]))
     params = dict(learner=LEARNER, n_iter=10, early_stopping=True, validation_fraction=0.5, random_state=seed)
     named = rankcore.boost(scoring="ndcg@k:10", **params).fit(X, y, qid=qid)
@@ -65,17 +54,17 @@ def test_a_hold_out_of_short_queries_scores_the_named_k_as_the_default():
 
 @pytest.mark.parametrize("spec", ["ndcg@k:13", "prec@k:13"])
 def test_a_k_beyond_every_training_query_is_refused(spec):
-    X, y, qid = _data(60)
+    X, y, qid = short_queries(0, 60, n_features=4)
     with pytest.raises(ValueError, match=rf"metric '{spec}': k = 13 is larger than every query \(the largest has 12 "
                                          r"rows\), so no query is cut at k; choose k <= 12"):
         rankcore.boost(learner=LEARNER, scoring=spec, n_iter=5, early_stopping=True, random_state=0).fit(X, y, qid=qid)
 
 
 def test_an_eval_set_is_judged_on_its_own():
-    X, y, qid = _data(60)
-    X_short, y_short, q_short = _data(20, seed=1, long=0)
+    X, y, qid = short_queries(0, 60, n_features=4)
+    X_short, y_short, q_short = short_queries(1, 20, 0, n_features=4)
     model = rankcore.boost(learner=LEARNER, scoring="ndcg@k:10", n_iter=5, early_stopping=True, random_state=0)
     with pytest.raises(ValueError, match=r"k = 10 is larger than every query \(the largest has 5 rows\)"):
         model.fit(X, y, qid=qid, eval_set=(X_short, y_short, q_short))
-    X_long, y_long, q_long = _data(20, seed=2, long=11)
+    X_long, y_long, q_long = short_queries(2, 20, 11, n_features=4)
     assert model.fit(X, y, qid=qid, eval_set=(X_long, y_long, q_long)).validation_scores_.shape[0] > 0
