@@ -101,7 +101,7 @@ def random_state_kind(*, generator: bool = True, legacy: bool = True) -> Kind:
     def check(value: Any) -> Any:
         return check_random_state_param(value, generator=generator, legacy=legacy)
 
-    return Kind(f"None, an integer >= 0 or a numpy {names}", check, type_doc=f"int, {names} or None")
+    return Kind(f"None, an integer in [0, 2**32 - 1] or a numpy {names}", check, type_doc=f"int, {names} or None")
 
 
 def _check_n_jobs(value: Any) -> Any:

@@ -39,6 +39,7 @@ __all__ = [
     "read_float",
     "read_int",
     "legacy_numbers",
+    "reading_model_file",
     "REQUIRED",
     "Kind",
     "Parameter",
@@ -256,6 +257,12 @@ def legacy_numbers():
         _LEGACY_NUMBERS.reset(token)
 
 
+def reading_model_file() -> bool:
+    """Whether the caller runs within :func:`legacy_numbers` (a model file being restored): a check tightened
+    since a file could have been saved (an integer ``random_state`` of 2**32 or more) accepts what it did then."""
+    return _LEGACY_NUMBERS.get()
+
+
 def _legacy_float(text: str) -> float | None:
     """``float(text)`` inside :func:`legacy_numbers` when finite, else None."""
     if not _LEGACY_NUMBERS.get():
@@ -342,13 +349,26 @@ def _to_bool(value: Any) -> bool:
     raise ValueError(f"expected true or false, got {value!r}")
 
 
+#: The largest count a "k" takes: 2**53, the last integer a double holds exactly, as kernels read k in doubles
+#: (no data set has more rows).
+MAX_COUNT = 2**53
+
+
 def count_or_fraction(value: Any) -> int | float:
-    """Parameter kind for "k": an integer count >= 1 or a fraction in (0, 1).
+    """Parameter kind for "k": an integer count in [1, 2**53] or a fraction in (0, 1).
 
     ``"10"`` and ``10`` give the count 10; ``"0.05"`` and ``0.05`` give the
-    fraction 0.05; ``"10.0"`` gives the count 10.
+    fraction 0.05; ``"10.0"`` gives the count 10.  A count beyond
+    :data:`MAX_COUNT` (``1e308``) is refused here, by name, rather than by a
+    kernel that reads it in a double or counts in C long.
     """
-    number = float(_parsed_number(value, boolean="a boolean is neither"))
+    if isinstance(value, str) and _INTEGER_RE.fullmatch(value.strip()):
+        value = read_int(value)             # exactly: 9223372036854775807 is no double
+    value = _parsed_number(value, boolean="a boolean is neither")
+    try:
+        number = float(value)
+    except OverflowError:               # an int beyond the doubles (10**400)
+        raise ValueError(f"a count above 2**53 = {MAX_COUNT}, more rows than any data set has") from None
     if not math.isfinite(number):
         raise ValueError("not a finite number")
     if number <= 0:
@@ -357,7 +377,10 @@ def count_or_fraction(value: Any) -> int | float:
         return number
     if not number.is_integer():
         raise ValueError("above 1, so a count, but not a whole count")
-    return int(number)
+    count = int(value) if isinstance(value, numbers.Integral) else int(number)
+    if count > MAX_COUNT:
+        raise ValueError(f"a count above 2**53 = {MAX_COUNT}, more rows than any data set has")
+    return count
 
 
 count_or_fraction.__name__ = "a whole count >= 1 or a fraction in (0, 1)"

@@ -20,6 +20,7 @@ import numpy as np
 from . import _cpus, _openmp
 from ._categories import check_numeric_categories, encode_categories
 from ._numbers import as_numeric_array, missing_labels
+from ._sparse_checks import check_sparse_structure
 
 __all__ = [
     "is_list_of_eval_sets",
@@ -359,93 +360,6 @@ def check_matrix(
     return arr
 
 
-#: The compressed formats: (index array along the rows or columns, the word for one of its entries).
-_COMPRESSED = {"csr": ("row", "column"), "csc": ("column", "row"), "bsr": ("block row", "block column")}
-
-
-def check_sparse_structure(X: Any, *, name: str = "X") -> None:
-    """Refuse a scipy.sparse matrix whose index arrays do not describe a matrix of its shape.
-
-    scipy checks only the lengths when it builds a matrix from
-    ``(data, indices, indptr)`` and nothing when the arrays are assigned
-    later, while its conversions (``tocsc``, ``tocsr``) and rankcore's
-    kernels trust them: an out-of-range or negative index, or an ``indptr``
-    that decreases, reads or writes outside the arrays.  Checked here, in
-    O(nnz) time and without copying: for CSR, CSC and BSR the length,
-    first and last entries and monotonicity of ``indptr``, the lengths of
-    ``indices`` and ``data``, and every stored index against the shape; for
-    COO the row and column of every entry.  Other formats keep no index
-    arrays to trust.
-
-    Raises
-    ------
-    ValueError
-        Naming ``name``, the array at fault, the rule and the value found.
-    """
-    fmt = getattr(X, "format", None)
-    if fmt not in ("csr", "csc", "bsr", "coo") or len(X.shape) != 2:
-        return
-    shape = tuple(int(v) for v in X.shape)
-    where = f"{name}: malformed sparse {fmt.upper()} matrix of shape {shape}"
-    if fmt == "coo":
-        data = np.asarray(X.data)
-        for label, bound in (("row", shape[0]), ("col", shape[1])):
-            index = _index_array(getattr(X, label), f"{where}: {label}")
-            if index.shape[0] != data.shape[0]:
-                raise ValueError(f"{where}: {label} and data must have the same length, got "
-                                 f"{index.shape[0]} and {data.shape[0]}")
-            k = _first_outside(index, bound)
-            if k is not None:
-                raise ValueError(f"{where}: every {label} index must lie in [0, {bound}), got {int(index[k])} "
-                                 f"at stored value {k}")
-        return
-    major, minor = _COMPRESSED[fmt]
-    if fmt == "bsr":
-        block_rows, block_columns = (int(v) for v in X.blocksize)
-        n_major, n_minor = shape[0] // block_rows, shape[1] // block_columns
-    else:
-        n_major, n_minor = (shape[0], shape[1]) if fmt == "csr" else (shape[1], shape[0])
-    indptr = _index_array(X.indptr, f"{where}: indptr")
-    indices = _index_array(X.indices, f"{where}: indices")
-    n_data = int(np.shape(X.data)[0]) if np.ndim(X.data) else 0
-    if indptr.shape[0] != n_major + 1:
-        raise ValueError(f"{where}: indptr must have one entry per {major} plus one ({n_major + 1}), "
-                         f"got {indptr.shape[0]}")
-    if indices.shape[0] != n_data:
-        raise ValueError(f"{where}: indices and data must have the same length, got {indices.shape[0]} "
-                         f"and {n_data}")
-    if int(indptr[0]) != 0:
-        raise ValueError(f"{where}: indptr must start at 0, got {int(indptr[0])}")
-    steps = np.diff(indptr)
-    if steps.size and int(steps.min()) < 0:
-        i = int(np.flatnonzero(steps < 0)[0])
-        raise ValueError(f"{where}: indptr must not decrease, got {int(indptr[i])} then {int(indptr[i + 1])} "
-                         f"at {major} {i}")
-    nnz = int(indptr[-1])
-    if nnz > n_data:
-        raise ValueError(f"{where}: indptr ends at {nnz}, past the {n_data} stored values")
-    k = _first_outside(indices[:nnz], n_minor)
-    if k is not None:
-        i = int(np.searchsorted(indptr, k, side="right") - 1)
-        raise ValueError(f"{where}: every {minor} index must lie in [0, {n_minor}), got {int(indices[k])} "
-                         f"in {major} {i}")
-
-
-def _index_array(values: Any, what: str) -> np.ndarray:
-    """``values`` as a 1-D integer array (no copy), or a ValueError saying what it is instead."""
-    arr = np.asarray(values)
-    if arr.ndim != 1 or arr.dtype.kind not in "iu":
-        raise ValueError(f"{what} must be a 1-D array of integers, got dtype {arr.dtype} and shape {arr.shape}")
-    return arr
-
-
-def _first_outside(index: np.ndarray, bound: int) -> int | None:
-    """The position of the first entry of ``index`` outside [0, bound), or None."""
-    if index.size == 0 or (int(index.min()) >= 0 and int(index.max()) < bound):
-        return None
-    return int(np.flatnonzero((index < 0) | (index >= bound))[0])
-
-
 _RESHAPE_HINT = "; reshape a single sample with X.reshape(1, -1) (a single feature: X.reshape(-1, 1))"
 
 
@@ -559,18 +473,32 @@ def check_random_state_param(random_state: Any, *, name: str = "random_state", g
                              legacy: bool = True) -> Any:
     """Check a ``random_state`` parameter without drawing from it: the one check of every ``random_state``.
 
-    Accepts ``None``, a non-negative integer seed, a
-    :class:`numpy.random.RandomState` (unless ``legacy=False``) and a
-    :class:`numpy.random.Generator` (unless ``generator=False``).  Returns the
-    value unchanged.
+    Accepts ``None``, an integer seed in [0, 2**32 - 1] (NumPy's ``RandomState``'s and scikit-learn's range, so
+    every estimator takes the same seeds, whatever it seeds), a :class:`numpy.random.RandomState` (unless
+    ``legacy=False``) and a :class:`numpy.random.Generator` (unless ``generator=False``).  Returns the value.
     """
     kinds = tuple(t for t, ok in ((np.random.RandomState, legacy), (np.random.Generator, generator)) if ok)
     if random_state is None or isinstance(random_state, kinds):
         return random_state
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
+    if (isinstance(random_state, numbers.Integral) and not isinstance(random_state, (bool, np.bool_))
+            and 0 <= random_state and (random_state <= MAX_SEED or _saved_seed())):
         return random_state
     allowed = " or ".join(n for n, ok in (("RandomState", legacy), ("Generator", generator)) if ok)
-    raise ValueError(f"{name}: expected None, a non-negative integer seed or a numpy {allowed}, got {random_state!r}")
+    integer = isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
+    shown = _short(random_state) if integer else repr(random_state)
+    raise ValueError(f"{name}: expected None, a non-negative integer seed below 2**32 or a numpy {allowed}, "
+                     f"got {shown}")
+
+
+MAX_SEED = 2**32 - 1     #: The largest integer ``random_state``.
+
+
+def _saved_seed() -> bool:
+    """A seed of 2**32 or more is a model file's, saved before the limit (the push estimators, ExactBoost and
+    KernelRanker took such seeds then): it loads still."""
+    from .spec import reading_model_file           # the same layer; imported here, on this rare path only
+
+    return reading_model_file()
 
 
 def int_seed(random_state: Any) -> Any:

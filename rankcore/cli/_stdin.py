@@ -27,7 +27,10 @@ name goes with the copy, so a later command in the same process (one that
 calls :func:`rankcore.cli.main` again) has its own paths named as given.
 ``SIGTERM`` and ``SIGHUP`` (``kill``, ``timeout``, a closed terminal) end a
 command reading standard input through its clean-up, as Ctrl-C does, rather
-than leaving a copy of gigabytes behind.
+than leaving a copy of gigabytes behind.  A command killed outright
+(``SIGKILL``, a power loss) cannot clean up: its copy's directory is named
+for its process, and the next command that copies standard input removes
+such leftovers first (:mod:`rankcore.cli._stdin_leftovers`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ import tempfile
 import threading
 
 from . import CommandError
+from ._stdin_leftovers import make_copy_directory, remove_leftovers
 
 __all__ = ["STDIN", "SHOWN", "DATA_OPTIONS", "stdin_inputs", "shown", "source_name"]
 
@@ -95,6 +99,7 @@ def stdin_inputs(args):
     with _ended_by_signals():
         directory = _private_directory(option)
         try:
+            remove_leftovers(os.path.dirname(directory))    # before the copy: the room they hold may be needed
             path = _spool(option, directory, getattr(args, "data_format", None))
             setattr(args, dest, path)
             yield
@@ -134,9 +139,10 @@ def _exit_on_signal(signum, frame):
 
 
 def _private_directory(option: str) -> str:
-    """A new directory for the copy, private to this process, in the temporary directory (``TMPDIR``)."""
+    """A new directory for the copy, private to this process and named for it, in the temporary directory
+    (``TMPDIR``)."""
     try:
-        return tempfile.mkdtemp(prefix="rankcore-stdin-")
+        return make_copy_directory(tempfile.gettempdir())
     except OSError as exc:
         raise CommandError(f"{option} -: cannot make a temporary directory in {tempfile.gettempdir()} to copy "
                            f"{SHOWN} to ({exc.strerror or exc}); set TMPDIR to a writable directory") from None

@@ -156,7 +156,8 @@ class Kernel(Component):
             # Finite data can still overflow a kernel (|x| ~ 1e200 squared): an input
             # problem, reported as such (a ValueError), not as a bug.
             raise ValueError(f"{owner}: the kernel values are not finite on these data (NaN or infinite); "
-                             "the features are too large for this kernel: scale them")
+                             f"the features (up to {scale:.3g} in size) or the kernel's parameters are too large for "
+                             "it: scale the features, or lower the parameters")
         return out
 
     def diagonal(self, X: Any, *, n_threads: Any = None) -> np.ndarray:

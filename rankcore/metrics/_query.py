@@ -231,6 +231,10 @@ def _scaled_per_query(gains: np.ndarray, queries) -> np.ndarray:
     return np.ldexp(gains, -exponent[queries.codes])
 
 
+#: The largest ``max_grade`` of ``err@k`` (2^-1000 is a normal double: the stopping probabilities keep their digits).
+MAX_ERR_GRADE = 1000.0
+
+
 class ERR(QueryMetric):
     """Expected reciprocal rank of the first k places, averaged over queries (higher is better).
 
@@ -245,8 +249,11 @@ class ERR(QueryMetric):
         _K,
         _TIES,
         _EMPTY,
-        Parameter("max_grade", float, default=None, minimum=0.0, exclusive_minimum=True,
-                  doc="g_max of the stopping probability (2^g - 1) / 2^g_max; default: the largest grade"),
+        # at most 1000: 2^-g_max stays a normal double; beyond about 1074 every stopping probability rounds to 0
+        # and ERR is 0 for any ranking
+        Parameter("max_grade", float, default=None, minimum=0.0, exclusive_minimum=True, maximum=MAX_ERR_GRADE,
+                  doc="g_max of the stopping probability (2^g - 1) / 2^g_max, at most 1000; default: the largest "
+                      "grade"),
     )
     examples = ("err@k:10", "err@k:5,max_grade=4,ties=first,empty=0")
 

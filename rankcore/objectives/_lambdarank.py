@@ -251,9 +251,10 @@ class LambdaRankObjective(ValuelessQueryObjective):
     name = "lambdarank"
     aliases = ("lambdamart",)
     parameters = (
-        Parameter("truncation", int, default=DEFAULT_TRUNCATION, minimum=1,
+        Parameter("truncation", int, default=DEFAULT_TRUNCATION, minimum=1, maximum=2**31 - 1,
                   doc="pairs need one row among this many top places of the query (LightGBM's "
-                      "lambdarank_truncation_level); also the depth of the ideal DCG"),
+                      "lambdarank_truncation_level); also the depth of the ideal DCG (a level beyond the "
+                      "largest query truncates nothing)"),
         Parameter("sigmoid", float, default=1.0, minimum=0.0, exclusive_minimum=True, maximum=1e6,
                   doc="σ > 0 of the RankNet probability 1 / (1 + e^(σ Δs))"),
         Parameter("norm", bool, default=True,

@@ -36,8 +36,10 @@ K_PER_BATCH = Parameter("k_per_batch", Kind("None, an integer count or a fractio
 BATCH_SIZE = Parameter("batch_size", int, default=64, minimum=1, nullable=True, rule="a positive integer", doc="""
     Rows per mini-batch; None uses the whole data as one batch.""")
 
-N_EPOCHS = Parameter("n_epochs", int, default=25, minimum=1, rule="a positive integer", doc="""
-    Passes over the data in :meth:`fit` (the iterations of ``callbacks`` and ``training_curve_``).""")
+N_EPOCHS = Parameter("n_epochs", int, default=25, minimum=1, maximum=2**31 - 1,
+                     rule="a positive integer, at most 2147483647", doc="""
+    Passes over the data in :meth:`fit` (the iterations of ``callbacks`` and ``training_curve_``); at most
+    2**31 - 1, as a round count of LightGBM's (every pass runs: 1e308 would never end).""")
 
 #: The parameters both estimators end with (defaults: Perceptron@k's).
 _COMMON_TAIL = (

@@ -88,9 +88,14 @@ __all__ = ["PrecAtKAvg", "PrecAtKMax", "PrecAtKRamp", "PrecAtKStruct", "SURROGAT
 #: Default width of the tie-break offset of the training scores (a tenth of the surrogates' unit margin).
 TIE_BREAK = 0.1
 
+#: The widest tie-break offset: the offset moves J by up to its width, on a scale where the surrogates' margin is
+#: 1, so a wider one outweighs the objective it only breaks ties in (and near 1e308 the start scores overflow).
+MAX_TIE_BREAK = 100.0
+
 _TIE_BREAK_PARAMETER = Parameter(
-    "tie_break", float, default=TIE_BREAK, minimum=0.0,
-    doc="width of the random offset the training scores start from, breaking ties (0: start at 0)",
+    "tie_break", float, default=TIE_BREAK, minimum=0.0, maximum=MAX_TIE_BREAK,
+    doc="width of the random offset the training scores start from, breaking ties (0: start at 0; at most 100, "
+        "a hundred margins)",
 )
 
 

@@ -498,11 +498,23 @@ class KernelRanker(Ranker):
                           why=f"the centred kernel matrix of {getattr(self.kernel_, 'spec', 'the kernel')!r} is zero "
                               "on the training rows (constant features, or a length scale far from the "
                               "features' scale)")
+        elif spectrum is not None and single_filter and single_lam and np.any(spectrum.weights != 0):
+            self._warn_zero_model(coef, lams, spectrum.norm)      # (a path may well reach λ beyond the spectrum)
         if isinstance(spectrum, KrylovSpectrum):
             self.n_iter_ = spectrum.n_iter
         if spectrum is not None:
             spectrum.release()
         self._single_filter, self._single_lam = bool(single_filter), bool(single_lam)
+
+    def _warn_zero_model(self, coef: np.ndarray, lams, norm: float) -> None:
+        """The constant-model warning for a model of one filter and one λ that is 0 although y varies: a cut-off or
+        Landweber λ beyond the spectrum keeps no direction of A (``cutoff`` at lam=10 with ‖A‖ = 0.1)."""
+        if np.any(coef != 0):
+            return
+        spec = getattr(self.filters_[0], "spec", self.filters_[0])
+        warn_constant(owner="KernelRanker",
+                      why=f"filter {spec!r} at lam = {float(np.asarray(lams).reshape(-1)[0]):.3g} keeps no direction "
+                          f"of the centred kernel matrix (its largest eigenvalue is {norm:.3g}): lower lam")
 
     # ------------------------------------------------------------------
     # Prediction

@@ -127,8 +127,22 @@ class Spectrum:
         """
         return max(self.eigenvalues.shape[0], 1) * np.finfo(np.float64).eps * self.floor_scale
 
+    @property
+    def lam_ceiling(self) -> float:
+        """The largest λ that changes the model: ‖A‖/ε.
+
+        Beyond it σ/λ < ε for every eigenvalue σ <= ‖A‖, so λ·g_λ(σ) rounds
+        to its limit for every built-in filter (1 for Tikhonov and Showalter,
+        ν for iterated Tikhonov; 0 for the cut-off and Landweber, which keep
+        no direction at such λ): the coefficients only shrink as 1/λ, the
+        ranking is the same, and at λ ~ 1e308 they underflow to subnormal
+        numbers (|c| ~ 1e-310) whose digits are lost.
+        """
+        return self.norm / np.finfo(np.float64).eps
+
     def usable_lams(self, lams) -> np.ndarray:
-        """λ values clipped to :attr:`lam_floor`, with a ``RuntimeWarning`` when any was below it."""
+        """λ values clipped to [:attr:`lam_floor`, :attr:`lam_ceiling`], with a ``RuntimeWarning`` when any was
+        outside."""
         lams = np.asarray(lams, dtype=np.float64).reshape(-1)
         floor = self.lam_floor
         low = lams < floor
@@ -140,12 +154,22 @@ class Spectrum:
                 f"and would be amplified; using lam = {floor:.3g} instead",
                 RuntimeWarning, stacklevel=outside_stacklevel())
             lams = np.maximum(lams, floor)
+        ceiling = self.lam_ceiling
+        high = lams > ceiling
+        if high.any():
+            warnings.warn(
+                f"lam: {float(lams[high].max()):.3g} is above the ceiling ||A||/eps = {ceiling:.3g} of this "
+                f"training set (||A|| = {self.norm:.3g}, its largest eigenvalue): beyond it the filters no longer "
+                f"depend on the eigenvalues, so the ranking is the same, and the coefficients only shrink (to "
+                f"subnormal numbers, losing their digits, near 1e308); using lam = {ceiling:.3g} instead",
+                RuntimeWarning, stacklevel=outside_stacklevel())
+            lams = np.minimum(lams, ceiling)
         return lams
 
     def path(self, filters: Sequence[Filter], lams: np.ndarray) -> np.ndarray:
         """Coefficients for every filter and every λ: shape (len(filters), len(lams), n_support).
 
-        λ below :attr:`lam_floor` is clipped to it, with a warning.
+        λ below :attr:`lam_floor` or above :attr:`lam_ceiling` is clipped to it, with a warning.
         """
         lams = self.usable_lams(lams)
         G = filter_matrix(filters, lams, self.eigenvalues, self.norm)

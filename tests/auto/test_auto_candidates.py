@@ -337,3 +337,16 @@ def test_auto_trees_candidate_naming_columns_it_cannot_find_is_refused():
     with pytest.raises(ValueError, match=r"^candidates: 'trees:interactions=age\+zzz'.*'zzz' is not a column "
                                          r"of X \(its columns: 'age', 'income', 'height', 'weight'\)"):
         rankcore.AutoRanker(candidates=["linear", "trees:interactions=age+zzz"], cv=2).fit(frame, y)
+
+
+@pytest.mark.parametrize("spec", ["stumps:n_iter=1e308", "trees:n_iter=9223372036854775808",
+                                  "linear:n_epochs=2147483648"])
+def test_auto_candidate_iterations_beyond_a_c_int_are_refused_by_name(spec):
+    # these ran the candidate's fit for ever (every iteration count is a C int in LightGBM and XGBoost too)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    name, _, option = spec.partition(":")
+    with pytest.raises(ValueError, match=rf"candidate '{name}': {option.split('=')[0]} must be an integer >= \d and "
+                                         r"<= 2147483647"):
+        rankcore.AutoRanker(candidates=[spec], cv=2, random_state=0).fit(X, y)

@@ -65,13 +65,13 @@ def test_dask_twins_declare_client_first_and_the_in_memory_patience():
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda: rankcore.PushBoost(n_iter=0), r"^n_iter: expected an integer >= 1, got 0$"),
+    (lambda: rankcore.PushBoost(n_iter=0), r"^n_iter: expected an integer in \[1, 2147483647\], got 0$"),
     (lambda: rankcore.PushBoost(tol=float("nan")), r"^tol: expected a finite number >= 0, got nan$"),
     (lambda: rankcore.ExactBoost(n_runs="2"), r"^n_runs: expected an integer in \[1, 2147483647\], got '2'$"),
     (lambda: rankcore.SGDAtK(radius=0.0), r"^radius: expected a finite number > 0, got 0.0$"),
     (lambda: rankcore.KernelRanker(refit="yes"), r"^refit: expected True or False, got 'yes'$"),
     (lambda: rankcore.PerceptronAtK(random_state=np.random.default_rng(0)), r"^random_state: expected None, an "
-     r"integer >= 0 or a numpy RandomState, got Generator"),
+     r"integer in \[0, 2\*\*32 - 1\] or a numpy RandomState, got Generator"),
 ])
 def test_one_validation_style_names_the_parameter(make, message):
     X, y = _data()
@@ -88,14 +88,31 @@ def test_exactboost_head_beyond_its_range_is_refused_naming_head():
     rankcore.ExactBoost(metric="prec@k:5", head=1e6, n_runs=2, n_rounds=2, random_state=0).fit(X, y)
 
 
-@pytest.mark.parametrize("random_state", ["x", -1, 1.5, True])
+@pytest.mark.parametrize("random_state", ["x", -1, 1.5, True, 2**32, 10**308])
 def test_gbdt_adapters_name_random_state(random_state):
     """The adapters' random_state is checked like an estimator's and named."""
     from rankcore.gbdt import lightgbm_objective, xgboost_objective
 
     for make in (lightgbm_objective, xgboost_objective):
-        with pytest.raises(ValueError, match=r"^random_state: expected None, an integer >= 0 or a numpy Generator"):
+        with pytest.raises(ValueError, match=r"^random_state: expected None, an integer in \[0, 2\*\*32 - 1\] or a "
+                           r"numpy Generator"):
             make("prec@k-avg:0.1", random_state=random_state)
+
+
+_SEEDED = {"PushBoost": dict(n_iter=3), "ExactBoost": dict(n_runs=2, n_rounds=2), "PerceptronAtK": dict(n_epochs=2),
+           "SGDAtK": dict(n_epochs=2), "KernelRanker": {}, "AutoRanker": dict(candidates=["stumps:n_iter=3"], cv=2)}
+
+
+@pytest.mark.parametrize("name", sorted(_SEEDED))
+@pytest.mark.parametrize("seed", [2**32, 2**63, 10**308])
+def test_a_seed_beyond_2_32_is_refused_naming_random_state(name, seed):
+    """Seeds of 2**32 and beyond: NumPy's RandomState (Perceptron@k, SGD@k, AutoRanker's candidates) raised its own
+    "Seed must be between 0 and 2**32 - 1" naming nothing, while the other estimators took them; now every
+    estimator takes the seeds [0, 2**32 - 1], as scikit-learn and --random-state do."""
+    X, y = _data()
+    with pytest.raises(ParameterError, match=r"^random_state: expected None, an integer in \[0, 2\*\*32 - 1\]"):
+        getattr(rankcore, name)(random_state=seed, **_SEEDED[name]).fit(X, y)
+    getattr(rankcore, name)(random_state=2**32 - 1, **_SEEDED[name]).fit(X, y)
 
 
 def test_price_typo_names_the_parameter_and_suggests_the_name():
@@ -135,7 +152,7 @@ def test_estimators_resolve_from_specs_and_round_trip():
     assert rankcore.resolve("estimator", "sgd@k").spec == "SGDAtK"
     with pytest.raises(rankcore.SpecError, match="unknown parameter"):
         rankcore.resolve("estimator", "PushBoost:nosuch=1")
-    with pytest.raises(rankcore.SpecError, match="n_iter: expected an integer >= 1"):
+    with pytest.raises(rankcore.SpecError, match=r"n_iter: expected an integer in \[1, 2147483647\]"):
         rankcore.resolve("estimator", "PushBoost:n_iter=0")
 
 

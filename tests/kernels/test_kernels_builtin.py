@@ -176,5 +176,16 @@ def test_kernel_overflow_on_huge_finite_data_is_a_value_error():
     """Found by the load_model fuzzing: |x| ~ 1e200 overflows poly; an input error, not a bug."""
     X = np.array([[1e200, 0.0], [0.0, 1.0]])
     kernel = rankcore.get_registry().resolve("kernel", "poly:2,gamma=1")
-    with pytest.raises(ValueError, match="not finite on these data.*scale them"):
+    with pytest.raises(ValueError, match=r"not finite on these data.*features \(up to 1e\+200 in size\).*scale "
+                                         r"the features"):
         kernel(X)
+
+
+@pytest.mark.parametrize("spec", ["poly:coef0=1e308", "poly:degree=100,coef0=1e10"])
+def test_kernel_overflow_from_its_parameters_says_so(spec):
+    """coef0=1e308 on features of ordinary size: the message blamed the features alone."""
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match=r"kernel 'poly:.*': the kernel values are not finite on these data .* or the "
+                                         r"kernel's parameters are too large for it: .* lower the parameters"):
+        rankcore.KernelRanker(kernel=spec).fit(X, y)

@@ -293,3 +293,28 @@ def test_k_beyond_every_query_names_the_queries_even_beyond_the_rows(spec):
         per_query(y, scores, spec, qid=qid)
     with pytest.raises(ValueError, match=message):
         confidence_interval(y, scores, spec, qid=qid, n_boot=100, random_state=0)
+
+
+@pytest.mark.parametrize("top", ["1001", "1100", "1e308"])
+def test_err_max_grade_beyond_1000_is_refused_by_name(top):
+    # 2^-g_max underflowed to 0 (and beyond 1074 every stopping probability with it): ERR was 0 for any ranking
+    y, scores, qid = [3.0, 0.0, 1.0, 2.0, 0.0], [0.5, 0.2, 0.1, 0.4, 0.3], [1, 1, 1, 2, 2]
+    with pytest.raises(ValueError, match=r"max_grade must be a number > 0 and <= 1000, got "):
+        rankcore.evaluate(y, scores, f"err@k:2,max_grade={top}", qid=qid)
+    values = per_query(y, scores, "err@k:2,max_grade=1000,ties=first", qid=qid).values
+    assert (values > 0).all() and np.isfinite(values).all()
+    # the first query: its grade 3 on top stops with R = (2^3 - 1) / 2^1000, its grade 0 next never
+    assert values[0] == pytest.approx(7 * 2.0 ** -1000, rel=1e-12)
+
+
+@pytest.mark.parametrize("spec", ["prec@k:1e308", "ndcg@k:1e308", "err@k:9007199254740993", "map@k:1e20",
+                                  "prec@k:100000000000000000000000000000000000000000000"])
+def test_a_count_beyond_2_53_is_refused_by_name(spec):
+    # such a k reached the kernels: ExactBoost's tie-break kernel raised NumPy's TypeError (isfinite of a huge int)
+    y, scores, qid = [1, 0, 1, 0, 1, 0], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [0, 0, 0, 1, 1, 1]
+    with pytest.raises(ValueError, match=r"k must be a whole count >= 1 or a fraction in \(0, 1\), got .*a count "
+                                         r"above 2\*\*53"):
+        rankcore.evaluate(y, scores, spec, qid=qid)
+    with pytest.raises(ValueError, match=r"tie_break=.*k must be .*a count above 2\*\*53"):
+        rankcore.ExactBoost(tie_break="prec@k:1e308", n_runs=2, n_rounds=2).fit(
+            np.arange(12.0).reshape(6, 2), [1, 0, 1, 0, 1, 0])

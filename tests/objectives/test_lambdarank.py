@@ -389,3 +389,18 @@ def test_norm_must_be_true_or_false(norm):
 def test_bad_input(y, f, match):
     with pytest.raises(ValueError, match=match):
         LambdaRank().gradient_hessian(np.array(y, dtype=float), np.array(f, dtype=float), check_qid([1, 1, 1], 3))
+
+
+@pytest.mark.parametrize("level", ["2147483648", "9223372036854775808", "1e308"])
+def test_a_truncation_beyond_any_place_is_refused_by_name(level):
+    # 1e308 reached NumPy as an OverflowError (Python int too large to convert to C long)
+    import rankcore
+
+    y, qid, f = _data(0)
+    X = np.column_stack([f, np.arange(f.size) % 7])
+    with pytest.raises(SpecError, match=r"truncation must be an integer >= 1 and <= 2147483647"):
+        rankcore.boost(objective=f"lambdarank:truncation={level}", learner="trees", n_iter=2).fit(X, y, qid=qid)
+    wide, whole = (rankcore.boost(objective=f"lambdarank:truncation={t}", learner="trees:min_samples_leaf=2",
+                                  n_iter=3, random_state=0).fit(X, y, qid=qid).decision_function(X)
+                   for t in (2**31 - 1, f.size))
+    np.testing.assert_array_equal(wide, whole)             # a level beyond every query truncates nothing

@@ -316,3 +316,29 @@ def test_the_kernel_form_refuses_scores_of_another_length():
     term = QueryRMSETerm(y, check_qid(qid, len(y)), w)
     with pytest.raises(ValueError, match=r"scores: expected one value per row \(\d+\), got shape \(\d+,\)"):
         term.add_to(f[:-1], 1.0, None)
+
+
+@pytest.mark.parametrize("weight", ["1000001", "1e200", "1e308"])
+def test_query_rmse_beyond_a_million_is_refused_by_name(weight):
+    # near 1e200 the scaled gradients and curvature overflowed: the trees found no split, a constant model, with a
+    # warning that blamed the learner
+    import rankcore
+
+    X, y, qid = _small_queries(1)
+    with pytest.raises(SpecError, match=r"query_rmse must be a number >= 0 and <= 1e\+06"):
+        rankcore.boost(learner="trees", objective=f"push:query_rmse={weight}", n_iter=2).fit(X, y, qid=qid)
+    big = rankcore.boost(learner="trees", objective="push:query_rmse=1e6", n_iter=5, random_state=0)
+    assert big.fit(X, y, qid=qid).n_iter_ == 5 and big.score(X, y, qid=qid) > 0.9
+
+
+@pytest.mark.parametrize("level", ["2147483648", "1e308"])
+def test_a_discount_truncation_beyond_any_place_is_refused_by_name(level):
+    # 1e308 reached the place kernel as an OverflowError (Python int too large to convert to C ssize_t)
+    import rankcore
+
+    X, y, qid = _small_queries(1)
+    with pytest.raises(SpecError, match=r"truncation must be an integer >= 0 and <= 2147483647"):
+        rankcore.boost(objective=f"push:discount=sum,truncation={level}", n_iter=2).fit(X, y, qid=qid)
+    wide, whole = (rankcore.boost(objective=f"push:discount=sum,truncation={t}", n_iter=4, random_state=0)
+                   .fit(X, y, qid=qid).decision_function(X) for t in (2**31 - 1, 0))
+    np.testing.assert_array_equal(wide, whole)             # a level beyond every query truncates nothing

@@ -100,3 +100,18 @@ def test_legacy_numbers_reads_integers_exactly():
     with legacy_numbers():
         assert read_int("12_345_678_901_234_567_891") == 12345678901234567891     # int(), not float()
         assert read_float("1e-400") == 0.0 and read_int("٢") == 2
+
+
+def test_a_file_saved_with_a_seed_of_2_to_the_32_or_more_still_loads(fitted, tmp_path):
+    # the push estimators took such seeds before every random_state was limited to [0, 2**32 - 1]
+    model, X, y = fitted
+    data = model_to_dict(model)
+    path = tmp_path / "seed.json"
+    path.write_text(json.dumps(resign({**data, "params": {**data["params"], "random_state": 2**40}})))
+    loaded = load_model(path)
+    assert loaded.random_state == 2**40
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    with pytest.raises(ValueError, match=r"random_state: .*2\*\*32"):   # new input: the limit
+        loaded.fit(X, y)
+    with pytest.raises(ValueError, match=r"random_state: .*2\*\*32"):
+        PushBoost(random_state=2**32).fit(X, y)

@@ -162,3 +162,14 @@ def test_partial_fit_names_labels_of_mixed_types(cls, y):
     X = np.random.default_rng(0).normal(size=(6, 2))
     with pytest.raises(TypeError, match=r"^y: labels of mixed types cannot be ordered"):
         {"SGDAtK": SGDAtK, "PerceptronAtK": PerceptronAtK}[cls]().partial_fit(X, np.array(y, dtype=object))
+
+
+@pytest.mark.parametrize("cls", [PerceptronAtK, SGDAtK])
+@pytest.mark.parametrize("n_epochs", [2**31, 2**63, 10**308])
+def test_epochs_beyond_a_c_int_are_refused_by_name(cls, n_epochs):
+    # every pass runs (no convergence stop): 10**308 passes never ended
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match=r"^n_epochs: expected a positive integer, at most 2147483647, got "):
+        cls(n_epochs=n_epochs).fit(X, y)

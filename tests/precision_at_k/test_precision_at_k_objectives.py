@@ -252,3 +252,16 @@ def test_boosted_avg_surrogate_generalizes_on_real_data():
     assert model.n_iter_ >= 8
     assert model.objective_values_[-1] < 0.5 * model.objective_values_[0]
     assert prec_at_k(y_te, model.decision_function(X_te), 20) >= 0.9          # base rate: 0.37
+
+
+@pytest.mark.parametrize("spec", ["prec@k-avg:5", "prec@k-max:5", "prec@k-ramp:5", "prec@k-struct"])
+@pytest.mark.parametrize("width", ["100.5", "1e20", "1e308"])
+def test_a_tie_break_wider_than_100_margins_is_refused_by_name(spec, width):
+    """1e308: the start scores overflowed, a FloatingPointError blaming "weights or scores too large" (or, for
+    prec@k-avg, a fit that went on with J drowned by the offset)."""
+    y, _ = _data()
+    X = np.arange(y.size, dtype=float).reshape(-1, 1) % 7
+    sep = "," if ":" in spec else ":"
+    with pytest.raises(ValueError, match=r"tie_break must be a number >= 0 and <= 100, got"):
+        _boost()(objective=f"{spec}{sep}tie_break={width}", learner="stumps", n_iter=3).fit(X, y)
+    assert rankcore.resolve("objective", f"{spec}{sep}tie_break=100").tie_break_scale == 100.0

@@ -161,7 +161,10 @@ def test_any_two_labels_the_greater_is_relevant():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"n_iter": 0}, r"n_iter: expected an integer >= 1, got 0"),
+    ({"n_iter": 0}, r"n_iter: expected an integer in \[1, 2147483647\], got 0"),
+    # beyond a C int: 2**63 and 10**308 ran until convergence, which may never come (the sweep's hangs)
+    ({"n_iter": 2**31}, r"n_iter: expected an integer in \[1, 2147483647\], got 2147483648"),
+    ({"n_iter": 10**308}, r"n_iter: expected an integer in \[1, 2147483647\], got 1000"),
     ({"tol": -1.0}, r"tol: expected a finite number >= 0, got -1.0"),
     ({"tol": float("nan")}, r"tol: expected a finite number >= 0, got nan"),
     ({"early_stopping": "yes"}, r"early_stopping: expected True, False or 'auto', got 'yes'"),

@@ -1,4 +1,5 @@
-"""λ below the rounding floor of the spectrum is clipped with a warning."""
+"""λ below the rounding floor of the spectrum, or above its ceiling, is clipped with a warning; a λ whose model is
+zero says so."""
 
 import warnings
 
@@ -53,3 +54,38 @@ def test_usual_lambdas_give_no_warning():
         # (seeded: the hold-out split decides whether the best lambda lands at an end of the grid,
         # which warns by design -- GridEdgeWarning)
         KernelRanker(kernel="rbf:1.0", lam="holdout", random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("lam", [1e20, 1e308])
+@pytest.mark.parametrize("filter", FILTERS)
+def test_huge_lambda_is_clipped_to_the_ceiling_with_a_warning(filter, lam):
+    """λ = 1e308 gave coefficients of 1e-310 (subnormal: digits lost) and no word; above ‖A‖/ε the filters no
+    longer depend on the eigenvalues, so λ is clipped there, with the same ranking."""
+    X, y = _data()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = KernelRanker(kernel="rbf:1.0", lam=lam, filter=filter).fit(X, y)
+    assert any("above the ceiling" in str(w.message) and issubclass(w.category, RuntimeWarning) for w in caught)
+    ceiling = model.spectrum_.max() / np.finfo(float).eps
+    assert model.lam_ == pytest.approx(ceiling, rel=1e-12)
+    coef = np.abs(model.dual_coef_)
+    if filter in ("cutoff", "landweber"):              # no direction kept at such λ: a constant model, said so
+        assert not coef.any()
+        assert any("keeps no direction" in str(w.message) for w in caught)
+        return
+    assert coef.max() > 1e-30                           # normal doubles, not subnormal
+    limit = KernelRanker(kernel="rbf:1.0", lam=ceiling / 1e3, filter=filter).fit(X, y)
+    assert np.array_equal(np.argsort(model.decision_function(X), kind="stable"),
+                          np.argsort(limit.decision_function(X), kind="stable"))
+
+
+@pytest.mark.parametrize("filter", ["cutoff", "landweber"])
+def test_a_lambda_that_keeps_no_direction_warns_of_a_constant_model(filter):
+    """cutoff (and landweber) at λ = 10, above ‖A‖ ≈ 0.1: the zero model, which used to come without a word."""
+    X, y = _data()
+    with pytest.warns(UserWarning, match=rf"constant .* filter '{filter}' at lam = 10 keeps no direction"):
+        model = KernelRanker(kernel="rbf:1.0", lam=10.0, filter=filter).fit(X, y)
+    assert model.spectrum_.max() < 10 and not np.abs(model.dual_coef_).any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        KernelRanker(kernel="rbf:1.0", lam=1e-3, filter=filter).fit(X, y)

@@ -9,15 +9,23 @@ Either may be gzipped (``X.npy.gz``, ``X.npz.gz``, or gzip data piped in), which
 
 The gzip data is read to its end, so a damaged stream (cut short, a bad checksum) is an error naming it, never
 rows read from part of it.
+
+NumPy stops reading at the end of the array, and would ignore what follows: two arrays saved one after the other
+to one open file, or two ``.npy.gz`` files joined with ``cat`` (two gzip members, read as one stream), would read
+as the first array alone.  So an ``.npy`` file must end with its array -- the bytes after it are counted (of a
+file, from its size; of gzip data, as it is read to its end anyway) and refused, saying how many -- and so must
+each array in an ``.npz`` archive, and the archive must be the whole file (a zip archive is found from the end of
+the file, so two joined archives would read as the last one alone).
 """
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import io
+import os
+import zipfile
 import zlib
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +39,10 @@ _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 _GZIP_MAGIC = b"\x1f\x8b"
 #: What a damaged gzip stream raises as it is read (``gzip.BadGzipFile`` is an OSError).
 _GZIP_ERRORS = (OSError, EOFError, zlib.error)
+#: The record that ends a zip archive (22 bytes and the archive's comment), and how far from the end zipfile looks.
+_ZIP_END = b"PK\x05\x06"
+_ZIP_END_SIZE = 22
+_ZIP_END_SEARCH = (1 << 16) + _ZIP_END_SIZE
 
 
 def _head(source: str) -> tuple[bytes, bool]:
@@ -50,29 +62,86 @@ def _head(source: str) -> tuple[bytes, bool]:
     return head, True
 
 
-@contextlib.contextmanager
-def _numpy_input(source: str, head: bytes, gzipped: bool) -> Iterator[Any]:
-    """What ``np.load`` reads for ``source``: its path, or its gzipped content -- a stream for an array, the
-    decompressed bytes in memory for an archive (see the module's docstring) -- read to the end of the gzip data
-    when done with, so that a bad checksum is found."""
+def _archive_input(source: str, gzipped: bool) -> Any:
+    """What ``np.load`` reads for the archive ``source``: its path, or its gzipped content decompressed into memory
+    (see the module's docstring), the gzip data read to its end (so that a bad checksum is found)."""
     if not gzipped:
-        yield source
-        return
-    if head.startswith(_ZIP_MAGICS):
-        try:
-            with gzip.open(source, "rb") as fh:
-                content = io.BytesIO(fh.read())      # one decompressed copy of the archive
-        except _GZIP_ERRORS as exc:
-            raise DataError(f"{source}: damaged gzip data ({exc})") from None
-        yield content
-        return
+        return source
     try:
         with gzip.open(source, "rb") as fh:
-            yield fh
-            while fh.read(1 << 20):                  # the rest, to the checksum at the end of the gzip data
-                pass
+            return io.BytesIO(fh.read())             # one decompressed copy of the archive
     except _GZIP_ERRORS as exc:
         raise DataError(f"{source}: damaged gzip data ({exc})") from None
+
+
+def _stream_array(fh, source: str, what: str, *, stat_size: bool) -> np.ndarray:
+    """The array of the .npy stream ``fh``, never unpickled; a DataError when bytes follow it (``what``: where the
+    array is, for the message).  ``stat_size``: ``fh`` is a file, whose size says how many bytes are left;
+    otherwise the rest is read and counted a block at a time (a gzip stream's rest is read anyway, to its
+    checksum)."""
+    array = np.lib.format.read_array(fh, allow_pickle=False)
+    first = fh.read(len(_NPY_MAGIC))
+    if stat_size:
+        rest = os.fstat(fh.fileno()).st_size - fh.tell() + len(first)
+    else:
+        rest = len(first)
+        while block := fh.read(1 << 20):
+            rest += len(block)
+    if rest:
+        if first.startswith(_NPY_MAGIC):
+            cause = ("another array follows it: arrays concatenated into one (np.save called twice on one open "
+                     "file, or files joined with cat)")
+        else:
+            cause = ("likely concatenated arrays or files (cat), or a file written over without being cut to its "
+                     "new size")
+        raise DataError(f"{source}: {rest:,} {'bytes follow' if rest != 1 else 'byte follows'} the array {what}, "
+                        f"which must end with it ({cause}); NumPy would read the first array alone and ignore "
+                        "the rest: save one array per .npy file, or several in one .npz archive")
+    return array
+
+
+def _load_array(source: str, gzipped: bool) -> np.ndarray:
+    """The array of the .npy file ``source`` (gzipped or not), refused when bytes follow it."""
+    if not gzipped:
+        with open(source, "rb") as fh:
+            return _stream_array(fh, source, "in the file", stat_size=True)
+    try:
+        with gzip.open(source, "rb") as fh:
+            return _stream_array(fh, source, "in the decompressed data", stat_size=False)
+    except _GZIP_ERRORS as exc:
+        raise DataError(f"{source}: damaged gzip data ({exc})") from None
+
+
+def _check_whole_archive(archive: Any, source: str) -> None:
+    """A DataError when the .npz archive's zip data is not the whole file: bytes before its first member or after
+    its end record (two archives joined with cat read as the last one alone)."""
+    zf = archive.zip
+    before = min((info.header_offset for info in zf.infolist()), default=0)
+    fp = zf.fp
+    size = fp.seek(0, io.SEEK_END)
+    fp.seek(max(0, size - _ZIP_END_SEARCH))
+    tail = fp.read()
+    end = tail.rfind(_ZIP_END)                   # the end record zipfile took: the last one in its search
+    after = len(tail) - end - _ZIP_END_SIZE - len(zf.comment) if end >= 0 else 0
+    if before or after:
+        where = f"{before:,} bytes before its first array" if before else f"{after:,} bytes after its end"
+        raise DataError(f"{source}: the .npz archive is not the whole file: {where}; archives or files joined into "
+                        "one (cat a.npz b.npz) read as one of them alone; give one archive per file")
+
+
+def npz_member(archive: Any, key: str, source: str) -> Any:
+    """``archive[key]`` of an .npz archive -- never unpickled -- refused (a DataError) when bytes follow the array
+    inside its member.  Memory: the array, as NumPy's own reading."""
+    name = key if key in archive.zip.namelist() else key + ".npy"     # as NumPy maps a key to its member
+    try:
+        with archive.zip.open(name) as fh:
+            is_array = fh.read(len(_NPY_MAGIC)) == _NPY_MAGIC
+        if not is_array:
+            return archive[key]                  # NumPy's reading of a member that is no array: its bytes
+        with archive.zip.open(name) as fh:       # read to its end: the member's checksum is checked too
+            return _stream_array(fh, source, f"{key!r} in the archive", stat_size=False)
+    except (zipfile.BadZipFile, *_GZIP_ERRORS) as exc:
+        raise DataError(f"{source}: array {key!r} of the archive cannot be read ({exc})") from None
 
 
 def _load_numpy(source: str):
@@ -81,8 +150,10 @@ def _load_numpy(source: str):
     Bytes that are neither are refused by their first bytes: NumPy would
     take them for a pickle and refuse that with advice to load it unsafely
     -- advice not to give about text (a CSV file read with ``--format npy``)
-    or about bytes piped in from anywhere.  Memory: the array (an archive's arrays as they are read); of an
-    ``.npz.gz``, one decompressed copy of the archive besides.
+    or about bytes piped in from anywhere.  Bytes after an .npy file's array, or around an .npz file's archive,
+    are refused (see the module's docstring); read an archive's arrays with :func:`npz_member`, which refuses
+    bytes after each.  Memory: the array (an archive's arrays as they are read); of an ``.npz.gz``, one
+    decompressed copy of the archive besides.
     """
     head, gzipped = _head(source)
     if not head.startswith((_NPY_MAGIC, *_ZIP_MAGICS)):
@@ -91,8 +162,15 @@ def _load_numpy(source: str):
         raise DataError(f"{source}: not a NumPy file: an .npy file starts with \\x93NUMPY and an .npz file is a zip "
                         f"archive, but {found}{inside}; for another format, give --format")
     try:
-        with _numpy_input(source, head, gzipped) as given:
-            return np.load(given, allow_pickle=False)
+        if head.startswith(_NPY_MAGIC):
+            return _load_array(source, gzipped)
+        archive = np.load(_archive_input(source, gzipped), allow_pickle=False)
+        try:
+            _check_whole_archive(archive, source)
+        except BaseException:
+            archive.close()
+            raise
+        return archive
     except DataError:
         raise
     except ValueError as exc:
@@ -111,7 +189,7 @@ def npz_feature_names(source: str) -> list[str]:
         with _load_numpy(source) as archive:
             if "feature_names" not in archive.files:
                 return []
-            raw = np.asarray(archive["feature_names"])
+            raw = np.asarray(npz_member(archive, "feature_names", source))
     except Exception:  # an unreadable archive (or an array): the file's own read gives the error
         return []
     return [str(v) for v in raw.ravel()] if raw.ndim == 1 else []
@@ -198,17 +276,17 @@ def _read_npz(source: str, label: Any, require_label: bool) -> Dataset:
         if "X" not in keys:
             raise DataError(f"{source}: no array 'X' (arrays: {', '.join(keys) or 'none'})")
         try:
-            X = _numeric_matrix(archive["X"], source, "X")
+            X = _numeric_matrix(npz_member(archive, "X", source), source, "X")
             y_key = "y" if label is None else str(label)
             y = None
             if y_key in keys and require_label:      # rows to score need no label: theirs is left unread
-                y = np.asarray(archive[y_key])
+                y = np.asarray(npz_member(archive, y_key, source))
             elif y_key not in keys and (require_label or label is not None):
                 raise DataError(f"{source}: no label array {y_key!r} (arrays: {', '.join(keys)}); "
                                 "name it with --label KEY")
             names = [f"x{j}" for j in range(X.shape[1])]
             if "feature_names" in keys:
-                raw = np.asarray(archive["feature_names"])
+                raw = np.asarray(npz_member(archive, "feature_names", source))
                 if raw.ndim != 1 or raw.shape[0] != X.shape[1]:
                     raise DataError(f"{source}: feature_names must list {X.shape[1]} names, got shape {raw.shape}")
                 names = [str(v) for v in raw]

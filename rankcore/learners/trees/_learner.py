@@ -63,6 +63,8 @@ __all__ = ["TreeRanker", "TreeLayout", "TreeBlock", "TreeSearch", "Trees", "tree
 
 #: Largest feature or node index a tree holds (its arrays are int32).
 MAX_NODE_INDEX = 2**31 - 1
+#: The most Newton steps ``leaf_newton_steps`` takes on a tree's leaves.
+MAX_LEAF_NEWTON_STEPS = 100
 
 
 def tree_arrays_from_state(state: dict) -> TreeRanker:
@@ -224,7 +226,8 @@ class Trees(Learner):
         Parameter("cat_smooth", float, default=10.0, minimum=0.0,
                   doc="categorical splits: added to each category's curvature (in units of the mean per-row "
                       "curvature) when the categories are ordered by G/H"),
-        Parameter("max_cat_threshold", int, default=32, minimum=1,
+        # at most a C int, as the split kernels take it (a column has at most max_bins categories anyway)
+        Parameter("max_cat_threshold", int, default=32, minimum=1, maximum=2**31 - 1,
                   doc="categorical splits: categories in the left group, at most"),
         Parameter("random_strength", float, default=0.0, minimum=0.0,
                   doc="noise on each node's choice of feature: best gain + r·(median best gain)·N(0, 1), "
@@ -233,8 +236,10 @@ class Trees(Learner):
                   doc="search the step along each tree; false: take its Newton step (α = 1, times "
                       "learning_rate), as LightGBM does -- one objective evaluation per tree instead of several; "
                       "needs an objective with a curvature"),
-        Parameter("leaf_newton_steps", int, default=1, minimum=1,
-                  doc="Newton steps on each tree's leaf values, its structure fixed: after the first "
+        # at most 100: each step costs an objective evaluation per tree and does not stop early, so a count of
+        # 1e308 would never finish a tree; Newton steps settle the leaves within a few
+        Parameter("leaf_newton_steps", int, default=1, minimum=1, maximum=MAX_LEAF_NEWTON_STEPS,
+                  doc="Newton steps on each tree's leaf values, its structure fixed (at most 100): after the first "
                       "(-G/(H + l2)), each further step sums the gradient and curvature again at the scores "
                       "moved by the whole (unshrunk) leaf values and adds -(G + l2*v)/(H + l2) to each leaf "
                       "value v, as CatBoost's leaf_estimation_iterations (a leaf whose H falls below the "
