@@ -279,7 +279,7 @@ def test_every_callback_sees_the_iteration_that_stops_the_fit(make):
     X = np.random.default_rng(0).normal(size=(80, 3))
     y = (X[:, 0] > 0).astype(int)
     seen = []
-    model = make().fit(X, y, callbacks=[lambda info: info.iteration == 3, lambda info: seen.append(info.iteration)])
+    make().fit(X, y, callbacks=[lambda info: info.iteration == 3, lambda info: seen.append(info.iteration)])
     assert seen == [1, 2, 3]
 
 

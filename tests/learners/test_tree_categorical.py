@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 import rankcore
 from rankcore.learners.trees import _histogram, _split
 from rankcore.learners._base import multi_pass_search
-from rankcore.learners.trees._block import slot_layout
 from rankcore.learners.trees._learner import tree_arrays_from_state
 from rankcore.registry import resolve
 from rankcore.spec import SpecError

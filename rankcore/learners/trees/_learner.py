@@ -37,7 +37,6 @@ import numpy as np
 from ..._background import GROUPS_REFUSED
 from ...spec import Parameter, SpecError
 from ...validation import INTERACTION_MAX_BYTES
-from . import _histogram
 from .._base import Learner
 from ._binning import (CategoryCountError, categorical_columns, category_edges, column_counts, column_indices,
                        edges_of_categories, is_sparse, splittable_columns, take_columns, tree_columns, tree_edges,
@@ -55,7 +54,7 @@ from ._interactions import (column_groups, feature_groups, interaction_groups, n
 from ._monotone import column_signs, feature_signs, monotone_signs, unbundled
 from ._oblivious import MAX_DEPTH
 from ._oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
-from ._ranker import _NODE_FIELDS, ALL_LEFT, MAX_TREE_BINS, TIE_TOLERANCE, TreeRanker, _frozen, predict_forest
+from ._ranker import _NODE_FIELDS, ALL_LEFT, MAX_TREE_BINS, TIE_TOLERANCE, TreeRanker, predict_forest
 from ._search import TreeSearch
 
 __all__ = ["TreeRanker", "TreeLayout", "TreeBlock", "TreeSearch", "Trees", "tree_arrays_from_state",
