@@ -15,8 +15,8 @@ import numpy as np
 
 from ._fit_inputs import EvalChoice, SearchRows, check_row_extras, joined_rows, read_auto_eval_sets
 from ._folds import check_metric_on_units, plan_folds, plan_units
-from ._queries import (PerQueryMean, QueryData, counted_queries, longest_query, plan_query_folds, plan_query_units,
-                       query_labels)
+from ._queries import (PerQueryMean, QueryData, check_metric_on_query_units, counted_queries, longest_query,
+                       plan_query_folds, plan_query_units, query_labels)
 
 __all__ = ["FitData", "one_list_data", "query_data", "refuse_metric", "check_query_metric"]
 
@@ -106,5 +106,6 @@ def query_data(estimator, X, y, qid, group, sample_weight, setup, seed, *, init_
     counted = counted_queries(unit_metric, labels)
     plan = plan_query_folds(found.queries, counted, estimator.cv, seed, metric.spec)
     units = plan_query_units(plan, found.queries, counted, seed)
+    check_metric_on_query_units(unit_metric, labels, plan, units, budget=estimator.time_budget is not None)
     return FitData(SearchRows(X_arr, y_fit, labels, codes, weights, extras, X_arr.shape[0]), metric,
                    unit_metric, plan, units, found, None)

@@ -30,7 +30,8 @@ from ..objectives import check_positions
 from ..push import (check_eval_init_scores, check_grades, check_init_score, read_eval_sets,
                     refuse_positions_without_queries)
 from ._folds import FoldPlan, check_metric_on_units, plan_units
-from ._queries import PerQueryMean, canonical_order, counted_queries, plan_query_units, query_labels
+from ._queries import (PerQueryMean, canonical_order, check_metric_on_query_units, counted_queries, plan_query_units,
+                       query_labels)
 
 __all__ = ["RowExtras", "EvalRows", "EvalChoice", "SearchRows", "check_row_extras", "refuse_init_model",
            "read_auto_eval_sets", "joined_rows", "score_eval_sets", "refuse_eval_metrics"]
@@ -262,6 +263,7 @@ def joined_rows(X: np.ndarray, y: np.ndarray, codes: np.ndarray | None, weights:
         _refuse_no_pairs(watched.y, watched.codes, watched.label)
         # its parts read queries shorter than a count k whole (``unit_metric.longest``: the set's longest query)
         units = plan_query_units(plan, queries, counted, seed)
+        check_metric_on_query_units(unit_metric, labels, plan, units)
     else:
         units = plan_units(plan, y_all, seed)
         check_metric_on_units(unit_metric, y_all, plan, units)

@@ -18,6 +18,7 @@ queries from the labels.
 from __future__ import annotations
 
 import math
+import numbers
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +31,8 @@ from ._folds import (CV_MAX_ROWS, HOLDOUT_FRACTION, HOLDOUT_UNITS, MAX_REPEATS, 
                      Units, _FoldPart, _is_int)
 
 __all__ = ["QUERY_METRIC", "QUERY_LABELS", "QueryData", "PerQueryMean", "QueryFolds", "check_grades", "canonical_order",
-           "query_labels", "counted_queries", "plan_query_folds", "plan_query_units", "longest_query"]
+           "query_labels", "counted_queries", "plan_query_folds", "plan_query_units", "longest_query",
+           "check_metric_on_query_units"]
 
 
 #: Bindings a :class:`PerQueryMean` keeps: every unit of a search (K folds of its repeats) and the whole labels.
@@ -313,3 +315,36 @@ def plan_query_units(plan: FoldPlan, queries: Queries, counted: np.ndarray, seed
 def longest_query(labels: np.ndarray) -> int:
     """Rows of the longest query of ``labels`` (:data:`QUERY_LABELS`)."""
     return int(np.bincount(np.unique(labels["query"], return_inverse=True)[1]).max()) if labels.shape[0] else 0
+
+
+def check_metric_on_query_units(metric: PerQueryMean, labels: np.ndarray, plan: FoldPlan, units: Units, *,
+                                budget: bool = True) -> None:
+    """Raise a ValueError, before any fit, if the named ``metric`` refuses some scoring unit of the plan.
+
+    A metric with a count k reads a unit -- a part AutoRanker cut -- as a part of the data it was cut from
+    (:meth:`~rankcore.metrics.Queries.part_of`): the built-in ones refuse no unit whose queries are all shorter
+    than k.  A plugin metric that compares k with the unit's own queries (``queries.sizes.max()`` rather than
+    ``queries.longest``) would refuse one in the middle of the search, after fits, naming a longest query the
+    data does not have.  Each unit is read here with constant scores instead -- for every repeat the search may
+    use (all of them with a time ``budget``; the binding is the one the search reuses) -- and the refusal names
+    the unit.  O(rows of the units) plus the metric's binding of each.
+    """
+    k = getattr(metric.metric, "k", None)
+    if metric.default or not isinstance(k, numbers.Integral) or isinstance(k, bool):
+        return
+    if plan.kind == "holdout":
+        the = "" if plan.given is not None else "the "          # the user's eval_set: "the eval_set 'name'"
+        places = [(rows, f"part {p + 1} of {the}{plan.describe()}") for p, rows in enumerate(units.rows)]
+    else:
+        places = []
+        for r in range(plan.n_repeats if budget else min(plan.fixed_repeats, plan.n_repeats)):
+            fold_of_row = plan.folds.fold_of_query(r)[labels["query"]]
+            places += [(np.flatnonzero(fold_of_row == f), f"fold {f + 1} of repeat {r + 1} of {plan.describe()}")
+                       for f in range(plan.n_splits)]
+    for rows, place in places:
+        try:
+            metric.values(labels[rows], np.zeros(rows.shape[0]))
+        except ValueError as exc:
+            raise ValueError(f"metric {metric.spec!r} cannot be computed on {place}, a part AutoRanker cut from the "
+                             f"data: {exc}. A metric plugin should refuse a count k only beyond every query of the "
+                             f"data it was cut from (queries.longest; docs/metrics_queries.md)") from None

@@ -124,3 +124,86 @@ def test_score_on_the_users_data_refuses_a_k_beyond_every_query():
     X_short, y_short, q_short = _short_with_one_long(seed=1, n_queries=20, long=0)
     with pytest.raises(ValueError, match=r"k = 10 is larger than every query \(the largest has 5 rows\)"):
         auto.score(X_short, y_short, qid=q_short)
+
+
+# --- the hostile re-check: a metric plugin that checks k the old way (against a part's own queries) ---
+
+
+class _OwnLongestHits(rankcore.Metric):
+    """A graded plugin metric of the old way: its ``query_values`` refuses a count k above the longest query of the
+    rows it is given (``queries.sizes.max()``), not of the data they were cut from (``queries.longest``)."""
+
+    name = "own-hits@k"
+    task = "graded"
+    parameters = (rankcore.Parameter("k", int, minimum=1, doc="places read"),)
+    greater_is_better = True
+    bounded = True
+    requires_both_classes = False
+
+    def compute(self, y, scores):
+        return float(np.mean(y[np.argsort(-scores, kind="stable")][: self.k] > 0))
+
+    def query_values(self, y, scores, queries):
+        largest = int(queries.sizes.max())
+        if self.k > largest:
+            raise ValueError(f"metric {self.spec!r}: k = {self.k} is larger than every query (the largest has "
+                             f"{largest} rows)")
+        return np.array([self.compute(y[queries.codes == q], scores[queries.codes == q])
+                         for q in range(queries.n_queries)])
+
+
+class _Plugin:
+    rankcore_register_metrics = rankcore.hookimpl(lambda self: [_OwnLongestHits])
+
+
+@pytest.fixture()
+def own_hits(monkeypatch):
+    from rankcore.auto import _executors
+    from rankcore.registry import register_plugin, unregister_plugin
+
+    tasks = []
+    run_task = _executors.run_task
+    monkeypatch.setattr(_executors, "run_task", lambda *a, **k: tasks.append(1) or run_task(*a, **k))
+    register_plugin(_Plugin(), name="own-hits-test")
+    yield tasks
+    unregister_plugin("own-hits-test")
+
+
+@pytest.mark.parametrize("cv, place", [(3, r"fold \d of repeat 1 of 3-fold cross-validation over whole queries"),
+                                       (0.3, r"part \d of the hold-out of \d+ rows in whole queries")])
+def test_an_old_way_plugin_metric_is_refused_on_a_part_before_any_fit(own_hits, cv, place):
+    """Such a plugin refuses a fold of short queries: before any fit, naming the part (as before the parts read
+    short queries whole), not after fits with a longest query the data does not have."""
+    X, y, qid = _short_with_one_long()
+    with pytest.raises(ValueError, match=rf"^metric 'own-hits@k:10' cannot be computed on {place}, a part "
+                                         r"AutoRanker cut from the data: metric 'own-hits@k:10': k = 10 is larger "
+                                         r"than every query \(the largest has [2-5] rows\)\. A metric plugin should "
+                                         r"refuse a count k only beyond every query of the data it was cut from"):
+        _auto(metric="own-hits@k:10", cv=cv).fit(X, y, qid=qid)
+    assert own_hits == []                                     # no candidate was fitted
+    # a k every part reaches: fitted and scored as any metric
+    assert _auto(metric="own-hits@k:2", cv=cv).fit(X, y, qid=qid).metric_ == "own-hits@k:2"
+    assert own_hits != []
+
+
+def test_an_old_way_plugin_metric_is_refused_on_a_part_of_the_eval_set_before_any_fit(own_hits):
+    X, y, qid = _short_with_one_long()
+    X_long, y_long, q_long = _short_with_one_long(seed=2, n_queries=20, long=11)
+    with pytest.raises(ValueError, match=r"^metric 'own-hits@k:10' cannot be computed on part \d of the eval_set "
+                                         r"'v' \(\d+ rows in whole queries\), a part AutoRanker cut"):
+        _auto(metric="own-hits@k:10").fit(X, y, qid=qid, eval_set=(X_long, y_long, q_long), eval_names=["v"])
+    assert own_hits == []
+
+
+def test_the_check_binds_each_part_once_for_the_search_too(monkeypatch):
+    """The check before the fits reads each part as the search scores it: the search reuses those bindings, so a
+    named metric binds the whole labels once and each of the 3 x 2 folds once, whatever the candidates."""
+    from rankcore.metrics import NDCG
+
+    bound = []
+    bind = NDCG.bind_queries
+    monkeypatch.setattr(NDCG, "bind_queries", lambda self, y, queries, **k: bound.append(y.shape[0]) or
+                        bind(self, y, queries, **k))
+    X, y, qid = _short_with_one_long()
+    _auto(metric="ndcg@k:10", cv=(3, 2), blend=False, bag_folds=False).fit(X, y, qid=qid)
+    assert len(bound) == 1 + 6 and bound[0] == y.shape[0]

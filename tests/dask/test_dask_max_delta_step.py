@@ -81,3 +81,19 @@ def test_a_tiny_cap_names_itself_on_dask(dask_client, growth, placement):  # noq
     assert len(named) == 1 and ("the cap max_delta_step=1e-30 clamped every leaf value of this tree to +-1e-30, "
                                 "too small a step to go on") in named[0]
     assert "raise max_delta_step, or set it to 0 (no cap)" in named[0]
+
+
+@pytest.mark.parametrize("placement", ["distributed", "one_worker"])
+@pytest.mark.parametrize("growth", ["leafwise", "oblivious"])
+def test_a_binding_cap_on_a_converged_fit_says_converged_on_dask(dask_client, growth, placement):  # noqa: F811
+    """A tol the uncapped tree is within too: the cap binds on every leaf but did not end the fit, on Dask as in
+    memory (the multi-pass search records the tree's uncapped derivative as the native grower does)."""
+    X, y = _data(600)
+    params = dict(learner=f"trees:growth={growth},max_delta_step=0.05", n_iter=4, random_state=0, tol=10.0)
+    with pytest.warns(UserWarning) as caught:
+        model = DaskPushBoost(placement=placement, **params).fit(da.from_array(X, chunks=(300, -1)),
+                                                                 da.from_array(y, chunks=300))
+    with pytest.warns(UserWarning, match=r"^boosting added no weak ranker \(stop_reason_ = 'converged'\)"):
+        local = rankcore.PushBoost(**params).fit(X, y)
+    assert model.stop_reason_ == local.stop_reason_ == "converged" and model.n_iter_ == local.n_iter_ == 0
+    assert not any("max_delta_step" in str(w.message) for w in caught)

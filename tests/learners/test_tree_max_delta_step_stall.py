@@ -116,3 +116,103 @@ def test_the_account_names_the_cap_only_when_it_holds_every_moving_leaf():
     assert capped_stall_reason(np.array([0.5, -0.5]), 0.0, -1e-13, 1e-12) is None         # no cap
     assert capped_stall_reason(np.zeros(3), cap, 0.0, 1e-12) is None                      # nothing moves
     assert capped_stall_reason(np.array([0.2, -0.1]), 0.7, -1e-13, 1e-12) is None         # the cap binds nowhere
+
+
+# --- the hostile re-check: a cap that binds on a fit that converges anyway, and the cap printed as given ---
+
+
+@pytest.mark.parametrize("spec", ["trees:growth=leafwise", "trees:growth=depthwise", "trees:growth=oblivious",
+                                  "trees:growth=oblivious,monotone=1/0/0/0/-1", "trees:monotone=1/0/0/0/-1"])
+@pytest.mark.parametrize("tol", [10.0, 1e6])
+def test_a_binding_cap_on_a_fit_that_converges_anyway_says_converged(spec, tol):
+    """With a tol so large that the uncapped tree is within it too, the cap (binding on every leaf) did not end
+    the fit: it converged, as without the cap, and no warning blames the cap (once "raise max_delta_step")."""
+    X, y = _data()
+    capped, messages = _fit(spec + ",max_delta_step=0.05", X, y, n_iter=5, tol=tol)
+    free, free_messages = _fit(spec, X, y, n_iter=5, tol=tol)
+    assert free.stop_reason_ == "converged" and free.n_iter_ == 0
+    assert capped.stop_reason_ == "converged" and capped.n_iter_ == 0
+    assert not any("max_delta_step" in m for m in messages) and messages == free_messages
+    # the same cap with the usual tol is not within it: the fit goes on (a step of the cap, not a stall)
+    going, messages = _fit(spec + ",max_delta_step=0.05", X, y, n_iter=5)
+    assert going.n_iter_ == 5 and going.stop_reason_ == "n_iter" and messages == []
+
+
+def test_the_uncapped_derivative_decides_only_on_the_tol_rule():
+    cap = 0.05
+    values = np.array([cap, -cap, cap])
+    # the tree's own derivative and its uncapped one both within tol: converged, whatever the cap
+    assert capped_stall_reason(values, cap, -0.12, 10.0, uncapped=-3.5) is None
+    # the uncapped tree would not stop: the cap did
+    assert capped_stall_reason(values, cap, -0.12, 1.0, uncapped=-3.5).startswith("the cap max_delta_step=0.05")
+    assert capped_stall_reason(values, cap, -0.12, 1.0, uncapped=-np.inf) is not None   # a leaf without curvature
+    # unknown (a layout that does not record it): the cap is named as before
+    assert capped_stall_reason(values, cap, -0.12, 10.0) is not None
+    # no step along it lowers J: the line search's rule, not tol's (the uncapped one is not asked)
+    assert capped_stall_reason(values, cap, None, None, uncapped=-1e-30) is not None
+
+
+@pytest.mark.parametrize("cap", ["1.2345678901e-15", "2.2250738585072014e-308", "7.000000000000001e-20"])
+def test_the_cap_is_printed_with_every_digit(cap):
+    """The warning names the cap the user gave, not six digits of it (2.22507e-308 would read as a subnormal)."""
+    X, y = _data()
+    model, messages = _fit(f"trees:max_delta_step={cap}", X, y, n_iter=4)
+    assert model.stop_reason_ == "no_split" and len(messages) == 1
+    assert f"the cap max_delta_step={float(cap)!r} clamped every leaf value of this tree to +-{float(cap)!r}," \
+        in messages[0], messages[0]
+    assert capped_stall_reason(np.array([float(cap)]), float(cap)).startswith(
+        f"the cap max_delta_step={float(cap)!r} clamped")
+
+
+def _leaf_sums(ranker, X, g, h):
+    """Σg and Σh over the rows of each leaf (cell) of ``ranker``, in NumPy, for the leaves holding rows."""
+    leaf = rankcore.learners.trees.Trees.leaves([ranker], X)[:, 0]
+    size = ranker.value.shape[0]
+    held = np.unique(leaf)
+    return np.bincount(leaf, g, minlength=size)[held], np.bincount(leaf, h, minlength=size)[held]
+
+
+@pytest.mark.parametrize("spec", [
+    "trees:growth=leafwise,max_leaves=8,min_samples_leaf=5,subsample=1,l2=0.5",
+    "trees:growth=depthwise,max_depth=3,min_samples_leaf=5,subsample=1,l2=0.5",
+    "trees:growth=oblivious,max_depth=3,min_samples_leaf=1,min_child_weight=0,subsample=1,l2=0.5",
+])
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_capped_tree_records_its_uncapped_derivative_on_both_routes(spec, batched):
+    """−Σ G²/(H + λ) over the tree's leaves, G and H summed in NumPy over each leaf's rows, on the native grower
+    and the multi-pass search alike; a tree without a cap records none."""
+    from _tree_references import route_statistics
+    from _tree_routes import both_routes
+
+    X, _ = _data(1, n=300)
+    gradients, curvatures = route_statistics(X.shape[0], 3, "hessian")
+    gradients = [4 * g for g in gradients]                   # Newton values beyond the cap in places
+    pairs = both_routes(spec + ",max_delta_step=0.2", X, gradients, curvatures, batched=batched)
+    for (native, protocol), g, h in zip(pairs, gradients, curvatures):
+        G, H = _leaf_sums(native.ranker, X, g, h)
+        expected = -float(np.sum(G * G / (H + 0.5)))
+        assert native.ranker.uncapped_derivative == pytest.approx(expected, rel=1e-9)
+        assert protocol.ranker.uncapped_derivative == pytest.approx(expected, rel=1e-9)
+        assert abs(expected) > abs(native.derivative)          # the cap binds: the clamped step is smaller
+    (free, protocol_free), = both_routes(spec, X, gradients[:1], curvatures[:1], batched=batched)
+    assert not hasattr(free.ranker, "uncapped_derivative") and not hasattr(protocol_free.ranker,
+                                                                            "uncapped_derivative")
+
+
+@pytest.mark.parametrize("spec", [
+    "trees:growth=leafwise,max_leaves=8,min_samples_leaf=5",
+    "trees:growth=depthwise,max_depth=3,min_samples_leaf=5,l2=0.5",
+    "trees:growth=oblivious,max_depth=3,min_samples_leaf=5,subsample=0.7",
+    "trees:growth=oblivious,max_depth=3,min_samples_leaf=5,monotone=1/-1/0/0/0",
+])
+def test_a_cap_that_binds_nowhere_records_the_trees_own_derivative(spec):
+    """Where the cap clamps no leaf, the uncapped derivative is the tree's derivative (an oblivious tree's under
+    monotone constraints: its leaves projected onto the order, as the tree's own), on both routes."""
+    from _tree_references import route_statistics
+    from _tree_routes import both_routes
+
+    X, _ = _data(2, n=300)
+    gradients, curvatures = route_statistics(X.shape[0], 3, "hessian")
+    for native, protocol in both_routes(spec + ",max_delta_step=1e300", X, gradients, curvatures):
+        for candidate in (native, protocol):
+            assert candidate.ranker.uncapped_derivative == pytest.approx(candidate.derivative, rel=1e-12)

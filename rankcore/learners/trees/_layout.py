@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _grow, _grow_oblivious, _histogram, _predict, _split
 from .._base import Candidate, LearnerLayout, multi_pass_search
-from ._no_split import capped_stall_reason, underflow_reason
+from ._no_split import capped_stall_reason, uncapped_derivative, underflow_reason
 from ._binning import csr_float as _csr_float
 from ._block import TreeBlock
 from ._binning import is_sparse, take_columns
@@ -39,7 +39,7 @@ from ._monotone import checked_signs
 from ._oblivious import ObliviousSearch, oblivious_depth
 from ._oblivious_ranker import ObliviousTreeRanker
 from ._oblivious_kernels import oblivious_columns
-from ._oblivious_monotone import monotone_grown
+from ._oblivious_monotone import monotone_grown, oblivious_uncapped
 from ._search import BatchedTreeSearch, TreeSearch, _Split
 from ._ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker, node_value_index
 from ._row_draws import GOLDEN, MASK64, bagging_weights, row_hash
@@ -304,8 +304,9 @@ class TreeLayout(LearnerLayout):
         self.last_no_split = reason
 
     def stalled_reason(self, ranker, derivative: float | None = None, tol: float | None = None) -> str | None:
+        # ``uncapped_derivative``: set on a capped tree by its search (not saved)
         return capped_stall_reason(ranker.value[ranker.left < 0] if hasattr(ranker, "left") else ranker.value,
-                                   self.max_delta_step, derivative, tol)
+                                   self.max_delta_step, derivative, tol, getattr(ranker, "uncapped_derivative", None))
 
     def threshold_of(self, feature: int, b: int) -> float:
         return float(self.edges[feature][b]) if b < self.n_edges[feature] else ALL_LEFT
@@ -582,6 +583,9 @@ class TreeLayout(LearnerLayout):
         ranker = ObliviousTreeRanker(self.column_of(feature), threshold, nan_left, value, gain, bins=bins,
                                      cover=grower.cell_covers())
         ranker.search_id = seed
+        if self.max_delta_step > 0:            # what the stop rule asks of a capped tree (``stalled_reason``)
+            signs = None if getattr(self, "monotone", None) is None else self.monotone[feature]
+            ranker.uncapped_derivative = oblivious_uncapped(*grower.cell_sums(), float(self.l2), signs)
         self._grown = (ranker, *self._levels(feature))
         return Candidate(ranker, float(derivative))
 
@@ -625,6 +629,10 @@ class TreeLayout(LearnerLayout):
         ranker = TreeRanker.from_arrays(self.column_of(feature), threshold, nan_left, left, right, value, gain, bins,
                                         distinct, categories, bin_sets, grower.count[:feature.shape[0]].copy())
         ranker.search_id = seed               # lets evaluate() read h from the block's row partition
+        if self.max_delta_step > 0:            # what the stop rule asks of a capped tree (``stalled_reason``)
+            leaves = np.flatnonzero(left < 0)
+            G, H = np.asarray(grower.G)[leaves], np.asarray(grower.H)[leaves]
+            ranker.uncapped_derivative = uncapped_derivative(G, H, float(self.l2))
         return Candidate(ranker, float(derivative))
 
     # -- single-pass entry points of the protocol: not used by trees ---

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["free_split_gain", "root_gains", "unsplit_reason", "underflow_reason", "capped_stall_reason"]
+__all__ = ["free_split_gain", "root_gains", "unsplit_reason", "underflow_reason", "capped_stall_reason",
+           "uncapped_derivative"]
 
 #: Smallest normal float64: a tree whose leaf values are all below it (in magnitude) is no direction.
 TINY = float(np.finfo(np.float64).tiny)
@@ -131,7 +132,7 @@ def unsplit_reason(layout, rows: int, feature_mask: np.ndarray, root_gains: bool
     if root_gains == "cap":
         cap = layout.max_delta_step
         return (f"every split of this tree's {rows} rows that gains has both sides' leaf values -G/(H + l2) beyond "
-                f"one bound of the cap max_delta_step={cap:g} (the tree would add the same {cap:g} to every row): "
+                f"one bound of the cap max_delta_step={cap!r} (the tree would add the same {cap!r} to every row): "
                 "the scores are far from where the objective's curvature lies (init_score, a far init_model?); "
                 "raise max_delta_step, or set it to 0 (no cap), or start from nearer scores")
     return (f"every split of this tree's {rows} rows that gains leaves fewer than min_samples_leaf="
@@ -151,8 +152,23 @@ def underflow_reason(values: np.ndarray, l2: float, cap: float = 0.0) -> str | N
             "lower l2")
 
 
+def uncapped_derivative(G: np.ndarray, H: np.ndarray, l2: float) -> float:
+    """Σ G·v over a tree's leaves at their values without the cap, v = −G/(H + l2): −Σ G²/(H + l2).
+
+    ``G``, ``H``: each distinct leaf's sums of the gradient and the curvature.  Its magnitude is the tree's
+    Newton decrement: within ``tol``, the gradient itself is that small against the curvature, and the tree
+    without the cap would end the fit as converged too, so :func:`capped_stall_reason` leaves it converged.  A
+    leaf without curvature (H + l2 = 0) gives an infinite magnitude (the cap is then named).  O(leaves).
+    """
+    G = np.asarray(G, dtype=np.float64)
+    H = np.asarray(H, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        terms = np.where(G == 0.0, 0.0, G * G / (H + l2))
+    return -float(np.sum(terms))
+
+
 def capped_stall_reason(leaf_values: np.ndarray, cap: float, derivative: float | None = None,
-                        tol: float | None = None) -> str | None:
+                        tol: float | None = None, uncapped: float | None = None) -> str | None:
     """The reason a fit ends on a tree whose step no longer moves the scores when the cap ``max_delta_step`` made
     that step: every leaf value it moves a score by (every nonzero one) clamped to ±``cap``.  Else None.
 
@@ -160,15 +176,20 @@ def capped_stall_reason(leaf_values: np.ndarray, cap: float, derivative: float |
     no step along the tree lowers the objective (its line search).  A clamped leaf is one whose value
     −G/(H + l2) lies beyond the cap: its value is the bound itself, exactly.  When every moving leaf sits at
     the cap, the tree is the cap times a sign per leaf, and its derivative scales with the cap: the cap, not
-    a vanishing gradient, ended the fit.  A tree with a free leaf that moves scores is left to the stopping
-    rule (a gradient that small is a converged fit).  O(leaves).
+    a vanishing gradient, ended the fit -- unless the tree's ``uncapped`` derivative
+    (:func:`uncapped_derivative`, when known) is within ``tol`` too: without the cap the fit would stop there
+    all the same (a large ``tol``, a gradient that small), so it converged.  A tree with a free leaf that moves
+    scores is left to the stopping rule (a gradient that small is a converged fit).  The cap is printed as
+    given (``repr``), every digit.  O(leaves).
     """
     values = np.abs(np.asarray(leaf_values, dtype=np.float64))
     moving = values[values != 0.0]
     if not cap > 0 or moving.shape[0] == 0 or np.any(moving != cap):
         return None
+    if derivative is not None and tol is not None and uncapped is not None and abs(uncapped) <= tol:
+        return None
     which = "every leaf value" if moving.shape[0] == values.shape[0] else "every nonzero leaf value"
     how = (f"its derivative {derivative:.3g} is within tol = {tol:g}" if derivative is not None
            else "no step along it lowers the objective")
-    return (f"the cap max_delta_step={cap:g} clamped {which} of this tree to +-{cap:g}, too small a step to go on "
+    return (f"the cap max_delta_step={cap!r} clamped {which} of this tree to +-{cap!r}, too small a step to go on "
             f"({how}): raise max_delta_step, or set it to 0 (no cap)")

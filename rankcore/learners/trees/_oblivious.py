@@ -63,7 +63,7 @@ import numpy as np
 from . import _oblivious_kernels as _kernels, _split
 from .._base import Candidate
 from ._no_split import root_gains, underflow_reason, unsplit_reason
-from ._oblivious_monotone import monotone_cells
+from ._oblivious_monotone import monotone_cells, oblivious_uncapped
 from ._oblivious_ranker import ObliviousTreeRanker
 from ._ranker import TIE_TOLERANCE
 from ._search import MultiPassSearch, curvature_floor
@@ -181,6 +181,9 @@ class ObliviousSearch(MultiPassSearch):
         ranker = ObliviousTreeRanker(self.layout.column_of(feature), threshold, nan_left, value, gain, bins=bins,
                                      cover=self._cell_covers())
         ranker.search_id = self.seed          # lets evaluate() know the tree is the block's current one
+        if cap > 0:                           # for the stop rule (``stalled_reason``)
+            G, H = (np.array([n[key] for n in self.nodes]) for key in ("G", "H"))
+            ranker.uncapped_derivative = oblivious_uncapped(np.asarray(self.level), G, H, lam, level_sign)
         return Candidate(ranker, float(derivative))
 
     def _level_signs(self) -> np.ndarray | None:

@@ -72,8 +72,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._isotonic_cuts import components, partition_blocks
+from ._no_split import uncapped_derivative
 
-__all__ = ["monotone_cells", "monotone_grown", "order_edges", "isotonic_leaves"]
+__all__ = ["monotone_cells", "monotone_grown", "oblivious_uncapped", "order_edges", "isotonic_leaves"]
 
 def order_edges(leaf: np.ndarray, level_sign: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The pairs (lo, hi) of distinct leaves with v[lo] ≤ v[hi] that the constrained levels ask for.
@@ -180,3 +181,17 @@ def monotone_grown(grower, l2: float, level_sign: np.ndarray, cap: float = 0.0) 
     least the smallest normal number in magnitude (``ObliviousGrower.tree``'s test)."""
     value, derivative = monotone_cells(*grower.cell_sums(), l2, level_sign, cap)
     return value, derivative, bool(np.any(np.abs(value) >= np.finfo(np.float64).tiny))
+
+
+def oblivious_uncapped(cell_node: np.ndarray, G: np.ndarray, H: np.ndarray, l2: float,
+                       level_sign: np.ndarray | None = None) -> float:
+    """Σ G·v of a grown oblivious tree's leaves at their values without the cap ``max_delta_step``: the Newton
+    values, projected onto the monotone order when ``level_sign`` (each level's sign) constrains a level.
+
+    ``cell_node``, ``G``, ``H``: as :func:`monotone_cells` takes them.  What the stop rule compares with tol
+    for a capped tree (``_no_split.capped_stall_reason``).  O(2^levels), plus the projection.
+    """
+    if level_sign is not None and np.any(level_sign):
+        return monotone_cells(cell_node, G, H, l2, level_sign)[1]
+    nodes = np.unique(np.asarray(cell_node))
+    return uncapped_derivative(np.asarray(G, dtype=np.float64)[nodes], np.asarray(H, dtype=np.float64)[nodes], l2)

@@ -33,7 +33,7 @@ import numpy as np
 from . import _split
 from .._base import Candidate
 from .._curvature_floor import curvature_floor
-from ._no_split import root_gains, underflow_reason, unsplit_reason
+from ._no_split import root_gains, uncapped_derivative, underflow_reason, unsplit_reason
 from ._ranker import TIE_TOLERANCE, TreeRanker
 
 __all__ = ["TreeSearch", "BatchedTreeSearch", "curvature_floor"]
@@ -197,6 +197,10 @@ class TreeSearch(MultiPassSearch):
                             cover=[node["count"] for node in nodes])
         ranker.bin_sets = bin_sets
         ranker.search_id = self.seed          # lets evaluate() read h from the blocks' row partition
+        if float(getattr(self.layout, "max_delta_step", 0.0)) > 0:   # for the stop rule (``stalled_reason``)
+            leaves = [node for node in nodes if "children" not in node]
+            ranker.uncapped_derivative = uncapped_derivative(np.array([node["G"] for node in leaves]),
+                                                             np.array([node["H"] for node in leaves]), lam)
         return Candidate(ranker, float(derivative))
 
     # -- growth --------------------------------------------------------
