@@ -12,7 +12,10 @@ import textwrap
 import pytest
 
 CHILD = textwrap.dedent("""
-    import sys, threading, time, traceback, _thread
+    import signal, sys, threading, time, traceback, _thread
+    # a runner that starts its jobs in the background (``cmd &`` without job control) hands them SIGINT ignored,
+    # and ``interrupt_main`` then does nothing: Ctrl-C's own handler, as a terminal's process has it
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     import rankcore
     from rankcore.metrics import confidence_interval
