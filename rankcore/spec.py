@@ -378,7 +378,7 @@ def count_or_fraction(value: Any) -> int | float:
     if not number.is_integer():
         raise ValueError("above 1, so a count, but not a whole count")
     count = int(value) if isinstance(value, numbers.Integral) else int(number)
-    if count > MAX_COUNT:
+    if count > MAX_COUNT and not _LEGACY_NUMBERS.get():    # a model file's: a fit took such a count before the limit
         raise ValueError(f"a count above 2**53 = {MAX_COUNT}, more rows than any data set has")
     return count
 
@@ -565,6 +565,11 @@ class Parameter:
         kind and the bounds in error messages (``"a fraction in (0, 1]"``).
     type_doc : str, optional
         The type in the numpydoc "Parameters" section (default: from the kind).
+    saved_beyond_maximum : bool, default False
+        The maximum came after model files could hold larger values (a fit
+        that finished with them): within :func:`legacy_numbers` (a model file
+        being restored) it is not checked, so such a file loads as it did;
+        new input keeps it.
     """
 
     name: str
@@ -579,6 +584,7 @@ class Parameter:
     nullable: bool = False
     rule: str = ""
     type_doc: str = ""
+    saved_beyond_maximum: bool = False
 
     def describe(self) -> str:
         """Human-readable rule, used in error messages."""
@@ -621,7 +627,7 @@ class Parameter:
         bad = False
         if self.minimum is not None:
             bad |= value <= self.minimum if self.exclusive_minimum else value < self.minimum
-        if self.maximum is not None:
+        if self.maximum is not None and not (self.saved_beyond_maximum and _LEGACY_NUMBERS.get()):
             bad |= value >= self.maximum if self.exclusive_maximum else value > self.maximum
         return bool(bad)
 

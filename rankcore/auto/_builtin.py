@@ -35,7 +35,7 @@ class TreesCandidate(Candidate):
 
     name = "trees"
     parameters = (
-        Parameter("n_iter", int, default=100, minimum=1, maximum=2**31 - 1, doc="trees"),
+        Parameter("n_iter", int, default=100, minimum=1, maximum=2**31 - 1, saved_beyond_maximum=True, doc="trees"),
         Parameter("learning_rate", float, default=0.1, minimum=0.0, exclusive_minimum=True, doc="shrinkage"),
         Parameter("max_leaves", int, default=31, minimum=2, doc="leaves per tree"),
         Parameter("subsample", float, default=0.8, minimum=0.0, maximum=1.0, exclusive_minimum=True,
@@ -221,7 +221,8 @@ class StumpsCandidate(Candidate):
     """P-Norm Push boosting of decision stumps (rankcore.boost())."""
 
     name = "stumps"
-    parameters = (Parameter("n_iter", int, default=100, minimum=1, maximum=2**31 - 1, doc="stumps"),)
+    parameters = (Parameter("n_iter", int, default=100, minimum=1, maximum=2**31 - 1, saved_beyond_maximum=True,
+                            doc="stumps"),)
     examples = ("stumps:n_iter=10",)
     default_specs = ()              # on request: never chosen over the default trees in our study (docs/auto.md)
     ranks_within_queries = True

@@ -97,9 +97,10 @@ def stdin_inputs(args):
                            "as a file")
     dest, option = readers[0]
     with _ended_by_signals():
+        # before this command's own directory: on a disk filled by leftovers even that directory cannot be made
+        remove_leftovers(tempfile.gettempdir())
         directory = _private_directory(option)
         try:
-            remove_leftovers(os.path.dirname(directory))    # before the copy: the room they hold may be needed
             path = _spool(option, directory, getattr(args, "data_format", None))
             setattr(args, dest, path)
             yield

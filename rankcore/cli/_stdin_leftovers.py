@@ -33,7 +33,8 @@ digits.  A copy is a leftover, and removed, when
   So no copy younger than that is removed, and none is kept forever.
 
 Only this user's directories are touched (owner uid, where there are uids),
-only real directories (never a symbolic link or a file) and only names of
+only real directories holding files only, as a copy's does (never a symbolic link, a file, or a
+directory holding a directory: nothing is removed recursively) and only names of
 exactly this pattern: the older ``rankcore-stdin-XXXXXXXX`` copies, whose
 names do not say whose they are, are left alone.  A copy being written is
 its live owner's, so it is never removed; two commands removing the same
@@ -48,7 +49,6 @@ import hashlib
 import os
 import re
 import secrets
-import shutil
 import stat
 import time
 
@@ -140,12 +140,31 @@ def remove_leftovers(parent: str, *, now: float | None = None) -> list[str]:
         if match is None:
             continue
         try:
-            if _is_leftover(entry.path, match, here, uid, now):
-                shutil.rmtree(entry.path)
+            if _is_leftover(entry.path, match, here, uid, now) and _remove_copy(entry.path):
                 removed.append(entry.name)
         except OSError:                     # gone already (another command removed it), or not ours to remove
             continue
     return removed
+
+
+def _remove_copy(path: str) -> bool:
+    """Remove the copy directory ``path`` and the files in it; whether it was removed.  A copy holds files only
+    (the copy of the stream): a directory holding a directory was not made by rankcore, or has been added to since,
+    and is left whole -- nothing is removed recursively, so nothing beneath is reached through a link.
+
+    Raises
+    ------
+    OSError
+        A file or the directory that cannot be removed (the caller skips it).
+    """
+    with os.scandir(path) as entries:
+        inside = list(entries)
+    if any(entry.is_dir(follow_symlinks=False) for entry in inside):
+        return False
+    for entry in inside:
+        os.unlink(entry.path)               # a file, or a link (the link itself, never its target)
+    os.rmdir(path)
+    return True
 
 
 def _is_leftover(path: str, match: re.Match, here: str | None, uid: int | None, now: float) -> bool:

@@ -252,6 +252,7 @@ class ERR(QueryMetric):
         # at most 1000: 2^-g_max stays a normal double; beyond about 1074 every stopping probability rounds to 0
         # and ERR is 0 for any ranking
         Parameter("max_grade", float, default=None, minimum=0.0, exclusive_minimum=True, maximum=MAX_ERR_GRADE,
+                  saved_beyond_maximum=True,
                   doc="g_max of the stopping probability (2^g - 1) / 2^g_max, at most 1000; default: the largest "
                       "grade"),
     )

@@ -252,6 +252,7 @@ class LambdaRankObjective(ValuelessQueryObjective):
     aliases = ("lambdamart",)
     parameters = (
         Parameter("truncation", int, default=DEFAULT_TRUNCATION, minimum=1, maximum=2**31 - 1,
+                  saved_beyond_maximum=True,
                   doc="pairs need one row among this many top places of the query (LightGBM's "
                       "lambdarank_truncation_level); also the depth of the ideal DCG (a level beyond the "
                       "largest query truncates nothing)"),

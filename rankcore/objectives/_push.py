@@ -106,14 +106,14 @@ class PushObjective(Objective):
         Parameter("discount", str, default="none", choices=("none", "sum", "product"),
                   doc="within queries, weight each pair also by d_i + d_k (sum) or d_i * d_k (product), "
                       "d = 1/log2(1 + place) of its rows' current places (exp loss, identity price)"),
-        Parameter("truncation", int, default=0, minimum=0, maximum=2**31 - 1,
+        Parameter("truncation", int, default=0, minimum=0, maximum=2**31 - 1, saved_beyond_maximum=True,
                   doc="with discount: places beyond this level have discount 0 (0: every place)"),
         Parameter("normalize", bool, default=False,
                   doc="within queries, divide each query's pair weights by their total, so that every query "
                       "counts once (exp loss, identity price)"),
         # at most 1e6, a million times the push: a larger weight fits QueryRMSE alone just as well, and near
         # 1e200 the scaled gradients and curvature overflow (the trees then find no split)
-        Parameter("query_rmse", float, default=0.0, minimum=0.0, maximum=1e6,
+        Parameter("query_rmse", float, default=0.0, minimum=0.0, maximum=1e6, saved_beyond_maximum=True,
                   doc="within queries, add this weight times CatBoost's QueryRMSE (each query's squared "
                       "residuals about their weighted mean), scaled to the push's gradient at f = 0 "
                       "(0: the push alone; at most 1e6)"),

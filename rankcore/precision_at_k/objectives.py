@@ -93,7 +93,7 @@ TIE_BREAK = 0.1
 MAX_TIE_BREAK = 100.0
 
 _TIE_BREAK_PARAMETER = Parameter(
-    "tie_break", float, default=TIE_BREAK, minimum=0.0, maximum=MAX_TIE_BREAK,
+    "tie_break", float, default=TIE_BREAK, minimum=0.0, maximum=MAX_TIE_BREAK, saved_beyond_maximum=True,
     doc="width of the random offset the training scores start from, breaking ties (0: start at 0; at most 100, "
         "a hundred margins)",
 )

@@ -75,7 +75,8 @@ BOOSTING = (
         quantile thresholds, or the ``thresholds`` parameter), ``"features"``
         (min–max scaled features: a linear model, as in the paper),
         ``"trees"`` (gradient-boosted trees), or a plugin's."""),
-    Parameter("n_iter", int, default=None, minimum=1, maximum=2**31 - 1, nullable=True, doc="""
+    Parameter("n_iter", int, default=None, minimum=1, maximum=2**31 - 1, nullable=True,
+              saved_beyond_maximum=True, doc="""
         Boosting iterations (weak rankers added), at most; at most 2**31 - 1
         (a C int, as LightGBM's and XGBoost's round counts).  None: 100, or the
         learner's larger cap when ``early_stopping="auto"`` switches on

@@ -426,7 +426,7 @@ def test_npz_errors(tmp_path, arrays, message):
 
 def test_npy_with_pickled_objects_is_refused(tmp_path):
     np.save(tmp_path / "d.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
-    with pytest.raises(DataError, match="without pickled objects"):
+    with pytest.raises(DataError, match="pickled Python objects"):
         load_data(tmp_path / "d.npy")
 
 

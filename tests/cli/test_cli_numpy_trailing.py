@@ -148,9 +148,20 @@ def test_pickles_followed_by_bytes_are_refused_as_pickles_without_unpickling(tmp
              "o.npz": _zip({"X.npy": buf.getvalue() + b"x", "y.npy": _npy(A[:, 3])})}
     for name, content in cases.items():
         (tmp_path / name).write_bytes(content)
-        with pytest.raises(DataError, match="allow_pickle=False"):
+        with pytest.raises(DataError, match="allow_pickle=False|pickled Python objects"):
             load_data(tmp_path / name)
     assert not planted.exists()
+
+
+@pytest.mark.parametrize("name", ["t.npy", "t.npy.gz"])
+def test_a_truncated_array_is_refused_as_unreadable_not_as_a_pickle(tmp_path, name):
+    buf = io.BytesIO()
+    np.save(buf, A)
+    content = buf.getvalue()[:-40]                  # the header promises more data than follows
+    (tmp_path / name).write_bytes(gzip.compress(content) if name.endswith(".gz") else content)
+    with pytest.raises(DataError, match="not a readable NumPy file") as info:
+        load_data(tmp_path / name)
+    assert "pickle" not in str(info.value) and name in str(info.value)
 
 
 @pytest.mark.parametrize("name", ["a.npy", "a.npy.gz"])

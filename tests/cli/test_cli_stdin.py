@@ -261,7 +261,7 @@ def test_bytes_that_are_no_numpy_file_are_refused_without_unpickling(files, tmp_
     assert not planted.exists()
     np.save(tmp_path / "o.npy", np.array([_Planted(planted)], dtype=object), allow_pickle=True)
     one_line_error(*run_main("fit", "-", stdin=(tmp_path / "o.npy").read_bytes())[::2], "standard input",
-                   "without pickled objects")
+                   "pickled Python objects")
     assert not planted.exists()
 
 

@@ -232,5 +232,40 @@ def test_a_directory_that_cannot_be_listed_or_removed_is_no_error(scratch, monke
     def refused(path):
         raise PermissionError(13, "Permission denied", path)
 
-    monkeypatch.setattr(leftovers.shutil, "rmtree", refused)
+    monkeypatch.setattr(leftovers.os, "rmdir", refused)
     assert leftovers.remove_leftovers(str(scratch)) == [] and stale.is_dir()
+
+
+def test_a_leftover_holding_a_directory_is_left_whole_and_links_inside_are_never_followed(scratch, tmp_path):
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "keep.txt").write_text("precious")
+    owner = _dead_owner()
+    plain = _plant(scratch, f"{leftovers.PREFIX}{owner}-0000000a")
+    os.symlink(precious, plain / "link")                # a link inside: removed itself, its target never reached
+    (plain / "stdin.csv").chmod(0o444)                  # a read-only copy is removed as well
+    nested = _plant(scratch, f"{leftovers.PREFIX}{owner}-0000000b")
+    (nested / "sub").mkdir()                            # no copy holds a directory: not ours, kept whole
+    (nested / "sub" / "data.txt").write_text("x")
+    os.symlink(precious, scratch / f"{leftovers.PREFIX}{owner}-0000000c")   # a link of the pattern's name: kept
+    assert leftovers.remove_leftovers(str(scratch)) == [plain.name]
+    assert (nested / "sub" / "data.txt").read_text() == "x" and (nested / "stdin.csv").exists()
+    assert os.path.islink(scratch / f"{leftovers.PREFIX}{owner}-0000000c")
+    assert (precious / "keep.txt").read_text() == "precious"
+
+
+@linux_proc
+def test_leftovers_are_removed_even_when_the_commands_own_directory_cannot_be_made(rows, scratch, tmp_path,
+                                                                                    monkeypatch):
+    # a disk filled by leftovers: this command's directory fails, but the room is freed for the next
+    from rankcore.cli import _stdin
+
+    dead = _plant(scratch, f"{leftovers.PREFIX}{_dead_owner()}-0000000d")
+
+    def full(parent):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_stdin, "make_copy_directory", full)
+    status, _, err = run_main("fit", "-", "--label", "y", *FIT, "-o", tmp_path / "m.json", "-f", stdin=rows)
+    assert status != 0 and "No space left on device" in err
+    assert not dead.exists()

@@ -115,3 +115,74 @@ def test_a_file_saved_with_a_seed_of_2_to_the_32_or_more_still_loads(fitted, tmp
         loaded.fit(X, y)
     with pytest.raises(ValueError, match=r"random_state: .*2\*\*32"):
         PushBoost(random_state=2**32).fit(X, y)
+
+
+
+
+#: (parameter, its value fitted now, the value a file saved before its limit may hold): limits added since a fit
+#: could finish with the larger value (a truncation level beyond every query, more Newton steps on tiny data, a
+#: weight or grade out of proportion, a k beyond the rows), so such a file loads still.
+_BEYOND_LIMITS = [
+    ("learner", "trees:max_leaves=4,leaf_newton_steps=2", "trees:max_leaves=4,leaf_newton_steps=200"),
+    ("learner", "trees:max_leaves=4,max_cat_threshold=37,categorical=1",
+     f"trees:max_leaves=4,max_cat_threshold={2**40},categorical=1"),
+    ("objective", "push:query_rmse=10", "push:query_rmse=1e7"),
+    ("objective", "push:discount=sum,truncation=5", f"push:discount=sum,truncation={10**12}"),
+    ("objective", "lambdarank:truncation=5", f"lambdarank:truncation={10**12}"),
+    ("objective", "prec@k-avg:5,tie_break=1", "prec@k-avg:5,tie_break=1000"),
+    ("scoring", "err@k:5,max_grade=4", "err@k:5,max_grade=5000"),
+    ("scoring", "prec@k:5", "prec@k:1e20"),
+    ("scoring", "ndcg@k:5", f"ndcg@k:{10**20}"),
+]
+_FAMILIES = {"learner": "learner", "objective": "objective", "scoring": "metric"}
+
+
+def _respelled(value, fragments):
+    """``value`` with every spec string of it in which a fragment occurs rewritten (the full form of a spec)."""
+    if isinstance(value, str):
+        for now, before in fragments.items():
+            value = value.replace(now, before) if value.endswith(now) or now.startswith(",") else value
+        return value
+    if isinstance(value, dict):
+        return {k: _respelled(v, fragments) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_respelled(v, fragments) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("name, value, old", _BEYOND_LIMITS, ids=[c[2][:48] for c in _BEYOND_LIMITS])
+def test_a_file_saved_with_a_value_beyond_a_later_limit_still_loads(name, value, old, tmp_path):
+    X, y = _data()
+    qid = None if value.startswith("prec@k-") else np.repeat(np.arange(6), 10)
+    settings = {"learner": "trees:max_leaves=4", "n_iter": 3, "random_state": 0}
+    model = PushBoost(**{**settings, name: value}).fit(X, y, qid=qid)
+    # the file as the previous version saved it: the spec as given, and in the full form the state holds
+    fragments = {value: old, "leaf_newton_steps=2": "leaf_newton_steps=200", ",10,37,": f",10,{2**40},"}
+    with legacy_numbers():
+        fragments[resolve(_FAMILIES[name], value).spec] = resolve(_FAMILIES[name], old).spec
+    data = model_to_dict(model)
+    edited = resign({**data, "params": _relabelled(data["params"], {value: old}),
+                     "state": _respelled(data["state"], fragments)})
+    assert edited["params"][name] == old
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(edited))
+    loaded = load_model(path)
+    assert loaded.get_params()[name] == old
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    with pytest.raises(ValueError, match="must be"):                   # new input: the limit
+        loaded.fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="must be"):
+        resolve(_FAMILIES[name], old)
+
+
+def test_a_file_saved_with_n_iter_beyond_2_to_the_31_still_loads(fitted, tmp_path):
+    # early stopping ends such a fit long before n_iter (PushBoost took any n_iter before the limit)
+    model, X, y = fitted
+    data = model_to_dict(model)
+    path = tmp_path / "n_iter.json"
+    path.write_text(json.dumps(resign({**data, "params": {**data["params"], "n_iter": 10**10}})))
+    loaded = load_model(path)
+    assert loaded.n_iter == 10**10
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    with pytest.raises(ValueError, match=r"n_iter: .*2147483647"):
+        loaded.fit(X, y)

@@ -174,7 +174,10 @@ def _load_numpy(source: str):
     except DataError:
         raise
     except ValueError as exc:
-        raise DataError(f"{source}: not a NumPy file without pickled objects ({exc})") from None
+        if "allow_pickle" in str(exc):           # NumPy's refusal of an object array: never unpickled here
+            raise DataError(f"{source}: holds pickled Python objects (an object array), which rankcore does not "
+                            "read; save numbers (a float or integer array)") from None
+        raise DataError(f"{source}: not a readable NumPy file ({exc})") from None
     except (EOFError, OSError) as exc:
         raise DataError(f"{source}: not a readable NumPy file ({exc})") from None
     except Exception as exc:  # zipfile.BadZipFile and friends

@@ -226,7 +226,7 @@ class Trees(Learner):
                   doc="categorical splits: added to each category's curvature (in units of the mean per-row "
                       "curvature) when the categories are ordered by G/H"),
         # at most a C int, as the split kernels take it (a column has at most max_bins categories anyway)
-        Parameter("max_cat_threshold", int, default=32, minimum=1, maximum=2**31 - 1,
+        Parameter("max_cat_threshold", int, default=32, minimum=1, maximum=2**31 - 1, saved_beyond_maximum=True,
                   doc="categorical splits: categories in the left group, at most"),
         Parameter("random_strength", float, default=0.0, minimum=0.0,
                   doc="noise on each node's choice of feature: best gain + r·(median best gain)·N(0, 1), "
@@ -238,6 +238,7 @@ class Trees(Learner):
         # at most 100: each step costs an objective evaluation per tree and does not stop early, so a count of
         # 1e308 would never finish a tree; Newton steps settle the leaves within a few
         Parameter("leaf_newton_steps", int, default=1, minimum=1, maximum=MAX_LEAF_NEWTON_STEPS,
+                  saved_beyond_maximum=True,
                   doc="Newton steps on each tree's leaf values, its structure fixed (at most 100): after the first "
                       "(-G/(H + l2)), each further step sums the gradient and curvature again at the scores "
                       "moved by the whole (unshrunk) leaf values and adds -(G + l2*v)/(H + l2) to each leaf "
