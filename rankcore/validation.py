@@ -21,6 +21,7 @@ from . import _cpus, _openmp
 from ._categories import check_numeric_categories, encode_categories
 from ._numbers import as_numeric_array, missing_labels
 from ._sparse_checks import check_sparse_structure
+from .spec import reading_model_file
 
 __all__ = [
     "is_list_of_eval_sets",
@@ -476,12 +477,14 @@ def check_random_state_param(random_state: Any, *, name: str = "random_state", g
     Accepts ``None``, an integer seed in [0, 2**32 - 1] (NumPy's ``RandomState``'s and scikit-learn's range, so
     every estimator takes the same seeds, whatever it seeds), a :class:`numpy.random.RandomState` (unless
     ``legacy=False``) and a :class:`numpy.random.Generator` (unless ``generator=False``).  Returns the value.
+    A larger seed is taken while a model file is restored (the push estimators, ExactBoost and KernelRanker took
+    such seeds before the limit, and their files load still).
     """
     kinds = tuple(t for t, ok in ((np.random.RandomState, legacy), (np.random.Generator, generator)) if ok)
     if random_state is None or isinstance(random_state, kinds):
         return random_state
     if (isinstance(random_state, numbers.Integral) and not isinstance(random_state, (bool, np.bool_))
-            and 0 <= random_state and (random_state <= MAX_SEED or _saved_seed())):
+            and 0 <= random_state and (random_state <= MAX_SEED or reading_model_file())):
         return random_state
     allowed = " or ".join(n for n, ok in (("RandomState", legacy), ("Generator", generator)) if ok)
     integer = isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
@@ -491,14 +494,6 @@ def check_random_state_param(random_state: Any, *, name: str = "random_state", g
 
 
 MAX_SEED = 2**32 - 1     #: The largest integer ``random_state``.
-
-
-def _saved_seed() -> bool:
-    """A seed of 2**32 or more is a model file's, saved before the limit (the push estimators, ExactBoost and
-    KernelRanker took such seeds then): it loads still."""
-    from .spec import reading_model_file           # the same layer; imported here, on this rare path only
-
-    return reading_model_file()
 
 
 def int_seed(random_state: Any) -> Any:
