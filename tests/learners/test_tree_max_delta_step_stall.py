@@ -2,7 +2,8 @@
 
 When the fit would stop as converged -- the tree's derivative within ``tol``, or no step along it lowering the
 objective -- and the cap clamped every leaf value the tree moves a score by, the tree is the cap times a sign per
-leaf: the cap ended the fit.  It stops with ``stop_reason_ = "no_split"`` and a warning naming ``max_delta_step``
+leaf: the cap ended the fit; so it did when it clamped some of them and the tree without the cap would have gone
+on.  It stops with ``stop_reason_ = "no_split"`` and a warning naming ``max_delta_step``
 and what to change; the trees, steps and scores are those of the fit that stopped as converged.
 """
 
@@ -104,14 +105,14 @@ def test_a_cap_that_binds_nowhere_leaves_convergence_alone(growth):
         assert len(messages) == 1 and "max_delta_step" not in messages[0]
 
 
-def test_the_account_names_the_cap_only_when_it_holds_every_moving_leaf():
+def test_the_account_without_the_uncapped_derivative_names_only_a_cap_on_every_moving_leaf():
     cap = 1e-20
     assert capped_stall_reason(np.array([cap, -cap, cap]), cap, -3e-20, 1e-12).startswith(
         "the cap max_delta_step=1e-20 clamped every leaf value of this tree to +-1e-20")
     # a leaf at 0 (no gradient there) moves no score: the others decide
     assert "clamped every nonzero leaf value" in capped_stall_reason(np.array([cap, 0.0, -cap]), cap, -2e-20, 1e-12)
     assert "no step along it lowers the objective" in capped_stall_reason(np.array([-cap]), cap)
-    # a free leaf that moves scores: the gradient itself is that small, a converged fit
+    # a free leaf that moves scores, the uncapped tree unknown: the gradient itself is that small, a converged fit
     assert capped_stall_reason(np.array([cap, 0.3 * cap]), cap, -1e-20, 1e-12) is None
     assert capped_stall_reason(np.array([0.5, -0.5]), 0.0, -1e-13, 1e-12) is None         # no cap
     assert capped_stall_reason(np.zeros(3), cap, 0.0, 1e-12) is None                      # nothing moves
@@ -150,6 +151,54 @@ def test_the_uncapped_derivative_decides_only_on_the_tol_rule():
     assert capped_stall_reason(values, cap, -0.12, 10.0) is not None
     # no step along it lowers J: the line search's rule, not tol's (the uncapped one is not asked)
     assert capped_stall_reason(values, cap, None, None, uncapped=-1e-30) is not None
+
+
+def test_a_cap_on_some_leaves_is_named_when_the_uncapped_tree_would_go_on():
+    cap = 0.05
+    values = np.array([cap, -0.02, -cap, 0.0])
+    assert capped_stall_reason(values, cap, -0.4, 0.5, uncapped=-0.9) == (
+        "the cap max_delta_step=0.05 clamped 2 of the 3 nonzero leaf values of this tree to +-0.05, too small a "
+        "step to go on (its derivative -0.4 is within tol = 0.5, without the cap it would be -0.9): raise "
+        "max_delta_step, or set it to 0 (no cap)")
+    assert capped_stall_reason(values, cap, -0.4, 0.5, uncapped=-0.45) is None     # converged without it too
+    assert capped_stall_reason(values, cap, -0.4, 0.5) is None                      # unknown: converged
+    # a leaf-wise or depth-wise tree under monotone constraints: its uncapped derivative overstates the tree
+    assert capped_stall_reason(values, cap, -0.4, 0.5, uncapped=-0.9, uncapped_exact=False) is None
+    assert capped_stall_reason(np.array([cap, -cap]), cap, -0.4, 0.5, uncapped=-0.9, uncapped_exact=False) \
+        is not None                                     # on every moving leaf the cap is named all the same
+    assert capped_stall_reason(values, cap, None, None, uncapped=-0.9) is None      # the line search's rule
+    assert capped_stall_reason(np.array([0.02, -0.01]), cap, -0.4, 0.5, uncapped=-0.9) is None   # none clamped
+
+
+@pytest.mark.parametrize("growth", GROWTHS)
+def test_a_fit_stalled_by_a_cap_on_some_leaves_names_it(growth, monkeypatch):
+    """The cap at the median |leaf value| of the first uncapped tree clamps some leaves of the first capped tree;
+    a tol between that tree's derivative and its uncapped one stops the capped fit on it, naming the cap, where
+    the fit without the cap goes on.  The trees, steps and scores are the converged fit's."""
+    X, y = _data()
+    first = rankcore.boost(learner=f"trees:growth={growth}", random_state=0, n_iter=1).fit(X, y).rankers_[0]
+    leaves = np.abs(first.value[first.left < 0] if hasattr(first, "left") else first.value)
+    cap = float(np.median(leaves[leaves != 0]))
+    seen = []
+    spied = driver._stalled_by_learner
+    monkeypatch.setattr(driver, "_stalled_by_learner", lambda backend, layout, result, iteration, ranker, *args: (
+        seen.append((args[0], ranker.uncapped_derivative)), spied(backend, layout, result, iteration, ranker, *args)))
+    spec = f"trees:growth={growth},max_delta_step={cap!r}"
+    converged, messages = _fit(spec, X, y, n_iter=3, tol=1e6)         # both within tol: converged, unnamed
+    assert converged.stop_reason_ == "converged" and messages and "max_delta_step" not in messages[0]
+    (derivative, uncapped), = seen
+    assert 0 < abs(derivative) < abs(uncapped)
+    tol = float(np.sqrt(derivative * uncapped))
+    named, messages = _fit(spec, X, y, n_iter=3, tol=tol)
+    assert named.stop_reason_ == "no_split" and named.n_iter_ == 0 and len(messages) == 1
+    clamped = re.search(r"clamped (\d+) of the (\d+) nonzero leaf values of this tree", messages[0])
+    assert clamped and 0 < int(clamped[1]) < int(clamped[2]), messages[0]
+    assert f"within tol = {tol:g}, without the cap it would be {uncapped:.3g}" in messages[0]
+    free, messages = _fit(f"trees:growth={growth}", X, y, n_iter=3, tol=tol)
+    assert free.n_iter_ == 3 and free.stop_reason_ == "n_iter" and messages == []
+    if growth != "oblivious":          # under monotone constraints the account leaves it converged
+        monotone, messages = _fit(spec + ",monotone=1/0/0/0/0", X, y, n_iter=3, tol=tol)
+        assert monotone.stop_reason_ in ("converged", "n_iter") and "max_delta_step" not in " ".join(messages)
 
 
 @pytest.mark.parametrize("cap", ["1.2345678901e-15", "2.2250738585072014e-308", "7.000000000000001e-20"])

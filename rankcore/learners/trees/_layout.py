@@ -304,9 +304,12 @@ class TreeLayout(LearnerLayout):
         self.last_no_split = reason
 
     def stalled_reason(self, ranker, derivative: float | None = None, tol: float | None = None) -> str | None:
-        # ``uncapped_derivative``: set on a capped tree by its search (not saved)
+        # ``uncapped_derivative``: set on a capped tree by its search (not saved); a leaf-wise or depth-wise tree's
+        # ignores the monotone bounds (an oblivious tree's projects onto them)
+        exact = self.growth == "oblivious" or getattr(self, "monotone", None) is None
         return capped_stall_reason(ranker.value[ranker.left < 0] if hasattr(ranker, "left") else ranker.value,
-                                   self.max_delta_step, derivative, tol, getattr(ranker, "uncapped_derivative", None))
+                                   self.max_delta_step, derivative, tol, getattr(ranker, "uncapped_derivative", None),
+                                   uncapped_exact=exact)
 
     def threshold_of(self, feature: int, b: int) -> float:
         return float(self.edges[feature][b]) if b < self.n_edges[feature] else ALL_LEFT

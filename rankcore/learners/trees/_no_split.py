@@ -168,28 +168,43 @@ def uncapped_derivative(G: np.ndarray, H: np.ndarray, l2: float) -> float:
 
 
 def capped_stall_reason(leaf_values: np.ndarray, cap: float, derivative: float | None = None,
-                        tol: float | None = None, uncapped: float | None = None) -> str | None:
+                        tol: float | None = None, uncapped: float | None = None,
+                        uncapped_exact: bool = True) -> str | None:
     """The reason a fit ends on a tree whose step no longer moves the scores when the cap ``max_delta_step`` made
-    that step: every leaf value it moves a score by (every nonzero one) clamped to ±``cap``.  Else None.
+    that step too small.  Else None.
 
     ``derivative`` and ``tol``: the tree's derivative Σ G·v, within ``tol`` (the fit's stopping rule); None:
     no step along the tree lowers the objective (its line search).  A clamped leaf is one whose value
-    −G/(H + l2) lies beyond the cap: its value is the bound itself, exactly.  When every moving leaf sits at
-    the cap, the tree is the cap times a sign per leaf, and its derivative scales with the cap: the cap, not
-    a vanishing gradient, ended the fit -- unless the tree's ``uncapped`` derivative
-    (:func:`uncapped_derivative`, when known) is within ``tol`` too: without the cap the fit would stop there
-    all the same (a large ``tol``, a gradient that small), so it converged.  A tree with a free leaf that moves
-    scores is left to the stopping rule (a gradient that small is a converged fit).  The cap is printed as
-    given (``repr``), every digit.  O(leaves).
+    −G/(H + l2) lies beyond the cap: its value is the bound itself, exactly.
+
+    * Every leaf value the tree moves a score by (every nonzero one) clamped: the tree is the cap times a sign per
+      leaf, and its derivative scales with the cap: the cap, not a vanishing gradient, ended the fit -- unless the
+      tree's ``uncapped`` derivative (:func:`uncapped_derivative`, when known) is within ``tol`` too: without the
+      cap the fit would stop there all the same (a large ``tol``, a gradient that small), so it converged.
+    * Some clamped, some free: the free leaves' part of the derivative is their own Newton decrement, so the cap
+      is named only when the ``uncapped`` derivative is known and beyond ``tol`` (the tree without the cap would
+      have gone on); unknown, not ``uncapped_exact`` (leaf-wise and depth-wise trees under monotone constraints:
+      theirs ignores the constraints' bounds, so it overstates the tree without the cap), or on the line search's
+      rule, a gradient that small is a converged fit.
+
+    The cap is printed as given (``repr``), every digit.  O(leaves).
     """
     values = np.abs(np.asarray(leaf_values, dtype=np.float64))
     moving = values[values != 0.0]
-    if not cap > 0 or moving.shape[0] == 0 or np.any(moving != cap):
+    clamped = int(np.count_nonzero(moving == cap)) if cap > 0 else 0
+    if clamped == 0:
         return None
-    if derivative is not None and tol is not None and uncapped is not None and abs(uncapped) <= tol:
-        return None
-    which = "every leaf value" if moving.shape[0] == values.shape[0] else "every nonzero leaf value"
-    how = (f"its derivative {derivative:.3g} is within tol = {tol:g}" if derivative is not None
-           else "no step along it lowers the objective")
-    return (f"the cap max_delta_step={cap!r} clamped {which} of this tree to +-{cap!r}, too small a step to go on "
-            f"({how}): raise max_delta_step, or set it to 0 (no cap)")
+    uncapped_within = uncapped is not None and tol is not None and abs(uncapped) <= tol
+    if clamped < moving.shape[0]:
+        if derivative is None or tol is None or uncapped is None or uncapped_within or not uncapped_exact:
+            return None
+        which = f"{clamped} of the {moving.shape[0]} nonzero leaf values"
+        how = f"its derivative {derivative:.3g} is within tol = {tol:g}, without the cap it would be {uncapped:.3g}"
+    else:
+        if derivative is not None and uncapped_within:
+            return None
+        which = "every leaf value" if moving.shape[0] == values.shape[0] else "every nonzero leaf value"
+        how = (f"its derivative {derivative:.3g} is within tol = {tol:g}" if derivative is not None
+               else "no step along it lowers the objective")
+    return (f"the cap max_delta_step={cap!r} clamped {which} of this tree to +-{cap!r}, too small a step to go "
+            f"on ({how}): raise max_delta_step, or set it to 0 (no cap)")
