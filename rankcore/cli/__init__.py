@@ -45,6 +45,14 @@ class _Parser(argparse.ArgumentParser):
             self.epilog = self.epilog()
         return super().format_help()
 
+    def parse_known_args(self, args=None, namespace=None):
+        # `--margin -inf` as `--margin=-inf` (see ._negative_values: why a rewrite of the words); a subcommand's
+        # parser gets words already rewritten, and the rewrite leaves them as they are
+        from ._negative_values import join_negative_values
+
+        words = sys.argv[1:] if args is None else [str(w) for w in args]
+        return super().parse_known_args(join_negative_values(words), namespace)
+
     def error(self, message: str):
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {_clean(message)}\n")

@@ -49,7 +49,7 @@ Formats (chosen by extension, or by ``fmt=``):
     Arrays ``X`` (2-D) and ``y`` (1-D, key chosen by ``label``), and
     optionally ``feature_names``.  Loaded without pickle.  Either may be
     gzipped (``.npy.gz``, ``.npz.gz``): an array is decompressed as it is
-    read, an archive into memory first (one decompressed copy of it).
+    read, an archive to a temporary file first (disk space for it).
 
 Speed: a clean CSV is read by pandas' C parser when pandas is installed
 (NumPy's ``loadtxt`` otherwise, for files of numbers); only a file that

@@ -2,10 +2,11 @@
 
 Either may be gzipped (``X.npy.gz``, ``X.npz.gz``, or gzip data piped in), which NumPy does not read itself:
 
-* an ``.npy.gz`` is decompressed as NumPy reads it, in blocks of 256 KiB: no memory beyond the array's own;
-* an ``.npz.gz`` is decompressed into memory first -- one decompressed copy of the whole archive, held while its
-  arrays are read -- as a zip archive is read from its end (the directory) back to each array, and every seek
-  back in gzip data decompresses it again from the start.
+* an ``.npy.gz`` is decompressed as its array is read, in blocks of 1 MiB: no memory beyond the array's own;
+* an ``.npz.gz`` is decompressed first, in blocks of 1 MiB, to an anonymous temporary file (disk space for the
+  archive, deleted as the archive is closed) -- as a zip archive is read from its end (the directory) back to
+  each array, and every seek back in gzip data decompresses it again from the start.  A file, not memory: a copy
+  of the archive in memory was a second copy of its arrays beside the arrays read from it.
 
 The gzip data is read to its end, so a damaged stream (cut short, a bad checksum) is an error naming it, never
 rows read from part of it.
@@ -23,6 +24,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import tempfile
 import zipfile
 import zlib
 from typing import Any
@@ -30,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from ._dataset import DataError, Dataset
+from ._npy_stream import PICKLE_MESSAGE, read_array, read_header
 
 
 #: The first bytes of an .npy file, of a zip archive (an .npz file: a local file header, or an empty archive's end
@@ -43,6 +46,8 @@ _GZIP_ERRORS = (OSError, EOFError, zlib.error)
 _ZIP_END = b"PK\x05\x06"
 _ZIP_END_SIZE = 22
 _ZIP_END_SEARCH = (1 << 16) + _ZIP_END_SIZE
+#: Values moved at a time when a label column is taken out of an .npy array in place (:func:`_drop_column`).
+_DROP_BLOCK = 1 << 16
 
 
 def _head(source: str) -> tuple[bytes, bool]:
@@ -62,24 +67,37 @@ def _head(source: str) -> tuple[bytes, bool]:
     return head, True
 
 
-def _archive_input(source: str, gzipped: bool) -> Any:
-    """What ``np.load`` reads for the archive ``source``: its path, or its gzipped content decompressed into memory
-    (see the module's docstring), the gzip data read to its end (so that a bad checksum is found)."""
+def _open_archive(source: str, gzipped: bool) -> Any:
+    """The .npz archive ``source`` opened (never unpickled): its path, or its gzipped content decompressed to an
+    anonymous temporary file (see the module's docstring), the gzip data read to its end (so that a bad checksum
+    is found).  The archive owns that file: closing it closes (and so deletes) the file."""
     if not gzipped:
-        return source
+        return np.load(source, allow_pickle=False)
+    spool = tempfile.TemporaryFile()
     try:
         with gzip.open(source, "rb") as fh:
-            return io.BytesIO(fh.read())             # one decompressed copy of the archive
-    except _GZIP_ERRORS as exc:
-        raise DataError(f"{source}: damaged gzip data ({exc})") from None
+            while True:
+                try:
+                    block = fh.read(1 << 20)
+                except _GZIP_ERRORS as exc:       # reading; writing the copy (a full disk) is an OSError of its own
+                    raise DataError(f"{source}: damaged gzip data ({exc})") from None
+                if not block:
+                    break
+                spool.write(block)
+        spool.seek(0)
+        return np.lib.npyio.NpzFile(spool, own_fid=True, allow_pickle=False)
+    except BaseException:
+        spool.close()
+        raise
 
 
-def _stream_array(fh, source: str, what: str, *, stat_size: bool) -> np.ndarray:
-    """The array of the .npy stream ``fh``, never unpickled; a DataError when bytes follow it (``what``: where the
-    array is, for the message).  ``stat_size``: ``fh`` is a file, whose size says how many bytes are left;
-    otherwise the rest is read and counted a block at a time (a gzip stream's rest is read anyway, to its
-    checksum)."""
-    array = np.lib.format.read_array(fh, allow_pickle=False)
+def _stream_array(fh, source: str, what: str, *, where: str, stat_size: bool, known: dict) -> np.ndarray:
+    """The array of the .npy stream ``fh``, never unpickled, its header checked against what follows it
+    (:func:`read_array`, its messages starting with ``where``; ``known``: its ``available`` or ``compressed``
+    size); a DataError when bytes follow it (``what``: where the array is, for the message).  ``stat_size``:
+    ``fh`` is a file, whose size says how many bytes are left; otherwise the rest is read and counted a block at a
+    time (a gzip stream's rest is read anyway, to its checksum)."""
+    array = read_array(fh, where, **known)
     first = fh.read(len(_NPY_MAGIC))
     if stat_size:
         rest = os.fstat(fh.fileno()).st_size - fh.tell() + len(first)
@@ -104,10 +122,12 @@ def _load_array(source: str, gzipped: bool) -> np.ndarray:
     """The array of the .npy file ``source`` (gzipped or not), refused when bytes follow it."""
     if not gzipped:
         with open(source, "rb") as fh:
-            return _stream_array(fh, source, "in the file", stat_size=True)
+            return _stream_array(fh, source, "in the file", where=source, stat_size=True,
+                                 known={"available": os.fstat(fh.fileno()).st_size})
     try:
         with gzip.open(source, "rb") as fh:
-            return _stream_array(fh, source, "in the decompressed data", stat_size=False)
+            return _stream_array(fh, source, "in the decompressed data", where=source, stat_size=False,
+                                 known={"compressed": os.path.getsize(source)})
     except _GZIP_ERRORS as exc:
         raise DataError(f"{source}: damaged gzip data ({exc})") from None
 
@@ -139,7 +159,9 @@ def npz_member(archive: Any, key: str, source: str) -> Any:
         if not is_array:
             return archive[key]                  # NumPy's reading of a member that is no array: its bytes
         with archive.zip.open(name) as fh:       # read to its end: the member's checksum is checked too
-            return _stream_array(fh, source, f"{key!r} in the archive", stat_size=False)
+            return _stream_array(fh, source, f"{key!r} in the archive", stat_size=False,
+                                 where=f"{source}: array {key!r} of the archive",
+                                 known={"available": archive.zip.getinfo(name).file_size})
     except (zipfile.BadZipFile, *_GZIP_ERRORS) as exc:
         raise DataError(f"{source}: array {key!r} of the archive cannot be read ({exc})") from None
 
@@ -152,8 +174,8 @@ def _load_numpy(source: str):
     -- advice not to give about text (a CSV file read with ``--format npy``)
     or about bytes piped in from anywhere.  Bytes after an .npy file's array, or around an .npz file's archive,
     are refused (see the module's docstring); read an archive's arrays with :func:`npz_member`, which refuses
-    bytes after each.  Memory: the array (an archive's arrays as they are read); of an ``.npz.gz``, one
-    decompressed copy of the archive besides.
+    bytes after each.  Memory: the array (an archive's arrays as they are read); an ``.npz.gz`` is decompressed
+    to a temporary file first (disk space for the archive).
     """
     head, gzipped = _head(source)
     if not head.startswith((_NPY_MAGIC, *_ZIP_MAGICS)):
@@ -164,7 +186,7 @@ def _load_numpy(source: str):
     try:
         if head.startswith(_NPY_MAGIC):
             return _load_array(source, gzipped)
-        archive = np.load(_archive_input(source, gzipped), allow_pickle=False)
+        archive = _open_archive(source, gzipped)
         try:
             _check_whole_archive(archive, source)
         except BaseException:
@@ -175,8 +197,7 @@ def _load_numpy(source: str):
         raise
     except ValueError as exc:
         if "allow_pickle" in str(exc):           # NumPy's refusal of an object array: never unpickled here
-            raise DataError(f"{source}: holds pickled Python objects (an object array), which rankcore does not "
-                            "read; save numbers (a float or integer array)") from None
+            raise DataError(f"{source}: {PICKLE_MESSAGE}") from None
         raise DataError(f"{source}: not a readable NumPy file ({exc})") from None
     except (EOFError, OSError) as exc:
         raise DataError(f"{source}: not a readable NumPy file ({exc})") from None
@@ -195,7 +216,13 @@ def npz_feature_names(source: str) -> list[str]:
             raw = np.asarray(npz_member(archive, "feature_names", source))
     except Exception:  # an unreadable archive (or an array): the file's own read gives the error
         return []
-    return [str(v) for v in raw.ravel()] if raw.ndim == 1 else []
+    return _names(raw) if raw.ndim == 1 else []
+
+
+def _names(raw: np.ndarray) -> list[str]:
+    """The text of an array of names: bytes (an ``S`` array, as NumPy saves ``bytes``) decoded as UTF-8, never
+    shown as their ``repr`` (``"b'age'"``)."""
+    return [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in raw]
 
 
 def npz_array_names(source: str) -> list[str]:
@@ -213,11 +240,7 @@ def npy_shape(source: str) -> tuple[int, ...] | None:
         head, gzipped = _head(source)
         opener = gzip.open if gzipped else open
         with opener(source, "rb") as fh:
-            version = np.lib.format.read_magic(fh)
-            read = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
-            if version in read:
-                return tuple(read[version](fh)[0])
-        return tuple(np.asarray(_load_numpy(source)).shape)    # a later header version: the array itself
+            return read_header(fh, source)[0]
     except Exception:  # an unreadable file: the reader gives the error
         return None
 
@@ -230,11 +253,26 @@ def _numeric_matrix(arr: Any, source: str, what: str) -> np.ndarray:
         raise DataError(f"{source}: {what} must be a 2-D array (rows, columns), got shape {arr.shape}")
     if arr.shape[0] < 1:
         raise DataError(f"{source}: {what} has no rows")
+    if arr.shape[1] < 1:
+        raise DataError(f"{source}: {what} has no columns")
     out = np.ascontiguousarray(arr, dtype=np.float64)
     bad = np.isinf(out)  # NaN is a missing value; a missing label is refused by the caller
     if bad.any():
         r, c = (int(v[0]) for v in np.nonzero(bad))
         raise DataError(f"{source}, row {r}: {what} column {c}: expected a finite number, got {float(out[r, c])!r}")
+    return out
+
+
+def _drop_column(M: np.ndarray, index: int) -> np.ndarray:
+    """``M`` (C-contiguous, read from the file: nothing else sees it) less its column ``index``, C-contiguous, in
+    ``M``'s own memory: the rows move down in blocks, each through a copy of the block alone (a row never lands
+    past where it started, so no row is overwritten before it is moved) -- one copy of the array in memory, where
+    copying the columns out would hold two (three, through a fancy index's transposed result)."""
+    n, d = M.shape
+    out = M.reshape(-1)[: n * (d - 1)].reshape(n, d - 1)
+    step = max(1, _DROP_BLOCK // d)
+    for start in range(0, n, step):
+        out[start:start + step] = np.delete(M[start:start + step], index, axis=1)
     return out
 
 
@@ -260,13 +298,13 @@ def _read_npy(source: str, label: Any, require_label: bool, n_features: int | No
         if d < 2:
             raise DataError(f"{source}: the array has 1 column; it needs features and a label column")
         keep = [j for j in range(d) if j != index]
+        y = M[:, index].copy()
+        if require_label and np.isnan(y).any():
+            raise DataError(f"{source}, row {int(np.argmax(np.isnan(y)))}: missing label (NaN) in column {index}")
+        X = _drop_column(M, index)
         if not require_label:              # the label column is set aside unread: rows to score need none
-            return Dataset(np.ascontiguousarray(M[:, keep]), None, [f"x{j}" for j in keep], None, source, "npy")
-        missing = np.isnan(M[:, index])
-        if missing.any():
-            raise DataError(f"{source}, row {int(np.argmax(missing))}: missing label (NaN) in column {index}")
-        return Dataset(np.ascontiguousarray(M[:, keep]), M[:, index].copy(), [f"x{j}" for j in keep],
-                       f"column {index}", source, "npy")
+            return Dataset(X, None, [f"x{j}" for j in keep], None, source, "npy")
+        return Dataset(X, y, [f"x{j}" for j in keep], f"column {index}", source, "npy")
     return Dataset(M, None, [f"x{j}" for j in range(d)], None, source, "npy")
 
 
@@ -292,7 +330,7 @@ def _read_npz(source: str, label: Any, require_label: bool) -> Dataset:
                 raw = np.asarray(npz_member(archive, "feature_names", source))
                 if raw.ndim != 1 or raw.shape[0] != X.shape[1]:
                     raise DataError(f"{source}: feature_names must list {X.shape[1]} names, got shape {raw.shape}")
-                names = [str(v) for v in raw]
+                names = _names(raw)
                 if any(not n.strip() for n in names) or len(set(names)) != len(names):
                     bad = next(n for n in names if not n.strip() or names.count(n) > 1)
                     raise DataError(f"{source}: feature_names must be distinct, non-empty names, got {bad!r} "
