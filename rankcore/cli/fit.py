@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 from . import CommandError
 from ._common import (
@@ -142,6 +143,11 @@ def load_validation(args, data, monitor_spec: str):
     return val, estimator_input(val), y_val
 
 
+#: The library's refusal of a count k beyond every query of the validation set: "scoring='ndcg@k:10' on eval_set:
+#: k = 10 is larger than ..." (the metric's own "metric 'ndcg@k:10': k = 10 ..." where the metric is the default).
+_K_BEYOND = re.compile(r"(?:metric '[^']*'|scoring='[^']*'(?: on [^:]*)?): (k = \S+ is larger than .*)", re.DOTALL)
+
+
 def _fit_error(exc: Exception, args, data, init_model, monitor_spec: str) -> CommandError | None:
     """The CLI's error for the fit's ValueError or TypeError ``exc``, said as the options given; None: raised as
     it is."""
@@ -149,10 +155,11 @@ def _fit_error(exc: Exception, args, data, init_model, monitor_spec: str) -> Com
         return error
     if (error := eval_metric_error(exc, args.validation)) is not None:      # said as the options given
         return error
-    if args.validation and str(exc).startswith("metric '") and "is larger than" in str(exc):
+    beyond = _K_BEYOND.match(str(exc))
+    if args.validation and beyond:
         # the monitored metric's k against the --validation file's queries (the library says "the input")
         return CommandError(f"--validation {args.validation}: --monitor {monitor_spec}: "
-                            f"{str(exc).replace('the input', 'every query of the file')}")
+                            f"{beyond[1].replace('the input', 'every query of the file')}")
     # the library's ``position: ...`` (an objective without a curvature), ``sample_weight: ...`` (one without
     # weights)
     if data.weight is not None and (error := weight_error(exc, data.weight_name)) is not None:

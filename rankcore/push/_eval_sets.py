@@ -247,7 +247,7 @@ class Validation:
     def of_eval_sets(cls, sets: tuple, evals: EvalSets, scoring: Any) -> "Validation":
         """The checked ``sets`` of ``evals`` with its ``eval_metric``, less a metric that is ``scoring``'s own
         (its curve is recorded once, under ``scoring``'s key)."""
-        metrics = tuple(MetricScoring(m) for m in evals.metrics if m.spec != scoring.name)
+        metrics = tuple(MetricScoring(m, parameter=None) for m in evals.metrics if m.spec != scoring.name)
         return cls(tuple(sets), evals.watched, from_eval_set=True, metrics=metrics)
 
     def curves(self, metric: str, n_kept: int) -> dict:

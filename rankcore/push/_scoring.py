@@ -108,11 +108,21 @@ class MetricScoring:
     them (:func:`within_largest_query`).
     """
 
-    def __init__(self, metric: Any, *, default: bool = False):
+    def __init__(self, metric: Any, *, default: bool = False, parameter: str | None = "scoring"):
         self.metric = metric
         self.name = metric.spec
         self.greater_is_better = bool(metric.greater_is_better)
         self.default = bool(default)
+        # what named the metric, for a refusal of the labels; None: the caller names it (fit's ``eval_metric``)
+        self.parameter = parameter
+
+    def _named(self, exc: ValueError, name: str) -> ValueError:
+        """The metric's refusal of the labels ``name`` (a count k beyond every query, no query counted) said as the
+        parameter that named the metric: the error arises in the fit's checks, away from the parameter."""
+        text = str(exc).removeprefix(f"{name}: ").removeprefix(f"metric {self.name!r}: ").removeprefix(
+            f"metric {self.name!r} ")
+        where = "" if name == "y" else f" on {name.removesuffix(' y')}"       # an eval_set's labels
+        return ValueError(f"{self.parameter}={self.name!r}{where}: {text}")
 
     def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *, n_threads: int = 1,
              queries: Any = None, name: str = "y", cache: Any = None) -> Callable[[np.ndarray], float]:
@@ -130,8 +140,22 @@ class MetricScoring:
 
         metric = self.metric
         if queries is not None:
-            return query_scorer(within_largest_query(metric, queries) if self.default else metric, y, queries,
-                                name=name, n_threads=n_threads, cache=cache)
+            if self.default or self.parameter is None:      # not the user's choice, or named by the caller
+                return query_scorer(within_largest_query(metric, queries) if self.default else metric, y, queries,
+                                    name=name, n_threads=n_threads, cache=cache)
+            try:
+                scorer = query_scorer(metric, y, queries, name=name, n_threads=n_threads, cache=cache)
+            except ValueError as exc:
+                raise self._named(exc, name) from None
+
+            def named(scores: np.ndarray) -> float:
+                try:
+                    return scorer(scores)
+                except ValueError as exc:       # a count k beyond every query found as it scores, no query counted
+                    if str(exc).startswith("scores"):       # the scores' own check (not finite): not the metric's
+                        raise
+                    raise self._named(exc, name) from None
+            return named
         if type(metric).__call__ is not Metric.__call__:
             return lambda scores: float(metric(y, scores))
         probe = np.zeros(np.shape(y)[0] if np.ndim(y) else 0)
@@ -173,6 +197,14 @@ class ObjectiveScoring:
     def __init__(self, objective: Any):
         self.objective = objective
         self.name = OBJECTIVE_SCORING
+
+    def _named(self, exc: ValueError, name: str) -> ValueError:
+        """The metric's refusal of the labels ``name`` (a count k beyond every query, no query counted) said as the
+        parameter that named the metric: the error arises in the fit's checks, away from the parameter."""
+        text = str(exc).removeprefix(f"{name}: ").removeprefix(f"metric {self.name!r}: ").removeprefix(
+            f"metric {self.name!r} ")
+        where = "" if name == "y" else f" on {name.removesuffix(' y')}"       # an eval_set's labels
+        return ValueError(f"{self.parameter}={self.name!r}{where}: {text}")
 
     def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *, n_threads: int = 1,
              queries: Any = None, name: str = "y", cache: Any = None) -> Callable[[np.ndarray], float]:

@@ -120,5 +120,5 @@ def test_a_monitor_k_beyond_every_query_of_the_file_names_the_file_and_the_monit
                               "-o", tmp_path / "m.json")
     assert status == 2, err
     error = err.strip().splitlines()[-1]
-    assert error.startswith(f"rankcore: error: --validation {files / 'one.csv'}: --monitor ndcg@k:10: metric "
-                            "'ndcg@k:10': k = 10 is larger than every query of the file (the largest has 9 rows)")
+    assert error.startswith(f"rankcore: error: --validation {files / 'one.csv'}: --monitor ndcg@k:10: k = 10 is "
+                            "larger than every query of the file (the largest has 9 rows)")

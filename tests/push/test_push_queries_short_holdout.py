@@ -55,7 +55,7 @@ def test_a_hold_out_of_short_queries_scores_the_named_k_as_the_default():
 @pytest.mark.parametrize("spec", ["ndcg@k:13", "prec@k:13"])
 def test_a_k_beyond_every_training_query_is_refused(spec):
     X, y, qid = short_queries(0, 60, n_features=4)
-    with pytest.raises(ValueError, match=rf"metric '{spec}': k = 13 is larger than every query \(the largest has 12 "
+    with pytest.raises(ValueError, match=rf"^scoring='{spec}': k = 13 is larger than every query \(the largest has 12 "
                                          r"rows\), so no query is cut at k; choose k <= 12"):
         rankcore.boost(learner=LEARNER, scoring=spec, n_iter=5, early_stopping=True, random_state=0).fit(X, y, qid=qid)
 
@@ -64,7 +64,26 @@ def test_an_eval_set_is_judged_on_its_own():
     X, y, qid = short_queries(0, 60, n_features=4)
     X_short, y_short, q_short = short_queries(1, 20, 0, n_features=4)
     model = rankcore.boost(learner=LEARNER, scoring="ndcg@k:10", n_iter=5, early_stopping=True, random_state=0)
-    with pytest.raises(ValueError, match=r"k = 10 is larger than every query \(the largest has 5 rows\)"):
+    with pytest.raises(ValueError, match=r"^scoring='ndcg@k:10' on eval_set: k = 10 is larger than every query \(the "
+                                         r"largest has 5 rows\)"):
         model.fit(X, y, qid=qid, eval_set=(X_short, y_short, q_short))
     X_long, y_long, q_long = short_queries(2, 20, 11, n_features=4)
     assert model.fit(X, y, qid=qid, eval_set=(X_long, y_long, q_long)).validation_scores_.shape[0] > 0
+
+
+def test_a_named_scoring_that_cannot_score_the_labels_is_named_with_the_set():
+    """The refusal arises in the fit's checks, away from the parameter: it names ``scoring`` and which set."""
+    X, y, qid = short_queries(0, 60, n_features=4)
+    model = rankcore.boost(learner=LEARNER, scoring="ndcg@k:3", n_iter=5, random_state=0)
+    nothing = (X[:40], np.zeros(40), qid[:40])                     # no relevant row in any query
+    with pytest.raises(ValueError, match=r"^scoring='ndcg@k:3' on eval_set: counts none of the \d+ queries"):
+        model.fit(X, y, qid=qid, eval_set=nothing)
+    with pytest.raises(ValueError, match=r"^scoring='ndcg@k:3' on eval_set\[1\]: counts none of the \d+ queries"):
+        model.fit(X, y, qid=qid, eval_set=[(X, y, qid), nothing])
+    graded = np.where(y > 0, 2, 0)
+    with pytest.raises(ValueError, match=r"^scoring='prec@k:3': expected binary labels"):
+        rankcore.boost(learner=LEARNER, scoring="prec@k:3", n_iter=5, early_stopping=True,
+                       random_state=0).fit(X, graded, qid=qid)
+    # the default scoring keeps the metric's own words (the user named no parameter)
+    with pytest.raises(ValueError, match=r"^eval_set y: metric 'ndcg@k:10' counts none of the"):
+        rankcore.boost(learner=LEARNER, n_iter=5, random_state=0).fit(X, y, qid=qid, eval_set=nothing)
