@@ -198,14 +198,6 @@ class ObjectiveScoring:
         self.objective = objective
         self.name = OBJECTIVE_SCORING
 
-    def _named(self, exc: ValueError, name: str) -> ValueError:
-        """The metric's refusal of the labels ``name`` (a count k beyond every query, no query counted) said as the
-        parameter that named the metric: the error arises in the fit's checks, away from the parameter."""
-        text = str(exc).removeprefix(f"{name}: ").removeprefix(f"metric {self.name!r}: ").removeprefix(
-            f"metric {self.name!r} ")
-        where = "" if name == "y" else f" on {name.removesuffix(' y')}"       # an eval_set's labels
-        return ValueError(f"{self.parameter}={self.name!r}{where}: {text}")
-
     def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *, n_threads: int = 1,
              queries: Any = None, name: str = "y", cache: Any = None) -> Callable[[np.ndarray], float]:
         """scores -> J of the validation rows at those scores (within their queries, when given; ``cache`` unused).
