@@ -6,18 +6,30 @@ from typing import Any
 
 from ..registry import resolve
 from ._base import Metric
+from ._queries import check_queries
 
 __all__ = ["make_query_scorer"]
 
 
+#: The longest query of the data a test fold is a part of, as the scorer reads it: unknown, so no count k is refused
+#: for being beyond the fold's own queries (see :func:`make_query_scorer`).
+_ANY_LONGEST = 2**62
+
+
 def _score_by_query(y_true: Any, y_score: Any, qid: Any = None, *, metric: str) -> float:
+    """``evaluate(y_true, y_score, metric, qid=qid)`` over the test fold's queries, read as a part of the data."""
     if qid is None:
         raise ValueError(f"qid: the query scorer of {metric!r} received no qid; pass it with "
                          f"params={{'qid': qid}} (cross_val_score) or fit(X, y, qid=qid) (GridSearchCV), with "
                          f"sklearn.set_config(enable_metadata_routing=True)")
-    from ._evaluate import evaluate
+    from ._evaluate import _checked_labels, _checked_scores, resolve_metrics
+    from ._query_evaluate import evaluate_queries
 
-    return float(evaluate(y_true, y_score, [metric], qid=qid)[metric])
+    resolved = resolve_metrics([metric])
+    scores = _checked_scores(y_score, resolved)
+    labels = _checked_labels(y_true, scores, resolved, whole=False)
+    queries = check_queries(qid, None, int(scores.shape[0])).part_of(_ANY_LONGEST)
+    return float(evaluate_queries(resolved, labels, scores, queries, ci=None, n_boot=None, random_state=None)[metric])
 
 
 def make_query_scorer(metric: str | Metric) -> Any:
@@ -35,6 +47,15 @@ def make_query_scorer(metric: str | Metric) -> Any:
         A scikit-learn scorer that requests ``qid`` through metadata
         routing and scores ``decision_function`` (else ``predict``); a
         lower-is-better metric is negated, as scikit-learn's scorers are.
+
+    Notes
+    -----
+    A test fold is a part of the data: its queries shorter than a count k are
+    read as any query shorter than k is (``ndcg@k``, ``err@k``, ``map@k``:
+    the whole query; ``prec@k`` keeps k as its denominator), and a fold whose
+    queries are all shorter than k is scored, not refused (scikit-learn would
+    turn the refusal into a NaN score for that fold).  Check a count k against
+    the whole data once, with :func:`rankcore.evaluate` and ``qid``.
 
     Raises
     ------

@@ -123,6 +123,50 @@ def test_query_scorer_scores_each_fold_per_query(routing):
     assert search.best_params_ == {"alpha": 0.1}
 
 
+def _short_and_long(seed=4):
+    """20 queries of 3 rows and two of 12: QueryKFold(4) leaves folds of 3-row queries alone."""
+    rng = np.random.default_rng(seed)
+    qid = np.repeat(np.arange(22), [3] * 20 + [12] * 2)
+    X = rng.normal(size=(qid.shape[0], 3))
+    y = np.clip(np.round(X[:, 0] + rng.normal(scale=0.8, size=qid.shape[0]) + 1), 0, 3)
+    return X, y, qid
+
+
+@pytest.mark.parametrize("spec, whole", [("ndcg@k:10", "ndcg@k:{n}"), ("err@k:10", "err@k:{n}"),
+                                         ("map@k:10", "map@k:{n}")])
+def test_query_scorer_reads_a_fold_of_short_queries_as_a_part(routing, spec, whole):
+    """A fold whose queries are all shorter than k is scored as its queries are read anywhere (whole), never
+    refused: scikit-learn would make the refusal a NaN score for the fold."""
+    X, y, qid = _short_and_long()
+    cv = QueryKFold(4)
+    labels = (y > 0).astype(int) if spec.startswith("map") else y
+    got = cross_val_score(Ridge(), X, labels, cv=cv, scoring=make_query_scorer(spec), params={"qid": qid})
+    expected, short_folds = [], 0
+    for train, test in cv.split(X, qid=qid):
+        scores = Ridge().fit(X[train], labels[train]).predict(X[test])
+        longest = int(np.max(np.unique(qid[test], return_counts=True)[1]))
+        short_folds += longest < 10
+        metric = whole.format(n=longest) if longest < 10 else spec        # the same values: k within each query
+        expected.append(rankcore.evaluate(labels[test], scores, metric, qid=qid[test])[metric])
+    assert short_folds >= 2 and not np.isnan(got).any()
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-15)
+
+
+def test_query_scorer_keeps_k_as_the_denominator_of_prec_at_k_on_short_folds(routing):
+    X, y, qid = _short_and_long()
+    relevant = (y > 1).astype(int)
+    cv = QueryKFold(4)
+    got = cross_val_score(Ridge(), X, relevant, cv=cv, scoring=make_query_scorer("prec@k:10"), params={"qid": qid})
+    for value, (train, test) in zip(got, cv.split(X, qid=qid)):
+        scores = Ridge().fit(X[train], relevant[train]).predict(X[test])
+        per_query = []
+        for q in np.unique(qid[test]):                 # scores without ties: the first min(k, n_q) places
+            rows = np.flatnonzero(qid[test] == q)
+            top = rows[np.argsort(-scores[rows], kind="stable")[:10]]
+            per_query.append(relevant[test][top].sum() / 10)
+        assert value == pytest.approx(np.mean(per_query), abs=1e-15)
+
+
 def test_query_scorer_errors(routing):
     X, y, qid = grouped(3)
     with pytest.raises(ValueError, match=r"qid: the query scorer of 'ndcg@k:5' received no qid"):
