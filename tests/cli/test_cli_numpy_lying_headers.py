@@ -184,6 +184,16 @@ def test_the_label_column_is_taken_out_in_place_as_np_delete_would(monkeypatch, 
         assert out.flags.c_contiguous and np.array_equal(out, expected)
 
 
+def _load_with_peak(path):
+    """(``load_data(path)``, the peak of memory traced while it ran)."""
+    tracemalloc.start()
+    try:
+        data = load_data(path)
+        return data, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 @pytest.mark.parametrize("name", ["a.npy", "a.npy.gz"])
 def test_an_npy_file_with_its_label_is_read_into_about_one_copy(tmp_path, name):
     """The array (8 MB), its label column and the check for infinities (a byte a value): before, the features were
@@ -191,12 +201,7 @@ def test_an_npy_file_with_its_label_is_read_into_about_one_copy(tmp_path, name):
     big = np.random.default_rng(0).normal(size=(50_000, 20))
     path = tmp_path / name
     path.write_bytes(gzip.compress(_npy(big), compresslevel=1) if name.endswith(".gz") else _npy(big))
-    tracemalloc.start()
-    try:
-        data = load_data(path)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    data, peak = _load_with_peak(path)
     assert np.array_equal(data.X, big[:, :-1]) and np.array_equal(data.y, big[:, -1])
     assert data.X.flags.c_contiguous
     assert peak < 1.3 * big.nbytes, (peak, big.nbytes)
@@ -209,12 +214,7 @@ def test_an_npz_gz_archive_is_read_into_about_one_copy_and_its_spool_closed(tmp_
     path = tmp_path / "a.npz.gz"
     path.write_bytes(gzip.compress(_npz(X=_npy(big[:, :-1]), y=_npy(big[:, -1])), compresslevel=1))
     fds = len(list(Path("/proc/self/fd").iterdir())) if Path("/proc/self/fd").is_dir() else None
-    tracemalloc.start()
-    try:
-        data = load_data(path)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    data, peak = _load_with_peak(path)
     assert np.array_equal(data.X, big[:, :-1]) and np.array_equal(data.y, big[:, -1])
     assert peak < 1.3 * big.nbytes, (peak, big.nbytes)
     if fds is not None:
