@@ -278,7 +278,9 @@ def refuse_eval_metrics(evals: EvalChoice, metric: Any, within: bool) -> None:
             try:
                 _value(extra, rows, np.zeros(rows.X.shape[0]), within, default=False)
             except (ValueError, TypeError) as exc:
-                raise ValueError(f"eval_metric: the metric {extra.spec!r} cannot score {rows.label}: {exc}") from None
+                # the sentence names the metric once: not the check's own "metric 'x':" again
+                why = str(exc).removeprefix(f"metric {extra.spec!r}: ").removeprefix(f"metric {extra.spec!r} ")
+                raise ValueError(f"eval_metric: the metric {extra.spec!r} cannot score {rows.label}: {why}") from None
 
 
 def _value(metric: Any, rows: EvalRows, scores: np.ndarray, within: bool, *, default: bool) -> float:

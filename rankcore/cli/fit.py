@@ -146,6 +146,9 @@ def load_validation(args, data, monitor_spec: str):
 #: The library's refusal of a count k beyond every query of the validation set: "scoring='ndcg@k:10' on eval_set:
 #: k = 10 is larger than ..." (the metric's own "metric 'ndcg@k:10': k = 10 ..." where the metric is the default).
 _K_BEYOND = re.compile(r"(?:metric '[^']*'|scoring='[^']*'(?: on [^:]*)?): (k = \S+ is larger than .*)", re.DOTALL)
+#: The library's refusal of the validation set's labels by the monitored metric for another reason ("scoring='ndcg@k:3'
+#: on eval_set: counts none of the 3 queries ..."): the command line named neither ``scoring`` nor ``eval_set``.
+_SCORING_ON_EVAL_SET = re.compile(r"scoring='(?P<spec>[^']*)' on eval_set: (?P<why>.*)", re.DOTALL)
 
 
 def _fit_error(exc: Exception, args, data, init_model, monitor_spec: str) -> CommandError | None:
@@ -160,6 +163,9 @@ def _fit_error(exc: Exception, args, data, init_model, monitor_spec: str) -> Com
         # the monitored metric's k against the --validation file's queries (the library says "the input")
         return CommandError(f"--validation {args.validation}: --monitor {monitor_spec}: "
                             f"{beyond[1].replace('the input', 'every query of the file')}")
+    refused = _SCORING_ON_EVAL_SET.match(str(exc))
+    if args.validation and refused:
+        return CommandError(f"--validation {args.validation}: --monitor {refused['spec']}: {refused['why']}")
     # the library's ``position: ...`` (an objective without a curvature), ``sample_weight: ...`` (one without
     # weights)
     if data.weight is not None and (error := weight_error(exc, data.weight_name)) is not None:

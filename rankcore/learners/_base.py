@@ -263,6 +263,11 @@ class LearnerLayout:
         setting and what to change: the driver then stops with
         ``stop_reason_ = "no_split"`` and a ``UserWarning`` carrying it.
         None (the default): the fit converged.  Never changes the model.
+        On the ``tol`` rule, a layout with a context manager
+        ``without_stalling_setting()`` (the trees') is also asked for the
+        ranker the fit without the setting would take from the same scores:
+        the setting is named only when that ranker's derivative is beyond
+        ``tol`` (else the fit without it stops there too).
         """
         return None
 

@@ -226,7 +226,7 @@ def _next_candidate(backend, layout, state, result: BoostingResult, iteration: i
         return None
     if abs(candidate.derivative) <= tol:
         result.stop_reason = "converged"
-        _stalled_by_learner(backend, layout, result, iteration, candidate.ranker, candidate.derivative, tol)
+        _stalled_by_learner(backend, layout, result, iteration, candidate.ranker, candidate.derivative, tol, state)
         return None
     if leaf_steps > 1:
         # more Newton steps on the tree's leaf values, its splits fixed (trees: leaf_newton_steps)
@@ -334,11 +334,23 @@ def _no_candidate_reason(layout) -> str | None:
 
 
 def _stalled_by_learner(backend, layout, result: BoostingResult, iteration: int, ranker,
-                        derivative: float | None = None, tol: float | None = None) -> None:
+                        derivative: float | None = None, tol: float | None = None, state=None) -> None:
     """A stop as converged made ``"no_split"`` when the layout says a setting of its family left the ranker's step no
-    effect (``LearnerLayout.stalled_reason``: the trees' cap ``max_delta_step``); the records are unchanged."""
+    effect (``LearnerLayout.stalled_reason``: the trees' cap ``max_delta_step``); the records are unchanged.
+
+    On the ``tol`` rule, a layout that can search without the setting (``without_stalling_setting``) is asked
+    for the ranker the fit without it would take at ``state``: when that one's derivative is within ``tol`` too
+    (or it forms none), the fit without the setting stops here all the same, so the fit converged.  The
+    ranker's own account (its leaves without the cap) is not that ranker: the uncapped gains choose other
+    splits, and a greedy search need not find the larger decrement."""
     ask = getattr(layout, "stalled_reason", None)
     why = ask(ranker, derivative, tol) if callable(ask) else None
+    lift = getattr(layout, "without_stalling_setting", None)
+    if why is not None and derivative is not None and state is not None and callable(lift):
+        with lift():
+            free = _best_candidate(backend, layout, state)
+        if free is None or not abs(free.derivative) > tol:        # NaN: not beyond tol either
+            why = None
     if why is not None:
         _no_split(result, iteration, why, getattr(backend, "from_init", False) or False)
 

@@ -195,7 +195,9 @@ class ValidationSet:
                                          cache=cache))
                 bound[-1](self.scores)          # a metric that counts none of the queries: refused before iteration 1
             except ValueError as exc:
-                why = str(exc).removeprefix(f"{labels}: ")
+                # the sentence names the metric and the labels once: not the check's "metric 'x':" again
+                why = str(exc).removeprefix(f"{labels}: ").removeprefix(f"metric {metric.name!r}: ").removeprefix(
+                    f"metric {metric.name!r} ")
                 raise ValueError(f"eval_metric: the metric {metric.name!r} cannot score {labels}: {why}") from None
         self._metrics_of = tuple(zip((m.name for m in metrics), bound))
         self.metric_curves = {name: [] for name, _ in self._metrics_of}

@@ -122,3 +122,19 @@ def test_a_monitor_k_beyond_every_query_of_the_file_names_the_file_and_the_monit
     error = err.strip().splitlines()[-1]
     assert error.startswith(f"rankcore: error: --validation {files / 'one.csv'}: --monitor ndcg@k:10: k = 10 is "
                             "larger than every query of the file (the largest has 9 rows)")
+
+
+def test_a_monitor_that_counts_no_query_of_the_file_names_the_file_and_the_monitor(files, tmp_path):
+    """The library's ``scoring='ndcg@k:3' on eval_set: counts none ...`` said as the options given: the command line
+    named neither ``scoring`` nor ``eval_set``."""
+    import numpy as np
+
+    query, X, prior, grade = ranked(3, n_queries=3)
+    write(tmp_path / "zero.csv", query, X, prior, np.zeros_like(grade))       # no relevant row in any query
+    status, _, err = run_main(*FIT, "--monitor", "ndcg@k:3", files / "train.csv", "--validation",
+                              tmp_path / "zero.csv", "--quiet", "-o", tmp_path / "m.json")
+    assert status == 2, err
+    error = err.strip().splitlines()[-1]
+    assert error.startswith(f"rankcore: error: --validation {tmp_path / 'zero.csv'}: --monitor ndcg@k:3: counts "
+                            "none of the 3 queries"), error
+    assert "scoring" not in err and "eval_set" not in err

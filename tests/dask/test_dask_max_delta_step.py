@@ -6,6 +6,7 @@ in memory."""
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -97,3 +98,45 @@ def test_a_binding_cap_on_a_converged_fit_says_converged_on_dask(dask_client, gr
         local = rankcore.PushBoost(**params).fit(X, y)
     assert model.stop_reason_ == local.stop_reason_ == "converged" and model.n_iter_ == local.n_iter_ == 0
     assert not any("max_delta_step" in str(w.message) for w in caught)
+
+
+def _blame_case(q, t):
+    """A cap clamping some leaves of the first capped tree, and a tol a fraction ``t`` of the way from that tree's
+    |derivative| to its own uncapped one (``tests/learners/test_tree_max_delta_step_false_blame.py``)."""
+    import rankcore.push._driver as driver
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=300) > 0.5).astype(int)
+    spec = "trees:min_samples_leaf=5,growth=depthwise,max_depth=3"
+    first = rankcore.PushBoost(learner=spec, random_state=0, n_iter=1, tol=0.0).fit(X, y).rankers_[0]
+    leaves = np.abs(first.value[first.left < 0])
+    cap = float(np.percentile(leaves[leaves != 0], q))
+    seen, spied = [], driver._stalled_by_learner
+    driver._stalled_by_learner = lambda backend, layout, result, iteration, ranker, *args: (
+        seen.append((args[0], ranker.uncapped_derivative)), spied(backend, layout, result, iteration, ranker, *args))
+    try:
+        with pytest.warns(UserWarning):
+            rankcore.PushBoost(learner=f"{spec},max_delta_step={cap!r}", random_state=0, n_iter=1, tol=1e9).fit(X, y)
+    finally:
+        driver._stalled_by_learner = spied
+    (derivative, uncapped), = seen
+    return X, y, f"{spec},max_delta_step={cap!r}", abs(derivative) + t * (abs(uncapped) - abs(derivative))
+
+
+@pytest.mark.parametrize("placement", ["distributed", "one_worker"])
+@pytest.mark.parametrize("q, t, named", [(80, 0.9, False), (60, 0.5, True)], ids=["converged", "named"])
+def test_a_cap_on_some_leaves_is_named_on_dask_as_in_memory(dask_client, placement, q, t, named):  # noqa: F811
+    """The stop rule asks for the tree the fit without the cap would take: on Dask the lead shard's copy of the
+    layout searches without the cap too (the plan carries it), so the cap is named, or not, as in memory."""
+    X, y, spec, tol = _blame_case(q, t)
+    params = dict(learner=spec, n_iter=2, random_state=0, tol=tol)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = DaskPushBoost(placement=placement, **params).fit(da.from_array(X, chunks=(150, -1)),
+                                                                 da.from_array(y, chunks=150))
+        local = rankcore.PushBoost(**params).fit(X, y)
+    assert model.stop_reason_ == local.stop_reason_ == ("no_split" if named else "converged")
+    assert model.n_iter_ == local.n_iter_ == 0
+    blamed = [str(w.message) for w in caught if "raise max_delta_step" in str(w.message)]
+    assert len(blamed) == (2 if named else 0), blamed

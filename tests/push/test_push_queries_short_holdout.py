@@ -87,3 +87,23 @@ def test_a_named_scoring_that_cannot_score_the_labels_is_named_with_the_set():
     # the default scoring keeps the metric's own words (the user named no parameter)
     with pytest.raises(ValueError, match=r"^eval_set y: metric 'ndcg@k:10' counts none of the"):
         rankcore.boost(learner=LEARNER, n_iter=5, random_state=0).fit(X, y, qid=qid, eval_set=nothing)
+
+
+def test_an_eval_metric_that_cannot_score_an_eval_set_names_the_metric_once():
+    """``eval_metric``'s refusal names its metric and the set in its own words, without the check's
+    ``metric 'ndcg@k:40':`` after them (and without ``scoring=``, which names the other metric)."""
+    from rankcore import AutoRanker
+
+    X, y, qid = short_queries(0, 60, n_features=4)
+    X_short, y_short, q_short = short_queries(1, 20, 0, n_features=4)
+    expected = (r"^eval_metric: the metric 'ndcg@k:40' cannot score eval_set( y)?: k = 40 is larger than every query "
+                r"\(the largest has 5 rows\)")
+    for scoring in (None, "ndcg@k:3"):
+        with pytest.raises(ValueError, match=expected) as caught:
+            rankcore.boost(learner=LEARNER, scoring=scoring, n_iter=3, random_state=0).fit(
+                X, y, qid=qid, eval_set=(X_short, y_short, q_short), eval_metric="ndcg@k:40")
+        assert str(caught.value).count("ndcg@k:40") == 1 and "scoring" not in str(caught.value)
+    with pytest.raises(ValueError, match=expected) as caught:
+        AutoRanker(candidates=["trees:n_iter=3"], random_state=0).fit(
+            X, y, qid=qid, eval_set=(X_short, y_short, q_short), eval_metric="ndcg@k:40")
+    assert str(caught.value).count("ndcg@k:40") == 1

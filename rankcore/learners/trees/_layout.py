@@ -19,9 +19,10 @@ design B): feature j owns slots ``base[j] .. base[j] + n_edges[j] + 1``.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -311,6 +312,25 @@ class TreeLayout(LearnerLayout):
                                    self.max_delta_step, derivative, tol, getattr(ranker, "uncapped_derivative", None),
                                    uncapped_exact=exact)
 
+    @contextlib.contextmanager
+    def without_stalling_setting(self) -> Iterator[None]:
+        """Within it, the layout searches as the fit without the cap ``max_delta_step`` would, on the tree's draw.
+
+        The stop rule asks before it names the cap: the tree the search grows here from the same scores, with the
+        same row seed and feature subset (the last draw, replayed: the generator is not read), is the one the
+        uncapped fit would take at this iteration -- its splits chosen by the uncapped gains, not only this tree's
+        leaves without the clamp.  Only that tree's derivative beyond ``tol`` shows the cap ended the fit.  The cap,
+        the grower (built with it) and the account of the last search are restored on leaving.
+        """
+        saved = (self.max_delta_step, self._grower, getattr(self, "_grower_key", None), self.last_no_split,
+                 getattr(self, "_grown", None))
+        self.max_delta_step, self._grower, self._redraw = 0.0, None, getattr(self, "_last_draw", None)
+        try:
+            yield
+        finally:
+            self.max_delta_step, self._grower, self._grower_key, self.last_no_split, self._grown = saved
+            self._redraw = None
+
     def threshold_of(self, feature: int, b: int) -> float:
         return float(self.edges[feature][b]) if b < self.n_edges[feature] else ALL_LEFT
 
@@ -325,15 +345,19 @@ class TreeLayout(LearnerLayout):
     # -- the multi-pass search ----------------------------------------
     def _draw_tree(self) -> tuple[int, np.ndarray]:
         """This tree's seed (row subsample) and feature subset (colsample, ``_feature_draw``), from the layout's
-        generator."""
+        generator; within :meth:`without_stalling_setting`, the last tree's again."""
+        if getattr(self, "_redraw", None) is not None:
+            return self._redraw
         seed = int(self._rng.integers(0, 2**62))
-        return seed, feature_draw(self._rng, float(self.colsample), self.n_features,
-                                  getattr(self, "interactions", None), getattr(self, "splittable", None))
+        self._last_draw = (seed, feature_draw(self._rng, float(self.colsample), self.n_features,
+                                              getattr(self, "interactions", None), getattr(self, "splittable", None)))
+        return self._last_draw
 
     def draw_search(self) -> dict:
-        """This tree's random choices as plain data, for :meth:`begin_search` on a copy of the layout elsewhere."""
+        """This tree's random choices as plain data, for :meth:`begin_search` on a copy of the layout elsewhere; with
+        the cap this search takes (none within :meth:`without_stalling_setting`, where the copy keeps its own)."""
         seed, mask = self._draw_tree()
-        return {"seed": seed, "feature_mask": mask}
+        return {"seed": seed, "feature_mask": mask, "max_delta_step": self.max_delta_step}
 
     def begin_search(self, *, batched: bool = False, plan: dict | None = None) -> TreeSearch | ObliviousSearch:
         """A new tree: draws this tree's seed (row subsample) and feature subset, unless ``plan`` gives them.
@@ -342,12 +366,13 @@ class TreeLayout(LearnerLayout):
         pass (:class:`BatchedTreeSearch`: the same tree in fewer passes, for
         blocks a round trip away); depth-wise and oblivious growth already
         take one pass per level.  ``plan``: the choices :meth:`draw_search`
-        drew on the client (this layout's generator is not read).
+        drew on the client (this layout's generator is not read), and the cap the client's search takes.
         """
         if plan is None:
             seed, mask = self._draw_tree()
         else:
             seed, mask = int(plan["seed"]), np.asarray(plan["feature_mask"], dtype=np.uint8)
+            self.max_delta_step = float(plan.get("max_delta_step", self.max_delta_step))
         if self.growth == "oblivious":
             return ObliviousSearch(self, seed, mask)
         if batched and self.growth == "leafwise":
