@@ -22,17 +22,18 @@ def query_push_reference(y, qid, f, w, loss, price, gain_weighted=False):
     for q in np.unique(qid):
         rows = np.flatnonzero(qid == q)
         for k in rows:
-            above = [i for i in rows if y[i] > y[k]]
-            if not above or w[k] == 0:
+            above = rows[y[rows] > y[k]]
+            if not above.size or w[k] == 0:
                 continue
             L = D = N = 0.0
             parts = []
-            for i in above:
+            # the loss and its derivatives at every pair (i, k) of the row in one call each (elementwise, the
+            # numbers of one call per pair); the sums below still add the pairs one by one, in order
+            z = f[above] - f[k]
+            values = zip(above.tolist(), loss.value(z).tolist(), loss.derivative(z).tolist(),
+                         loss.second_derivative(z).tolist() if loss.has_second_derivative else [0.0] * above.size)
+            for i, l0, l1, l2 in values:
                 a = (2.0 ** y[i] - 2.0 ** y[k]) if gain_weighted else 1.0
-                z = np.array([f[i] - f[k]])
-                l0 = float(loss.value(z)[0])
-                l1 = float(loss.derivative(z)[0])
-                l2 = float(loss.second_derivative(z)[0]) if loss.has_second_derivative else 0.0
                 L += w[i] * a * l0
                 D += w[i] * a * l1
                 N += w[i] * a * l2

@@ -1,4 +1,10 @@
-"""The `rankcore` command line, run as users run it: the console script and `python -m rankcore`."""
+"""The `rankcore` command line, run as users run it.
+
+What only a real process shows goes through the console script and `python -m rankcore`: the entry points, the
+exit status of argparse's own errors, a real pipe and a real terminal, the terminal's encoding, `--debug`'s
+traceback, a missing matplotlib.  The rest runs the same `main()` in-process (`in_process`), with the test's
+directory as the working directory, so that relative paths and the messages naming them are what users see.
+"""
 
 import csv
 import json
@@ -13,6 +19,7 @@ import numpy as np
 import pytest
 
 import rankcore
+from _cli_run import run_main
 from rankcore.cli import main
 
 pytest.importorskip("matplotlib")
@@ -30,6 +37,13 @@ def run_cli(*args, cwd, env=None, module=False, timeout=600):
     full_env = dict(os.environ)
     full_env.update(env or {})
     return subprocess.run(command, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout)
+
+
+def in_process(*args):
+    """``rankcore ARGS...`` through ``main()`` in this process (run from the current directory: tests call
+    ``monkeypatch.chdir``); a CompletedProcess like :func:`run_cli`'s, so that the checks read alike."""
+    status, out, err = run_main(*args)
+    return subprocess.CompletedProcess(args, status, out, err)
 
 
 @pytest.fixture(scope="module")
@@ -98,9 +112,10 @@ def test_unknown_option_is_a_usage_error(tmp_path):
 # --------------------------------------------------------------------------
 
 
-def test_fit_score_evaluate_round_trip(tmp_path, wdbc_csv):
-    done = run_cli("fit", wdbc_csv, "--label", "diagnosis", "--loss", "exp", "--price", "pow:16",
-                   "--learner", "stumps", "--n-iter", "40", "--out", "model.json", cwd=tmp_path)
+def test_fit_score_evaluate_round_trip(tmp_path, wdbc_csv, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    done = in_process("fit", wdbc_csv, "--label", "diagnosis", "--loss", "exp", "--price", "pow:16",
+                      "--learner", "stumps", "--n-iter", "40", "--out", "model.json")
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""  # results only; status and progress go to stderr
     assert "saved push (PushBoost) to model.json" in done.stderr
@@ -111,25 +126,26 @@ def test_fit_score_evaluate_round_trip(tmp_path, wdbc_csv):
     X, y = load_wdbc()
     expected = rankcore.PushBoost(loss="exp", price="pow:16", learner="stumps", n_iter=40, random_state=0).fit(X, y)
 
-    done = run_cli("score", "model.json", wdbc_csv, "--label", "diagnosis", "--out", "scores.csv", cwd=tmp_path)
+    done = in_process("score", "model.json", wdbc_csv, "--label", "diagnosis", "--out", "scores.csv")
     assert done.returncode == 0, done.stderr
     rows = list(csv.reader(open(tmp_path / "scores.csv")))
     assert rows[0] == ["score"] and len(rows) == X.shape[0] + 1
     scores = np.array([float(r[0]) for r in rows[1:]])
     np.testing.assert_array_equal(scores, expected.decision_function(X))
 
-    done = run_cli("evaluate", "model.json", wdbc_csv, "--label", "diagnosis",
-                   "--metrics", "auc,rmax,prec@k:50,pauc:0.1,mcclish", "--table-format", "json", cwd=tmp_path)
+    done = in_process("evaluate", "model.json", wdbc_csv, "--label", "diagnosis",
+                      "--metrics", "auc,rmax,prec@k:50,pauc:0.1,mcclish", "--table-format", "json")
     assert done.returncode == 0, done.stderr
     values = {r["metric"]: r["value"] for r in json.loads(done.stdout)}
     reference = rankcore.evaluate(y, scores, ["auc", "rmax", "prec@k:50", "pauc:0.1,mcclish"])
     assert values == pytest.approx(reference)
 
 
-def test_score_to_stdout_with_label_and_rank(tmp_path, wdbc_csv):
+def test_score_to_stdout_with_label_and_rank(tmp_path, wdbc_csv, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     assert main(["fit", str(wdbc_csv), "--label", "diagnosis", "--n-iter", "5", "--out", str(tmp_path / "m.json"),
                  "--quiet"]) == 0
-    done = run_cli("score", "m.json", wdbc_csv, "--label", "diagnosis", "--with-label", "--rank", cwd=tmp_path)
+    done = in_process("score", "m.json", wdbc_csv, "--label", "diagnosis", "--with-label", "--rank")
     assert done.returncode == 0, done.stderr
     rows = list(csv.reader(done.stdout.splitlines()))
     assert rows[0] == ["score", "diagnosis", "rank"]
@@ -145,10 +161,11 @@ def test_score_to_stdout_with_label_and_rank(tmp_path, wdbc_csv):
 # --------------------------------------------------------------------------
 
 
-def test_compare_table_figures_and_report(tmp_path, wdbc_csv):
-    done = run_cli("compare", wdbc_csv, "--label", "diagnosis", "--price", "identity,pow:4,pow:16,pow:64",
-                   "--n-iter", "30", "--test-size", "0.3", "--metrics", "rmax,prec@k:10,auc",
-                   "--out-dir", "figs", "--image-format", "png", "--report", "report.html", cwd=tmp_path)
+def test_compare_table_figures_and_report(tmp_path, wdbc_csv, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    done = in_process("compare", wdbc_csv, "--label", "diagnosis", "--price", "identity,pow:4,pow:16,pow:64",
+                      "--n-iter", "30", "--test-size", "0.3", "--metrics", "rmax,prec@k:10,auc",
+                   "--out-dir", "figs", "--image-format", "png", "--report", "report.html")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
     assert lines[0].split() == ["model", "split", "rmax", "prec@k:10", "auc"]
@@ -219,34 +236,37 @@ def test_malformed_csv_names_file_and_line(tmp_path):
     assert_one_line_error(done, "bad.csv, line 3, column 'b': expected a number, got 'oops'")
 
 
-def test_missing_values_through_the_console_script(tmp_path, wdbc_csv):
+def test_missing_values_through_the_command_line(tmp_path, wdbc_csv, monkeypatch):
     """The breast-cancer CSV with gaps: trees fit and score it; the default learner is refused in one line."""
+    monkeypatch.chdir(tmp_path)
     rows = wdbc_csv.read_text().splitlines()
     gapped = [rows[0]] + [",".join("NA" if (i + j) % 13 == 0 else cell for j, cell in enumerate(row.split(",")[:-1]))
                           + "," + row.split(",")[-1] for i, row in enumerate(rows[1:])]
     (tmp_path / "gaps.csv").write_text("\n".join(gapped) + "\n")
-    done = run_cli("fit", "gaps.csv", "--label", "diagnosis", "--learner", "trees", "--n-iter", "20",
-                   "--out", "trees.json", cwd=tmp_path)
+    done = in_process("fit", "gaps.csv", "--label", "diagnosis", "--learner", "trees", "--n-iter", "20",
+                      "--out", "trees.json")
     assert done.returncode == 0, done.stderr
     assert "missing values in 569 rows" in done.stderr
-    done = run_cli("score", "trees.json", "gaps.csv", "--label", "diagnosis", cwd=tmp_path)
+    done = in_process("score", "trees.json", "gaps.csv", "--label", "diagnosis")
     assert done.returncode == 0, done.stderr
     scores = np.array(done.stdout.split()[1:], dtype=float)
     assert scores.shape == (569,) and np.isfinite(scores).all()
-    done = run_cli("fit", "gaps.csv", "--label", "diagnosis", "--n-iter", "5", "--out", "stumps.json", cwd=tmp_path)
+    done = in_process("fit", "gaps.csv", "--label", "diagnosis", "--n-iter", "5", "--out", "stumps.json")
     assert_one_line_error(done, "gaps.csv has ", "missing values in 569 of 569 rows and 30 of 30 columns",
                           "push (learner stumps) cannot use missing values", "--learner trees", "impute")
     assert not (tmp_path / "stumps.json").exists()
 
 
-def test_missing_label_column(tmp_path, wdbc_csv):
-    done = run_cli("fit", wdbc_csv, "--label", "target", cwd=tmp_path)
+def test_missing_label_column(tmp_path, wdbc_csv, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    done = in_process("fit", wdbc_csv, "--label", "target")
     assert_one_line_error(done, "wdbc.csv: no label column 'target'", "diagnosis")
 
 
-def test_non_binary_label_names_its_line(tmp_path):
+def test_non_binary_label_names_its_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "three.csv").write_text("a,label\n1,0\n2,1\n3,2\n")
-    done = run_cli("compare", "three.csv", "--no-plots", cwd=tmp_path)
+    done = in_process("compare", "three.csv", "--no-plots")
     assert_one_line_error(done, "three.csv, line 4: the label column 'label' has a third value 2")
 
 
@@ -273,14 +293,15 @@ def test_bad_specs_and_options(tmp_path, wdbc_csv):
         assert_one_line_error(done, fragment)
 
 
-def test_tampered_model_file(tmp_path, wdbc_csv):
+def test_tampered_model_file(tmp_path, wdbc_csv, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     assert main(["fit", str(wdbc_csv), "--label", "diagnosis", "--n-iter", "3", "--quiet",
                  "--out", str(tmp_path / "m.json")]) == 0
     saved = (tmp_path / "m.json").read_text()
     text = saved.replace('"n_iter":3', '"n_iter":4')
     assert text != saved                                  # the file is compact JSON: the edit took
     (tmp_path / "m.json").write_text(text)
-    done = run_cli("score", "m.json", wdbc_csv, "--label", "diagnosis", cwd=tmp_path)
+    done = in_process("score", "m.json", wdbc_csv, "--label", "diagnosis")
     assert_one_line_error(done, "m.json: checksum mismatch")
 
 
@@ -315,7 +336,8 @@ def test_without_matplotlib_svg_figures_and_report_still_work(tmp_path, wdbc_csv
 # --------------------------------------------------------------------------
 
 
-def test_progress_lines_when_not_a_terminal_and_silence_when_quiet(tmp_path, wdbc_csv):
+def test_progress_lines_when_not_a_terminal_and_silence_when_quiet(tmp_path, wdbc_csv, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     done = run_cli("fit", wdbc_csv, "--label", "diagnosis", "--n-iter", "20", "--monitor", "prec@k:10",
                    cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -325,7 +347,7 @@ def test_progress_lines_when_not_a_terminal_and_silence_when_quiet(tmp_path, wdb
     assert all("objective" in l and "train prec@k:10" in l and l.endswith("s") for l in iteration_lines)
     assert re.search(r"iter 20/20 .*train prec@k:10 \d\.\d{4}", done.stderr)
 
-    done = run_cli("fit", wdbc_csv, "--label", "diagnosis", "--n-iter", "20", "--quiet", "--force", cwd=tmp_path)
+    done = in_process("fit", wdbc_csv, "--label", "diagnosis", "--n-iter", "20", "--quiet", "--force")
     assert done.returncode == 0 and done.stderr == "" and done.stdout == ""
 
 
@@ -367,15 +389,16 @@ def test_library_is_quiet_by_default(capsys):
 # --------------------------------------------------------------------------
 
 
-def test_plugins_lists_components_with_their_distribution(tmp_path):
-    done = run_cli("plugins", "--family", "price", cwd=tmp_path)
+def test_plugins_lists_components_with_their_distribution(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    done = in_process("plugins", "--family", "price")
     assert done.returncode == 0, done.stderr
     # a wrapped row continues on lines that start with spaces
     rows = [line.split() for line in done.stdout.splitlines()[1:] if not line.startswith(" ")]
     assert {r[1] for r in rows} >= {"identity", "pow:p"}
     assert all(r[0] == "price" for r in rows)
     assert any("rankcore" in r for r in rows)
-    done = run_cli("plugins", "--json", cwd=tmp_path)
+    done = in_process("plugins", "--json")
     records = json.loads(done.stdout)["components"]
     assert {"auc", "exp", "stumps"} <= {r["name"] for r in records}
     assert all(r["distribution"] for r in records)
@@ -386,8 +409,9 @@ def test_plugins_lists_components_with_their_distribution(tmp_path):
 # --------------------------------------------------------------------------
 
 
-def test_demo_prints_top_of_list_metrics_and_draws_the_figures(tmp_path):
-    done = run_cli("demo", cwd=tmp_path)
+def test_demo_prints_top_of_list_metrics_and_draws_the_figures(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    done = in_process("demo")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     for fragment in ("rmax", "prec@k", "pauc", "auc", "train", "test"):
@@ -401,15 +425,16 @@ def test_demo_prints_top_of_list_metrics_and_draws_the_figures(tmp_path):
     assert "leftmost part is what the push family changes" in done.stderr
 
 
-def test_demo_without_matplotlib_draws_the_same_svg_figures(tmp_path):
+def test_demo_without_matplotlib_draws_the_same_svg_figures(tmp_path, monkeypatch):
     """The README's first command: a plain `pip install .` has no matplotlib, and the figures are still drawn."""
+    monkeypatch.chdir(tmp_path)
     blocker = tmp_path / "blocker" / "matplotlib"
     blocker.mkdir(parents=True)
     (blocker / "__init__.py").write_text("raise ImportError('matplotlib is blocked for this test')\n")
     done = run_cli("demo", "--n-iter", "20", cwd=tmp_path, env={"PYTHONPATH": os.pathsep.join([str(blocker.parent), os.environ.get("PYTHONPATH", "")])})
     assert done.returncode == 0, done.stderr
     assert "auc" in done.stdout and "Traceback" not in done.stderr
-    with_matplotlib = run_cli("demo", "--n-iter", "20", "--out-dir", "again", cwd=tmp_path)
+    with_matplotlib = in_process("demo", "--n-iter", "20", "--out-dir", "again")
     assert with_matplotlib.returncode == 0, with_matplotlib.stderr
     for name in ("roc", "precision_at_k", "objective"):
         assert (tmp_path / "rankcore-demo" / f"{name}.svg").read_bytes() == (tmp_path / "again" / f"{name}.svg").read_bytes()

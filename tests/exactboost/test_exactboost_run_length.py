@@ -10,6 +10,8 @@ many distinct scores on a planted problem, clear errors).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -308,12 +310,21 @@ def test_pauc_box_bound_from_the_top_matches_references(spec, shift_invariant, t
 
     ev = make_evaluator(rankcore.resolve("metric", spec))
     alpha, mcclish, sign, offset = ev._pauc_form()
-    for got, pos, neg in boxes_with_scores(np.random.default_rng(13), ev, shift_invariant, theta, c0, c1):
-        y, scores = np.r_[np.ones(pos.size), np.zeros(neg.size)], np.r_[pos, neg]
+    boxes, checked = boxes_with_scores(np.random.default_rng(13), ev, shift_invariant, theta, c0, c1), 0
+    # the boxes of one problem have the same numbers of positives and negatives: scikit-learn scores them in one
+    # call, as the columns of a multilabel problem (each column its own binary pAUC)
+    for _, group in itertools.groupby(boxes, key=lambda box: (box[1].size, box[2].size)):
+        got, pos, neg = zip(*group)
+        y = np.r_[np.ones(pos[0].size), np.zeros(neg[0].size)]
+        scores = np.r_[np.column_stack(pos), np.column_stack(neg)]
         # scikit-learn's max_fpr is McClish's standardization; raw = its inverse; alpha = 1 is plain AUC
-        mc = roc_auc_score(y, scores, max_fpr=alpha if alpha < 1 else None)
+        mc = roc_auc_score(np.repeat(y[:, None], len(got), axis=1), scores, max_fpr=alpha if alpha < 1 else None,
+                           average=None)
         raw = alpha * alpha / 2 + (2 * mc - 1) * (alpha - alpha * alpha / 2)
-        assert got == pytest.approx(sign * (mc if mcclish else raw) + offset, abs=1e-12)
+        assert len(got) > 1 and mc.shape == (len(got),)
+        assert np.array(got) == pytest.approx(sign * (mc if mcclish else raw) + offset, abs=1e-12)
+        checked += len(got)
+    assert checked == 25 * 12                                   # every box of boxes_with_scores
 
 
 @pytest.mark.parametrize("spec", ["auc", "ks", "prec@k:0.1", "pauc:0.1"])

@@ -58,6 +58,7 @@ def reference_tree(codes, n_edges, g, h, *, max_leaves, max_depth=-1, min_sample
 
     def best_split(rows, node_id):
         G, H = g[rows].sum(), h[rows].sum()
+        g_rows, h_rows = g[rows], h[rows]
         candidates = []
         for j in range(d):
             if not feature_mask[j]:
@@ -65,23 +66,28 @@ def reference_tree(codes, n_edges, g, h, *, max_leaves, max_depth=-1, min_sample
             c = codes[j, rows]
             is_nan = c == n_edges[j] + 1                  # the NaN bin
             has_nan = is_nan.any()
+            # every threshold of the feature at once: row r of a mask is the split "bin <= b" of this node's rows
+            # (the sums are dot products of a mask with this node's g and h: no histogram, no subtraction)
+            below = (c[None, :] <= np.arange(n_edges[j] + 1)[:, None]) & ~is_nan
+            n_below = below.sum(axis=1)
+            sides = {}
+            for nan_left in (True, False):
+                go_left = below | is_nan if nan_left else below
+                sides[nan_left] = (go_left, go_left.sum(axis=1), go_left @ h_rows, ~go_left @ h_rows,
+                                   go_left @ g_rows, ~go_left @ g_rows)
             for b in range(n_edges[j] + 1):
                 for nan_left in (True, False):
                     if b == n_edges[j] and (nan_left or not has_nan):
                         continue
-                    below = (c <= b) & ~is_nan
-                    if not has_nan and nan_left != (below.sum() >= (~below).sum()):
+                    if not has_nan and nan_left != (n_below[b] >= rows.size - n_below[b]):
                         continue           # without NaN: one direction, NaN to the larger side
-                    go_left = below | (is_nan & nan_left)
-                    L, R = rows[go_left], rows[~go_left]
-                    if min(L.size, R.size) < min_samples_leaf:
+                    go_left, n_left, HL, HR, GL, GR = (side[b] for side in sides[nan_left])
+                    if min(n_left, rows.size - n_left) < min_samples_leaf:
                         continue
-                    HL, HR = h[L].sum(), h[R].sum()
                     if min(HL, HR) < min_child_weight or HL + l2 <= 0 or HR + l2 <= 0:
                         continue
-                    GL, GR = g[L].sum(), g[R].sum()
                     gain = GL ** 2 / (HL + l2) + GR ** 2 / (HR + l2) - G ** 2 / (H + l2)
-                    candidates.append((gain, j, b, nan_left, L, R))
+                    candidates.append((gain, j, b, nan_left, go_left))
         if not candidates or max(c[0] for c in candidates) <= 0:
             return None
         top = max(c[0] for c in candidates)
@@ -93,8 +99,11 @@ def reference_tree(codes, n_edges, g, h, *, max_leaves, max_depth=-1, min_sample
             for c in candidates:
                 feature_best[c[1]] = max(feature_best.get(c[1], -np.inf), c[0])
             j = noisy_feature(feature_best, TIE_TOLERANCE * scale, random_strength, noise_seed, node_id)
-            return next(c for c in candidates if c[1] == j and c[0] >= feature_best[j] - TIE_TOLERANCE * scale)
-        return next(c for c in candidates if c[0] >= top - TIE_TOLERANCE * scale)   # first of the ties
+            best = next(c for c in candidates if c[1] == j and c[0] >= feature_best[j] - TIE_TOLERANCE * scale)
+        else:
+            best = next(c for c in candidates if c[0] >= top - TIE_TOLERANCE * scale)   # first of the ties
+        gain, j, b, nan_left, go_left = best
+        return gain, j, b, nan_left, rows[go_left], rows[~go_left]
 
     nodes = [{"rows": np.arange(n), "depth": 0}]
     open_ = {}

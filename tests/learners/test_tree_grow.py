@@ -216,8 +216,33 @@ def _peak_bytes_of_boosting(spec: str, n: int) -> int:
     return peak
 
 
-@pytest.mark.parametrize("spec", ["trees", "trees:subsample=1", "trees:growth=oblivious"])
-def test_an_iteration_allocates_nothing_in_proportion_to_the_rows(spec):
+ALLOCATION_SPECS = ["trees", "trees:subsample=1", "trees:growth=oblivious"]
+ALLOCATION_ROWS = 30_000
+
+
+@pytest.fixture(scope="module")
+def peaks_on_n_and_4n_rows():
+    """{spec: (peak on n rows, peak on 4n rows)} of every spec of ALLOCATION_SPECS, or the failed run.
+
+    In a fresh interpreter: tracemalloc counts every thread's arrays, and threads an earlier test left running (a
+    fresh CI run once saw peaks grow with the run's duration) are not this fit's allocations.  One interpreter
+    measures the specs one after the other: each spec's two peaks are taken back to back, each after its own
+    warm-up, so that what the spec before left allocated is in both and cancels as a session's leftovers do.
+    """
+    n = ALLOCATION_ROWS
+    code = ("import sys; sys.path[:0] = sys.argv[1:]; import test_tree_grow as t\n"
+            f"for spec in {ALLOCATION_SPECS!r}:\n"
+            f"    print(spec, t._peak_bytes_of_boosting(spec, {n}), t._peak_bytes_of_boosting(spec, {4 * n}))")
+    done = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent), str(Path(__file__).parents[1])],
+                          capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        return done
+    return {spec: (int(small), int(large)) for spec, small, large in (line.rsplit(" ", 2)
+                                                                      for line in done.stdout.splitlines())}
+
+
+@pytest.mark.parametrize("spec", ALLOCATION_SPECS)
+def test_an_iteration_allocates_nothing_in_proportion_to_the_rows(spec, peaks_on_n_and_4n_rows):
     """After the first iterations (which allocate the fit's buffers), boosting on trees with the exp
     push allocates nothing that grows with n (tracemalloc sees NumPy's arrays).
 
@@ -225,15 +250,9 @@ def test_an_iteration_allocates_nothing_in_proportion_to_the_rows(spec):
     (what the rest of a long test session leaves to be redone: caches, warning registries) cancel;
     one array of n float32 per iteration would add 3n·4 bytes.
     """
-    n = 30_000
-    # in a fresh interpreter: tracemalloc counts every thread's arrays, and threads an earlier test left
-    # running (a fresh CI run once saw peaks grow with the run's duration) are not this fit's allocations
-    code = ("import sys; sys.path[:0] = sys.argv[1:]; import test_tree_grow as t; "
-            f"print(t._peak_bytes_of_boosting({spec!r}, {n}), t._peak_bytes_of_boosting({spec!r}, {4 * n}))")
-    done = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent), str(Path(__file__).parents[1])], capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    small, large = (int(v) for v in done.stdout.split())
+    n = ALLOCATION_ROWS
+    assert isinstance(peaks_on_n_and_4n_rows, dict), peaks_on_n_and_4n_rows.stderr
+    small, large = peaks_on_n_and_4n_rows[spec]
     assert large - small < 3 * n, f"peak {small} bytes on {n} rows, {large} on {4 * n}"
 
 

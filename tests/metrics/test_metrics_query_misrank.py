@@ -24,8 +24,11 @@ from rankcore.metrics._misrank import misranked_pairs_by_query
 def pair_by_pair(y, scores, qid):
     """(misranked, pairs) of each query in sorted id order, by visiting every pair."""
     mis, pairs = [], []
-    for q in np.unique(qid):
-        yq, sq = y[qid == q], scores[qid == q]
+    # each query's rows, found once by a stable sort of the ids (not by comparing every id with each query's)
+    ids, codes = np.unique(qid, return_inverse=True)
+    by_query = np.split(np.argsort(codes, kind="stable"), np.cumsum(np.bincount(codes, minlength=ids.size))[:-1])
+    for rows in by_query:
+        yq, sq = y[rows], scores[rows]
         above = yq[:, None] > yq[None, :]
         pairs.append(int(above.sum()))
         mis.append(int((above & (sq[:, None] <= sq[None, :])).sum()))
@@ -81,8 +84,8 @@ def test_misrank_counts_do_not_depend_on_the_threads():
     queries = check_qid(qid, qid.size)
     order = np.lexsort((y, queries.codes))               # each query's rows, grades ascending
     rank = np.empty(qid.size, dtype=np.int64)
-    for q in range(queries.n_queries):                    # each row's dense score rank within its query
-        rows = np.flatnonzero(queries.codes == q)
+    by_query = np.split(np.argsort(queries.codes, kind="stable"), np.cumsum(queries.sizes)[:-1])
+    for rows in by_query:                                 # each row's dense score rank within its query
         rank[rows] = np.unique(scores[rows], return_inverse=True)[1].reshape(-1)
     starts = np.concatenate([[0], np.cumsum(queries.sizes)[:-1]]).astype(np.int64)
     results = []
