@@ -196,8 +196,8 @@ def _load_with_peak(path):
 
 @pytest.mark.parametrize("name", ["a.npy", "a.npy.gz"])
 def test_an_npy_file_with_its_label_is_read_into_about_one_copy(tmp_path, name):
-    """The array (8 MB), its label column and the check for infinities (a byte a value): before, the features were
-    copied out twice (a fancy index, then made contiguous), three copies in all."""
+    """The array (8 MB), its label column and the check for infinities (a byte a value), and no more: copying the
+    features out of the array (a fancy index, then made contiguous) would hold three copies."""
     big = np.random.default_rng(0).normal(size=(50_000, 20))
     path = tmp_path / name
     path.write_bytes(gzip.compress(_npy(big), compresslevel=1) if name.endswith(".gz") else _npy(big))

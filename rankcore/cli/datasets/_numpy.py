@@ -6,7 +6,7 @@ Either may be gzipped (``X.npy.gz``, ``X.npz.gz``, or gzip data piped in), which
 * an ``.npz.gz`` is decompressed first, in blocks of 1 MiB, to an anonymous temporary file (disk space for the
   archive, deleted as the archive is closed) -- as a zip archive is read from its end (the directory) back to
   each array, and every seek back in gzip data decompresses it again from the start.  A file, not memory: a copy
-  of the archive in memory was a second copy of its arrays beside the arrays read from it.
+  of the archive in memory would be a second copy of its arrays beside the arrays read from it.
 
 The gzip data is read to its end, so a damaged stream (cut short, a bad checksum) is an error naming it, never
 rows read from part of it.
