@@ -189,3 +189,32 @@ def test_a_long_value_with_spaces_is_not_echoed_whole():
     with pytest.raises(SpecError) as info:
         _Texted.from_spec_args([], {"label": "y", "b": " ".join(["a"] * 50001)})
     assert len(str(info.value)) < 500
+
+
+def _every_example_spec():
+    """(family, spec) for every example spec of every registered component but the estimators (whose specs hold
+    other specs, checked through their own families)."""
+    from rankcore.registry import FAMILIES, registry
+
+    out = []
+    for family in FAMILIES:
+        if family == "estimator":
+            continue
+        for name in registry().names(family):
+            for spec in registry().get(family, name).example_specs():
+                out.append(pytest.param(family, spec, id=f"{family}-{spec}"))
+    return out
+
+
+@pytest.mark.parametrize("family, spec", _every_example_spec())
+def test_the_named_spec_resolves_to_an_equal_component(family, spec):
+    """``named_spec`` (for messages) writes every parameter off its default by name: it reads back as the same
+    component, and names exactly those parameters."""
+    from rankcore.registry import registry
+
+    component = registry().resolve(family, spec)
+    named = component.named_spec
+    assert registry().resolve(family, named) == component, (spec, named)
+    written = {item.split("=", 1)[0] for item in named.partition(":")[2].split(",") if "=" in item}
+    differ = {p.name for p in component.parameters if component.params[p.name] != p.default}
+    assert differ <= written, (spec, named)

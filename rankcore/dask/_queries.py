@@ -142,7 +142,7 @@ def survey_queries(client, data: RowChunks, qid, objective) -> QuerySurvey:
     call = dask.delayed(_chunk_survey, pure=False)
     limits = (bool(getattr(objective, "whole_grades", False)),
               getattr(objective, "max_grade_reason", "weighs rows by the gain 2^grade"))
-    tasks = [call(i, int(offsets[i]), y, q, float(objective.max_grade), objective.spec, *limits)
+    tasks = [call(i, int(offsets[i]), y, q, float(objective.max_grade), objective.named_spec, *limits)
              for i, (y, q) in enumerate(zip(data.y.to_delayed().ravel(), qid.to_delayed().ravel()))]
     parts = gather_in_chunk_order(client, tasks)
     merged = check_qid(np.concatenate([p[0] for p in parts]), sum(p[0].shape[0] for p in parts), name="qid")

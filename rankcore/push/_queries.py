@@ -163,7 +163,7 @@ def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
     bad = np.flatnonzero((grades > top) | (whole & (grades != np.floor(grades))))
     if bad.size:
         reason = getattr(objective, "max_grade_reason", "weighs rows by the gain 2^grade")
-        raise ValueError(f"{name}: the objective {objective.spec!r} {reason}, so grades must be "
+        raise ValueError(f"{name}: the objective {objective.named_spec!r} {reason}, so grades must be "
                          f"{'whole numbers ' if whole else ''}<= {top:g}, got {arr[bad[0]].item()!r} at row "
                          f"{int(bad[0])}")
     return grades

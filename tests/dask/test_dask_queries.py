@@ -306,7 +306,7 @@ def test_dask_grades_outside_a_gain_table_name_the_chunk_and_row(dask_client):
     X, y, qid = _data()
     y[140] = 1.5                                   # no gain in a table of whole grades (LightGBM's label_gain)
     Xd, yd, qd = _dask(X, y, qid)
-    with pytest.raises(ValueError, match=r"y: the objective 'lambdarank:30,1,true,0/1/3/7' has gains for the grades "
+    with pytest.raises(ValueError, match=r"y: the objective 'lambdarank:gain=0/1/3/7' has gains for the grades "
                                          r"0..3 only .* so grades must be whole numbers <= 3, got 1.5 at row 9 "
                                          r"\(chunk 2, whose first row is row 131 of X\)"):
         DaskPushBoost(placement="distributed", objective="lambdarank:gain=0/1/3/7", n_iter=2,

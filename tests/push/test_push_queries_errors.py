@@ -48,8 +48,8 @@ def test_push_queries_grades_overflowing_the_gain_name_the_row():
     y = Y.copy()
     y[11] = 2000.0
     model = rankcore.boost(objective="push:exp,pow:4,gain_weighted=true", learner="trees", n_iter=2)
-    with pytest.raises(ValueError, match=r"y: the objective 'push:exp,pow:4,true' weighs rows by the gain "
-                                         r"2\^grade, so grades must be <= 1023, got 2000.0 at row 11"):
+    with pytest.raises(ValueError, match=r"y: the objective 'push:price=pow:4,gain_weighted=true' weighs rows by the "
+                                         r"gain 2\^grade, so grades must be <= 1023, got 2000.0 at row 11"):
         _fit(model, y=y, qid=QID)
     with pytest.raises(ValueError, match="so grades must be <= 1023, got 2000.0 at row 11"):
         _fit(rankcore.boost(objective="lambdarank", learner="trees", n_iter=2), y=y, qid=QID)
@@ -61,7 +61,7 @@ def test_push_queries_grades_outside_a_gain_table_name_the_row(bad, shown):
     y = Y.copy()
     y[11] = bad
     model = rankcore.boost(objective="lambdarank:gain=0/1/3/7", learner="trees", n_iter=2)
-    with pytest.raises(ValueError, match=r"y: the objective 'lambdarank:30,1,true,0/1/3/7' has gains for the grades "
+    with pytest.raises(ValueError, match=r"y: the objective 'lambdarank:gain=0/1/3/7' has gains for the grades "
                                          r"0..3 only \(its gain table, LightGBM's label_gain\), so grades must be "
                                          rf"whole numbers <= 3, got {shown} at row 11"):
         _fit(model, y=y, qid=QID)
