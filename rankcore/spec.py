@@ -732,9 +732,10 @@ class Component:
 
     @property
     def named_spec(self) -> str:
-        """The spec with every parameter that differs from its default written ``name=value``, for messages: a
-        reader need not know the parameters' order (``push:gain_weighted=true,query_rmse=2`` where :attr:`spec`
-        is ``push:exp,identity,true,none,0,false,2``).  It resolves to an equal component."""
+        """The spec with every parameter that differs from its default written ``name=value`` (messages, AutoRanker
+        candidates' task specs): a reader need not know the parameters' order (``push:gain_weighted=true,
+        query_rmse=2`` where :attr:`spec` is ``push:exp,identity,true,none,0,false,2``).  It resolves to an equal
+        component."""
         shown = [f"{p.name}={_format_value(self._params[p.name])}" for p in self.parameters
                  if p.default is REQUIRED or self._params[p.name] != p.default]
         return self.name + (":" + ",".join(shown) if shown else "")

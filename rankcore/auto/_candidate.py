@@ -172,9 +172,7 @@ class Candidate(Component):
     @property
     def task_spec(self) -> str:
         """The spec of the parameters as they are: what a search task resolves the candidate by (on a worker too)."""
-        changed = [f"{p.name}={_format(self.params[p.name])}" for p in self.parameters
-                   if self.params[p.name] != p.default]
-        return self.name + (":" + ",".join(changed) if changed else "")
+        return self.named_spec
 
     def shown_as(self, spec: str) -> "Candidate":
         """This candidate, shown (leaderboard, ``best_candidate_``...) by ``spec``: the spec it was asked by, of
