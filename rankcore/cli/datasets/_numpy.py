@@ -155,10 +155,9 @@ def npz_member(archive: Any, key: str, source: str) -> Any:
     name = key if key in archive.zip.namelist() else key + ".npy"     # as NumPy maps a key to its member
     try:
         with archive.zip.open(name) as fh:
-            is_array = fh.read(len(_NPY_MAGIC)) == _NPY_MAGIC
-        if not is_array:
-            return archive[key]                  # NumPy's reading of a member that is no array: its bytes
-        with archive.zip.open(name) as fh:       # read to its end: the member's checksum is checked too
+            if fh.read(len(_NPY_MAGIC)) != _NPY_MAGIC:
+                return archive[key]              # NumPy's reading of a member that is no array: its bytes
+            fh.seek(0)                           # back to its start (a compressed member re-inflates 6 bytes)
             return _stream_array(fh, source, f"{key!r} in the archive", stat_size=False,
                                  where=f"{source}: array {key!r} of the archive",
                                  known={"available": archive.zip.getinfo(name).file_size})
