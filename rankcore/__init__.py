@@ -80,6 +80,7 @@ _LAZY: dict[str, str] = {
     "Kernel": "kernels:Kernel",
     # metrics
     "evaluate": "metrics:evaluate",
+    "MetricRefusal": "metrics:MetricRefusal",
     "QueryKFold": "_query_folds:QueryKFold",
     "permutation_importance": "inspection:permutation_importance",
     # push family

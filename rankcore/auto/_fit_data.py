@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..metrics import MetricRefusal
 from ._fit_inputs import EvalChoice, SearchRows, check_row_extras, joined_rows, read_auto_eval_sets
 from ._folds import check_metric_on_units, plan_folds, plan_units
 from ._queries import (PerQueryMean, QueryData, check_metric_on_query_units, counted_queries, longest_query,
@@ -58,6 +59,8 @@ def check_metric_on_set(metric, rows, *, default: bool) -> None:
     on it as a whole: a count k larger than every one of its queries (judged on its own, whatever X's queries)."""
     try:
         PerQueryMean(metric, default=default).values(rows.labels(), np.zeros(rows.y.shape[0]))
+    except MetricRefusal as exc:
+        raise exc.with_context(f"{rows.label}: {exc}", eval_set=rows.label) from None
     except ValueError as exc:
         raise ValueError(f"{rows.label}: {exc}") from None
 

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics import check_qid
+from ..metrics import MetricRefusal, check_qid
 from ..objectives import check_positions
-from ..push import (check_eval_init_scores, check_grades, check_init_score, read_eval_sets,
+from ..push import (check_eval_init_scores, check_grades, check_init_score, eval_metric_refusal, read_eval_sets,
                     refuse_positions_without_queries)
 from ._folds import FoldPlan, check_metric_on_units, plan_units
 from ._queries import (PerQueryMean, canonical_order, check_metric_on_query_units, counted_queries, plan_query_units,
@@ -258,8 +258,10 @@ def joined_rows(X: np.ndarray, y: np.ndarray, codes: np.ndarray | None, weights:
         queries = check_qid(codes_all, n + m)
         counted = counted_queries(unit_metric, labels)
         if not counted[int(codes.max()) + 1:].any():
-            raise ValueError(f"{watched.label}: the metric {unit_metric.spec!r} counts none of its queries (each "
-                             f"needs a relevant row, or both classes); the candidates are chosen on it")
+            detail = ("counts none of its queries (each needs a relevant row, or both classes); the candidates are "
+                      "chosen on it")
+            raise MetricRefusal(f"{watched.label}: the metric {unit_metric.spec!r} {detail}", spec=unit_metric.spec,
+                                reason="no_query", detail=detail, labels=watched.label, eval_set=watched.label)
         _refuse_no_pairs(watched.y, watched.codes, watched.label)
         # its parts read queries shorter than a count k whole (``unit_metric.longest``: the set's longest query)
         units = plan_query_units(plan, queries, counted, seed)
@@ -278,9 +280,8 @@ def refuse_eval_metrics(evals: EvalChoice, metric: Any, within: bool) -> None:
             try:
                 _value(extra, rows, np.zeros(rows.X.shape[0]), within, default=False)
             except (ValueError, TypeError) as exc:
-                # the sentence names the metric once: not the check's own "metric 'x':" again
-                why = str(exc).removeprefix(f"metric {extra.spec!r}: ").removeprefix(f"metric {extra.spec!r} ")
-                raise ValueError(f"eval_metric: the metric {extra.spec!r} cannot score {rows.label}: {why}") from None
+                # the sentence names the metric once: a refusal's detail, not the check's own "metric 'x':" again
+                raise eval_metric_refusal(exc, extra.spec, rows.label, rows.label) from None
 
 
 def _value(metric: Any, rows: EvalRows, scores: np.ndarray, within: bool, *, default: bool) -> float:

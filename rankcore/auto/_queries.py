@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics import Queries, check_qid
+from ..metrics import MetricRefusal, Queries, check_qid
 from ..push import QUERY_METRIC, check_grades, within_largest_query
 from ._folds import (CV_MAX_ROWS, HOLDOUT_FRACTION, HOLDOUT_UNITS, MAX_REPEATS, N_FOLDS, FoldPlan, RepeatedFolds,
                      Units, _FoldPart, _is_int)
@@ -179,7 +179,9 @@ class PerQueryMean:
         values = self.values(labels, scores)
         counted = values[~np.isnan(values)]
         if counted.size == 0:
-            raise ValueError(f"metric {self.spec!r} counts none of the {values.shape[0]} queries of this part")
+            detail = f"counts none of the {values.shape[0]} queries of this part"
+            raise MetricRefusal(f"metric {self.spec!r} {detail}", spec=self.spec, reason="no_query", detail=detail,
+                                n_queries=int(values.shape[0]))
         return float(np.mean(counted))
 
 

@@ -13,7 +13,6 @@ choice is the same: only ``--metric`` makes it.
 
 from __future__ import annotations
 
-import re
 
 from . import CommandError
 
@@ -109,15 +108,14 @@ def eval_metric_lines(estimator, specs: list[str], where: str = "validation") ->
     return lines
 
 
-#: The library's refusal of an ``eval_metric`` that cannot score an eval set (read before any fit).
-_CANNOT_SCORE = re.compile(r"eval_metric: the metric '(?P<spec>[^']*)' cannot score [^:]*: (?:metric '[^']*': )?"
-                           r"(?P<why>.*)", re.S)
-
-
 def eval_metric_error(exc: BaseException, validation: str | None) -> CommandError | None:
     """The CLI's error for the library's refusal of an ``eval_metric`` on its ``eval_set``: said as the option
-    (``--eval-metric SPEC``) and the file (``--validation DATA``) the command line gave; None for another error."""
-    match = _CANNOT_SCORE.match(str(exc)) if isinstance(exc, ValueError) and validation is not None else None
-    if match is None:
+    (``--eval-metric SPEC``) and the file (``--validation DATA``) the command line gave; None for another error.
+
+    Read from the refusal's fields (:class:`~rankcore.metrics.MetricRefusal`: the metric, what it refused),
+    never from its text."""
+    from ..metrics import MetricRefusal
+
+    if not isinstance(exc, MetricRefusal) or exc.parameter != "eval_metric" or validation is None:
         return None
-    return CommandError(f"--eval-metric {match['spec']}: cannot score --validation {validation}: {match['why']}")
+    return CommandError(f"--eval-metric {exc.spec}: cannot score --validation {validation}: {exc.detail}")

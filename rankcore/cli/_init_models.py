@@ -18,7 +18,6 @@ cannot).  What the command line adds:
 from __future__ import annotations
 
 import inspect
-import re
 import warnings
 
 import numpy as np
@@ -199,8 +198,14 @@ _WORDS = (
 
 def init_model_error(exc: Exception, data=None) -> CommandError | None:
     """The library's refusal of ``init_model`` said of ``--init-model`` and the command line's options, the
-    training file ``data`` (its source, its columns by name); None for another error."""
-    text = str(exc)
+    training file ``data`` (its source, its columns by name: from the refusal's fields,
+    :class:`~rankcore.push.InitModelColumns`); None for another error."""
+    from ..push import InitModelColumns
+
+    feature_names = None if data is None or not data.named else list(data.feature_names)
+    named = isinstance(exc, InitModelColumns) and bool(feature_names)
+    # a column said by a mark the words below leave alone, its name put in last (a name is no word to translate)
+    text = exc.said(lambda j: f"\0{j}\0") if named else str(exc)
     if not text.startswith("init_model"):
         return None
     text = "--init-model" + text[len("init_model"):]
@@ -209,18 +214,9 @@ def init_model_error(exc: Exception, data=None) -> CommandError | None:
     source = "DATA" if data is None else data.source
     text = (text.replace("X has ", f"{source} has ").replace("X's ", f"{source}'s ")
             .replace("y has the classes", f"{source} has the labels"))
-    feature_names = None if data is None or not data.named else list(data.feature_names)
-    if feature_names:
-        def name(j: str) -> str:
-            k = int(j)
-            return repr(feature_names[k]) if k < len(feature_names) else j
-
-        text = re.sub(r"\bcolumn (\d+)'s", lambda m: f"column {name(m.group(1))}'s", text)
-        text = re.sub(r"the columns \[([\d, ]*)\] by category groups, this fit \[([\d, ]*)\]",
-                      lambda m: f"the columns [{_names(m.group(1), name)}] by category groups, this fit "
-                                f"[{_names(m.group(2), name)}]", text)
+    if named:
+        for j in {*exc.columns, *exc.own_columns, *([] if exc.column is None else [exc.column])}:
+            text = text.replace(f"\0{j}\0", repr(feature_names[j]) if j < len(feature_names) else str(j))
     return CommandError(text)
 
 
-def _names(listed: str, name) -> str:
-    return ", ".join(name(j.strip()) for j in listed.split(",") if j.strip())

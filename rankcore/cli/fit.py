@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-import re
 
 from . import CommandError
+from ..metrics import MetricRefusal, k_beyond
 from ._common import (
     add_data_options,
     add_force_option,
@@ -143,12 +143,19 @@ def load_validation(args, data, monitor_spec: str):
     return val, estimator_input(val), y_val
 
 
-#: The library's refusal of a count k beyond every query of the validation set: "scoring='ndcg@k:10' on eval_set:
-#: k = 10 is larger than ..." (the metric's own "metric 'ndcg@k:10': k = 10 ..." where the metric is the default).
-_K_BEYOND = re.compile(r"(?:metric '[^']*'|scoring='[^']*'(?: on [^:]*)?): (k = \S+ is larger than .*)", re.DOTALL)
-#: The library's refusal of the validation set's labels by the monitored metric for another reason ("scoring='ndcg@k:3'
-#: on eval_set: counts none of the 3 queries ..."): the command line named neither ``scoring`` nor ``eval_set``.
-_SCORING_ON_EVAL_SET = re.compile(r"scoring='(?P<spec>[^']*)' on eval_set: (?P<why>.*)", re.DOTALL)
+def _monitor_error(exc: Exception, validation: str, monitor_spec: str) -> CommandError | None:
+    """The library's refusal of the monitored metric on the ``--validation`` file (``scoring='ndcg@k:3' on
+    eval_set: ...``, the metric's own ``metric 'ndcg@k:10': k = 10 ...``) said as the options given: the command
+    line named neither ``scoring`` nor ``eval_set``.  Read from the refusal's fields, never from its text."""
+    if not isinstance(exc, MetricRefusal):
+        return None
+    if exc.reason == "k_beyond" and exc.parameter in (None, "scoring"):
+        # the monitored metric's k against the --validation file's queries (the library says "the input": one list)
+        return CommandError(f"--validation {validation}: --monitor {monitor_spec}: "
+                            f"{k_beyond(exc.spec, exc.k, exc.longest, 'every query of the file').detail}")
+    if exc.parameter == "scoring" and exc.eval_set == "eval_set":
+        return CommandError(f"--validation {validation}: --monitor {exc.spec}: {exc.detail}")
+    return None
 
 
 def _fit_error(exc: Exception, args, data, init_model, monitor_spec: str) -> CommandError | None:
@@ -158,14 +165,8 @@ def _fit_error(exc: Exception, args, data, init_model, monitor_spec: str) -> Com
         return error
     if (error := eval_metric_error(exc, args.validation)) is not None:      # said as the options given
         return error
-    beyond = _K_BEYOND.match(str(exc))
-    if args.validation and beyond:
-        # the monitored metric's k against the --validation file's queries (the library says "the input")
-        return CommandError(f"--validation {args.validation}: --monitor {monitor_spec}: "
-                            f"{beyond[1].replace('the input', 'every query of the file')}")
-    refused = _SCORING_ON_EVAL_SET.match(str(exc))
-    if args.validation and refused:
-        return CommandError(f"--validation {args.validation}: --monitor {refused['spec']}: {refused['why']}")
+    if args.validation and (error := _monitor_error(exc, args.validation, monitor_spec)) is not None:
+        return error
     # the library's ``position: ...`` (an objective without a curvature), ``sample_weight: ...`` (one without
     # weights)
     if data.weight is not None and (error := weight_error(exc, data.weight_name)) is not None:

@@ -39,6 +39,7 @@ from ._intervals import compare, confidence_interval
 from ._queries import Queries, check_qid, check_queries
 from ._query import ERR, NDCG, MeanAveragePrecision, MeanAveragePrecisionAtK, MeanReciprocalRank
 from ._query_evaluate import QueryValues, TooFewQueries, per_query
+from ._refusal import MetricRefusal, k_beyond
 from ._query_kernels import RankingCache
 from ._resampling import tie_groups
 from ._roc_band import roc_band
@@ -51,6 +52,8 @@ from ._split import split_sorted
 __all__ = [
     "Metric",
     "MetricValueError",
+    "MetricRefusal",
+    "k_beyond",
     "tie_groups",
     "evaluate",
     "resolve_metrics",

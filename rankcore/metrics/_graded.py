@@ -6,6 +6,7 @@ import numpy as np
 
 from ._base import OrderMetric
 from ._misrank import misranked_pairs, misranked_pairs_by_query
+from ._refusal import MetricRefusal
 
 __all__ = ["Misrank", "misrank_counts", "misrank_counts_by_query"]
 
@@ -67,10 +68,10 @@ class Misrank(OrderMetric):
 
     def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
         if np.all(y == y[0]):
-            raise ValueError(
-                f"y: metric {self.spec!r} needs at least two different label values "
-                f"(pairs with y_i > y_j), got only the value {float(y[0])!r} in {y.shape[0]} labels"
-            )
+            detail = (f"needs at least two different label values (pairs with y_i > y_j), got only the value "
+                      f"{float(y[0])!r} in {y.shape[0]} labels")
+            raise MetricRefusal(f"y: metric {self.spec!r} {detail}", spec=self.spec, reason="labels", detail=detail,
+                                labels="y")
 
     def query_values(self, y: np.ndarray, scores: np.ndarray, queries) -> np.ndarray:
         """Each query's misrank in one compiled pass (NaN: a query of one grade, which has no pair).

@@ -26,6 +26,7 @@ from ..spec import Parameter, count_or_fraction
 from ._base import OrderMetric
 from ._gains import GAIN, gain_table, outside_table
 from ._queries import Queries
+from ._refusal import MetricRefusal, k_beyond
 from ._query_kernels import (
     QueryBlocks,
     Ranking,
@@ -97,14 +98,14 @@ class QueryMetric(OrderMetric):
         :meth:`~rankcore.metrics.Queries.part_of`)."""
         negative = np.flatnonzero(y < 0)
         if negative.size:
-            raise ValueError(f"y: metric {self.spec!r} takes relevance grades >= 0, got {float(y[negative[0]])!r} "
-                             f"at row {int(negative[0])}")
+            detail = f"takes relevance grades >= 0, got {float(y[negative[0]])!r} at row {int(negative[0])}"
+            raise MetricRefusal(f"y: metric {self.spec!r} {detail}", spec=self.spec, reason="labels", detail=detail,
+                                labels="y")
         k = getattr(self, "k", None)
         largest = queries.longest          # of the data judged: a part of it (a fold) may hold only shorter queries
         if isinstance(k, numbers.Integral) and k > largest:
             where = "the input" if queries.n_queries == 1 and not queries.whole_longest else "every query"
-            raise ValueError(f"metric {self.spec!r}: k = {k} is larger than {where} (the largest has {largest} "
-                             f"rows), so no query is cut at k; choose k <= {largest}")
+            raise k_beyond(self.spec, k, largest, where)
 
     def bind_ranked(self, y: np.ndarray, queries: Queries, blocks: QueryBlocks) -> Callable[[Ranking], np.ndarray]:
         """ranking -> the value of each query, whatever its relevant rows (validated, checked labels).
@@ -261,8 +262,9 @@ class ERR(QueryMetric):
     def check_query_data(self, y, queries):
         super().check_query_data(y, queries)
         if self.max_grade is not None and float(y.max()) > self.max_grade:
-            raise ValueError(f"y: metric {self.spec!r} takes grades <= max_grade = {self.max_grade:g}, "
-                             f"got {float(y.max())!r}")
+            detail = f"takes grades <= max_grade = {self.max_grade:g}, got {float(y.max())!r}"
+            raise MetricRefusal(f"y: metric {self.spec!r} {detail}", spec=self.spec, reason="labels", detail=detail,
+                                labels="y")
 
     def bind_ranked(self, y, queries, blocks):
         top = self.max_grade if self.max_grade is not None else float(y.max())

@@ -26,6 +26,7 @@ from ._interval_results import (
     percentile_interval,
 )
 from ._queries import Queries
+from ._refusal import MetricRefusal
 
 __all__ = ["QueryValues", "per_query", "check_query_method", "query_values_of", "mean_of", "evaluate_queries",
            "query_interval", "query_intervals", "query_comparison", "QUERY_BOOTSTRAP"]
@@ -85,9 +86,11 @@ def mean_of(metric: Metric, values: np.ndarray) -> float:
     """The mean over the counted queries; an error naming the metric when it counts none."""
     counted = ~np.isnan(values)
     if not counted.any():
-        raise ValueError(f"y: metric {metric.spec!r} counts none of the {values.shape[0]} queries: it leaves out the "
-                         f"queries it is undefined on (for auc, those of one class) and, with empty=skip, those "
-                         f"without a relevant row (pass empty=0 or empty=1 to count them)")
+        detail = (f"counts none of the {values.shape[0]} queries: it leaves out the queries it is undefined on (for "
+                  f"auc, those of one class) and, with empty=skip, those without a relevant row (pass empty=0 or "
+                  f"empty=1 to count them)")
+        raise MetricRefusal(f"y: metric {metric.spec!r} {detail}", spec=metric.spec, reason="no_query", detail=detail,
+                            n_queries=int(values.shape[0]), labels="y")
     return float(np.mean(values[counted]))
 
 

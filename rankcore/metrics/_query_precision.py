@@ -6,6 +6,7 @@ import numpy as np
 
 from ._queries import Queries
 from ._query_kernels import cutoffs, precision, rank_queries
+from ._refusal import k_beyond
 
 __all__ = ["precision_by_query"]
 
@@ -20,8 +21,7 @@ def precision_by_query(k: int | float, spec: str, y: np.ndarray, scores: np.ndar
     """
     largest = queries.longest           # of the data judged (a part of it may hold only shorter queries)
     if not (isinstance(k, float) and k < 1) and k > largest:
-        raise ValueError(f"metric {spec!r}: k = {k} is larger than every query (the largest has {largest} rows), "
-                         f"so no query is cut at k; choose k <= {largest}")
+        raise k_beyond(spec, k, largest)
     kk = np.full(queries.n_queries, k, dtype=np.int64) if not (isinstance(k, float) and k < 1) \
         else cutoffs(k, queries.sizes)
     read = np.minimum(kk, queries.sizes)

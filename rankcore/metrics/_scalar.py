@@ -17,6 +17,7 @@ from ..spec import Parameter, SpecError, count_or_fraction
 from ..validation import check_k, effective_n_threads
 from ._base import Metric, OrderMetric
 from ._query_bipartite import values_by_query
+from ._refusal import MetricRefusal
 from ._weighted import (
     GroupAUC,
     GroupKS,
@@ -242,7 +243,12 @@ class PrecisionAtK(_SortedKernelMetric):
     group_kernel_type = GroupPrecAtK
 
     def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
-        check_k(self.k, int(y.shape[0]), name=f"metric {self.spec!r}: k")
+        n = int(y.shape[0])
+        if not (isinstance(self.k, float) and self.k < 1) and self.k > n:      # a count beyond the rows: a refusal
+            detail = f"k: expected a count in [1, {n}] (the number of examples), got {int(self.k)}"
+            raise MetricRefusal(f"metric {self.spec!r}: {detail}", spec=self.spec, reason="k_rows", detail=detail,
+                                k=self.k, longest=n)
+        check_k(self.k, n, name=f"metric {self.spec!r}: k")
 
     def _make_weighted_kernel(self):
         return self.group_kernel_type(self.sorted_kernel())  # the k resolved per call by the sorted kernel

@@ -43,7 +43,8 @@ from ._click_model import (GAMMA_EDGE, adopt_last_round, check_both_kinds, check
                            refuse_click_model, round_seeds, round_stops_rounds)
 from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimator_docs import ATTRIBUTES_DOC
-from ._eval_sets import EvalSets, Validation, read_eval_sets
+from ._eval_sets import EvalSets, Validation, eval_metric_refusal, read_eval_sets
+from ._column_refusal import InitModelColumns
 from ._init_model import InitModel, prepend_init_model, read_init_model
 from ._lightgbm_export import TREE_KINDS, warn_init_score, write_exported_text
 from ..validation import int_seed
@@ -64,9 +65,10 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "AUTO_MIN_ROWS", "LARGE_DATA_METRIC", "NO_VALIDATION", "EarlyStopping", "plan_validation",
            "resolve_early_stopping", "large_data_learner", "tie_break_offsets", "piecewise_linear_search",
            "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "check_some_query_ranks",
-           "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets",
+           "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets", "eval_metric_refusal",
            "refuse_positions_without_queries", "warn_sparse_places", "check_init_score", "check_eval_init_scores",
-           "row_weights", "InitModel", "read_init_model", "prepend_init_model", "TREE_KINDS", "write_exported_text",
+           "row_weights", "InitModel", "InitModelColumns", "read_init_model", "prepend_init_model", "TREE_KINDS",
+           "write_exported_text",
            "warn_init_score", "learner_with_column_names", "columns_named", "GAMMA_EDGE", "adopt_last_round",
            "check_both_kinds", "check_clicks", "click_rate_sums", "constant_relevance", "e_step", "place_sums",
            "propensities_from_click_rates", "propensities_from_sums", "refuse_click_model", "round_seeds",

@@ -22,11 +22,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..metrics import RankingCache
+from ..metrics import MetricRefusal, RankingCache
 from ..validation import is_list_of_eval_sets
 from ._scoring import MetricScoring
 
-__all__ = ["EvalSets", "read_eval_sets", "read_eval_metric", "check_set_names", "ValidationSet", "Validation"]
+__all__ = ["EvalSets", "read_eval_sets", "read_eval_metric", "check_set_names", "ValidationSet", "Validation",
+           "eval_metric_refusal"]
 
 #: The longest name of a validation set (``eval_names``, and a model file's).
 MAX_NAME_LENGTH = 200
@@ -185,9 +186,11 @@ class ValidationSet:
                                           cache=cache)
             start = self._score_of(self.scores)
         except ValueError as exc:
-            if not self.label.endswith("]") or self.label in str(exc):
+            if not self.label.endswith("]") or _names_set(exc, self.label, labels):
                 raise
-            raise ValueError(f"{self.label}: {exc}") from None      # which of several sets
+            if isinstance(exc, MetricRefusal):                      # which of several sets
+                raise exc.with_context(f"{self.label}: {exc}", eval_set=self.label) from None
+            raise ValueError(f"{self.label}: {exc}") from None
         bound = []
         for metric in metrics:
             try:
@@ -195,10 +198,7 @@ class ValidationSet:
                                          cache=cache))
                 bound[-1](self.scores)          # a metric that counts none of the queries: refused before iteration 1
             except ValueError as exc:
-                # the sentence names the metric and the labels once: not the check's "metric 'x':" again
-                why = str(exc).removeprefix(f"{labels}: ").removeprefix(f"metric {metric.name!r}: ").removeprefix(
-                    f"metric {metric.name!r} ")
-                raise ValueError(f"eval_metric: the metric {metric.name!r} cannot score {labels}: {why}") from None
+                raise eval_metric_refusal(exc, metric.name, labels, self.label or None) from None
         self._metrics_of = tuple(zip((m.name for m in metrics), bound))
         self.metric_curves = {name: [] for name, _ in self._metrics_of}
         return start
@@ -218,6 +218,21 @@ class ValidationSet:
         for name, score_of in self._metrics_of:
             self.metric_curves[name].append(score_of(self.scores))
         return value
+
+
+def _names_set(exc: ValueError, label: str, labels: str) -> bool:
+    """Whether the refusal ``exc`` names the set ``label`` (its labels ``labels``) already."""
+    return isinstance(exc, MetricRefusal) and (exc.eval_set == label or exc.labels == labels)
+
+
+def eval_metric_refusal(exc: Exception, spec: str, labels: str, eval_set: str | None) -> MetricRefusal:
+    """``eval_metric``'s refusal of the metric ``spec`` on the labels ``labels``: a :class:`MetricRefusal` said by
+    its detail (the sentence names the metric and the labels once), another error whole."""
+    text = f"eval_metric: the metric {spec!r} cannot score {labels}: "
+    if isinstance(exc, MetricRefusal):
+        return exc.with_context(text + exc.detail, parameter="eval_metric", eval_set=eval_set)
+    return MetricRefusal(text + str(exc), spec=spec, reason="other", detail=str(exc), parameter="eval_metric",
+                         eval_set=eval_set)
 
 
 @dataclass(frozen=True)

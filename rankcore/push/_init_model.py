@@ -45,6 +45,7 @@ from sklearn.exceptions import NotFittedError
 
 from .._threadsafe import snapshot
 from ..validation import check_categorical_features
+from ._column_refusal import InitModelColumns
 
 __all__ = ["InitModel", "read_init_model", "prepend_init_model"]
 
@@ -183,14 +184,11 @@ class InitModel:
                              f"{list(own)}; continue it on the same columns in the same order")
         columns, own_columns = split_columns(model), split_columns(estimator, learner)
         if columns != own_columns:
-            raise ValueError(f"{self.source}: the model splits the columns {list(columns)} by category groups, this "
-                             f"fit {list(own_columns)}; give the same categorical_features, category columns or "
-                             "learner categorical columns")
+            raise InitModelColumns(self.source, "split", columns=columns, own_columns=own_columns)
         for j, (theirs, ours) in enumerate(zip(_categories(model, d), _categories(estimator, d))):
             if (theirs is None) != (ours is None) or (theirs is not None and not np.array_equal(theirs, ours)):
-                raise ValueError(f"{self.source}: column {j}'s categories differ from the model's ("
-                                 f"{_listed(theirs)} against X's {_listed(ours)}): its trees split the category "
-                                 "codes; give the column the model's categories (pandas: set_categories)")
+                raise InitModelColumns(self.source, "categories", column=j, theirs=_listed(theirs),
+                                       ours=_listed(ours))
 
     def _check_queries(self, within_queries: bool) -> None:
         fitted_within = bool(self.model.ranks_within_queries_)

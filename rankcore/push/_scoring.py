@@ -71,9 +71,13 @@ def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y", n_thread
     Raises ValueError naming the metric and the labels (``name``: ``"eval_set y"`` for an ``eval_set``'s) when
     they do not suit it or it counts none of the queries.
     """
+    from ..metrics import MetricRefusal
     from ..validation import check_binary_labels, check_graded_labels, check_same_length, check_scores
 
-    y_arr = check_graded_labels(y, name=name) if metric.task == "graded" else check_binary_labels(y, name=name)
+    try:
+        y_arr = check_graded_labels(y, name=name) if metric.task == "graded" else check_binary_labels(y, name=name)
+    except ValueError as exc:       # the labels this metric does not take (graded labels for prec@k...)
+        raise MetricRefusal.of_labels(exc, metric.spec, name) from None
     if not hasattr(metric, "bind_queries"):
         bound = None
     elif cache is not None and "cache" in inspect.signature(metric.bind_queries).parameters:
@@ -93,8 +97,10 @@ def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y", n_thread
             values = np.asarray(metric.query_values(y_arr, s, queries), dtype=np.float64)
         counted = values[~np.isnan(values)]
         if counted.size == 0:
-            raise ValueError(f"{name}: metric {metric.spec!r} counts none of the {values.shape[0]} queries (it leaves "
-                             "out queries without a relevant row, or with one class); score on other queries")
+            detail = (f"counts none of the {values.shape[0]} queries (it leaves out queries without a relevant row, "
+                      "or with one class); score on other queries")
+            raise MetricRefusal(f"{name}: metric {metric.spec!r} {detail}", spec=metric.spec, reason="no_query",
+                                detail=detail, n_queries=int(values.shape[0]), labels=name)
         return float(np.mean(counted))
 
     return score
@@ -118,11 +124,20 @@ class MetricScoring:
 
     def _named(self, exc: ValueError, name: str) -> ValueError:
         """The metric's refusal of the labels ``name`` (a count k beyond every query, no query counted) said as the
-        parameter that named the metric: the error arises in the fit's checks, away from the parameter."""
-        text = str(exc).removeprefix(f"{name}: ").removeprefix(f"metric {self.name!r}: ").removeprefix(
-            f"metric {self.name!r} ")
-        where = "" if name == "y" else f" on {name.removesuffix(' y')}"       # an eval_set's labels
-        return ValueError(f"{self.parameter}={self.name!r}{where}: {text}")
+        parameter that named the metric: the error arises in the fit's checks, away from the parameter.
+
+        A :class:`~rankcore.metrics.MetricRefusal` is said by its ``detail``; another error (a plugin metric's own
+        ValueError) whole, after the parameter.
+        """
+        from ..metrics import MetricRefusal
+
+        eval_set = None if name == "y" else name.removesuffix(" y")          # an eval_set's labels
+        where = "" if eval_set is None else f" on {eval_set}"
+        if isinstance(exc, MetricRefusal):
+            return exc.with_context(f"{self.parameter}={self.name!r}{where}: {exc.detail}", parameter=self.parameter,
+                                    eval_set=eval_set)
+        return MetricRefusal(f"{self.parameter}={self.name!r}{where}: {exc}", spec=self.name, reason="other",
+                             detail=str(exc), parameter=self.parameter, eval_set=eval_set)
 
     def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *, n_threads: int = 1,
              queries: Any = None, name: str = "y", cache: Any = None) -> Callable[[np.ndarray], float]:
@@ -135,8 +150,7 @@ class MetricScoring:
         error).  The value is the metric's, bit for bit.  A metric with its
         own ``__call__`` is called as it is.  ``cache``: see :func:`query_scorer`.
         """
-        from ..metrics import Metric
-        from ..validation import check_labels_and_scores
+        from ..metrics import Metric, MetricRefusal
 
         metric = self.metric
         if queries is not None:
@@ -151,26 +165,12 @@ class MetricScoring:
             def named(scores: np.ndarray) -> float:
                 try:
                     return scorer(scores)
-                except ValueError as exc:       # a count k beyond every query found as it scores, no query counted
-                    if str(exc).startswith("scores"):       # the scores' own check (not finite): not the metric's
-                        raise
-                    raise self._named(exc, name) from None
+                except MetricRefusal as exc:    # a count k beyond every query found as it scores, no query counted
+                    raise self._named(exc, name) from None      # (the scores' own check is no refusal: as it is)
             return named
         if type(metric).__call__ is not Metric.__call__:
             return lambda scores: float(metric(y, scores))
-        probe = np.zeros(np.shape(y)[0] if np.ndim(y) else 0)
-        try:
-            y_arr, _ = check_labels_and_scores(y, probe, graded=metric.task == "graded",
-                                               both_classes=metric.requires_both_classes,
-                                               what=f"metric {metric.spec!r}",
-                                               integers="rank" if metric.order_invariant else "refuse")
-            metric.check_data(y_arr, probe)
-        except ValueError as exc:
-            # the checks name the labels "y"; these are ``name``'s (a validation set's), as per query
-            text = str(exc)
-            if name == "y" or not text.startswith("y: "):
-                raise
-            raise ValueError(f"{name}: {text[3:]}") from None
+        y_arr = _checked_labels(metric, y, name)
 
         def score(scores: np.ndarray) -> float:
             s = scores if isinstance(scores, np.ndarray) else np.asarray(scores)
@@ -182,6 +182,31 @@ class MetricScoring:
 
     def to_loss(self, value: float) -> float:
         return self.metric.to_loss(value)
+
+
+def _checked_labels(metric: Any, y: Any, name: str) -> np.ndarray:
+    """``y`` checked as ``metric.__call__`` checks its labels, named ``name`` (a validation set's labels); what the
+    metric refuses is a :class:`~rankcore.metrics.MetricRefusal` (``labels``; a count k beyond the rows)."""
+    from ..metrics import MetricRefusal
+    from ..validation import check_binary_labels, check_graded_labels
+
+    graded = metric.task == "graded"
+    try:
+        y_arr = check_graded_labels(y, name=name) if graded else check_binary_labels(y, name=name)
+    except ValueError as exc:
+        raise MetricRefusal.of_labels(exc, metric.spec, name) from None
+    n_pos = int(np.count_nonzero(y_arr))
+    if metric.requires_both_classes and not graded and n_pos in (0, y_arr.shape[0]):
+        # check_both_classes's words, with the detail the layers above say after their own names
+        detail = (f"needs both classes, got {'only negatives (0)' if n_pos == 0 else 'only positives (1)'} in "
+                  f"{y_arr.shape[0]} labels")
+        raise MetricRefusal(f"{name}: metric {metric.spec!r} {detail}", spec=metric.spec, reason="labels",
+                            detail=detail, labels=name)
+    try:
+        metric.check_data(y_arr, np.zeros(y_arr.shape[0]))
+    except MetricRefusal as exc:
+        raise exc.relabeled(name) from None         # the metric names the labels "y": these are ``name``'s
+    return y_arr
 
 
 class ObjectiveScoring:

@@ -1,0 +1,121 @@
+"""``MetricRefusal``: a metric's refusal of the data it is asked to judge, with the facts said as fields.
+
+A refusal travels up through the layers (the metric, an estimator's ``scoring=`` or ``eval_metric=``, AutoRanker's
+checks, the command line), each saying it again for its own audience: ``metric 'ndcg@k:40': k = 40 is larger than
+every query ...`` becomes ``scoring='ndcg@k:40' on eval_set: k = 40 ...`` in a fit and ``--validation FILE:
+--monitor ndcg@k:40: ...`` on the command line.  The layers read the fields (``reason``, ``detail``, ``k``...),
+never the text: a reworded message cannot silently stop a layer's rephrasing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["MetricRefusal", "REASONS", "k_beyond"]
+
+#: The kinds of refusal: a count k beyond every query (``k_beyond``) or beyond the rows (``k_rows``), no query
+#: counted (``no_query``), labels the metric does not take (``labels``), and ``other``: a layer above wrapped an
+#: error that is no refusal of these kinds (a plugin's own ValueError, a TypeError) to say it as its parameter.
+REASONS = ("k_beyond", "k_rows", "no_query", "labels", "other")
+
+_FACTS = ("spec", "reason", "detail", "k", "longest", "n_queries", "labels", "parameter", "eval_set")
+
+
+class MetricRefusal(ValueError):
+    """A metric refuses the labels, queries or count k it is given (a ``ValueError``).
+
+    ``str(exc)`` is the message as the layer that raised it says it last; the
+    attributes are the facts every layer reads to say it again.  Catch it as
+    a ``ValueError`` (as before) or by this class to read the fields::
+
+        try:
+            model.fit(X, y, qid=qid, eval_set=(X_val, y_val, qid_val))
+        except rankcore.MetricRefusal as exc:
+            if exc.reason == "k_beyond":
+                ...         # exc.k, exc.longest: refit with a smaller k
+
+    Parameters
+    ----------
+    message : str
+        The whole message.  When ``labels`` is given it starts with
+        ``f"{labels}: "``; it always ends with ``detail``.
+    spec : str
+        The metric's spec (``"ndcg@k:40"``).
+    reason : str
+        One of :data:`REASONS`.
+    detail : str, optional
+        The refusal without the names before it: ``"k = 40 is larger than
+        every query (...)"``, ``"counts none of the 3 queries (...)"``,
+        ``"expected binary labels ..."``.  Default: the message.
+    k, longest : int, optional
+        The count k and the largest query (``k_beyond``) or the number of
+        rows (``k_rows``).
+    n_queries : int, optional
+        The queries judged (``no_query``).
+    labels : str, optional
+        How the message names the labels judged (``"y"``, ``"eval_set y"``).
+    parameter : str, optional
+        The parameter that named the metric (``"scoring"``, ``"eval_metric"``);
+        None where the metric says it in its own words.
+    eval_set : str, optional
+        The validation set judged (``"eval_set"``, ``"eval_set[1]"``); None
+        for the training rows or rows held out of them.
+    """
+
+    def __init__(self, message: str = "", *, spec: str = "", reason: str = "other", detail: str | None = None,
+                 k: Any = None, longest: int | None = None, n_queries: int | None = None, labels: str | None = None,
+                 parameter: str | None = None, eval_set: str | None = None) -> None:
+        super().__init__(message)
+        detail = message if detail is None else detail
+        # the two rules the layers above rely on instead of reading the text: a wrong raise fails here, at once
+        if reason not in REASONS:
+            raise TypeError(f"MetricRefusal: reason must be one of {REASONS}, got {reason!r}")
+        if not message.endswith(detail) or (labels is not None and not message.startswith(f"{labels}: ")):
+            raise TypeError(f"MetricRefusal: the message {message!r} must start with labels {labels!r} and end "
+                            f"with detail {detail!r}")
+        self.spec, self.reason, self.detail = spec, reason, detail
+        self.k, self.longest, self.n_queries = k, longest, n_queries
+        self.labels, self.parameter, self.eval_set = labels, parameter, eval_set
+
+    def facts(self) -> dict:
+        """The fields, by name (what :meth:`with_context` carries over)."""
+        return {name: getattr(self, name) for name in _FACTS}
+
+    def with_context(self, message: str, **changes: Any) -> "MetricRefusal":
+        """The same refusal said as ``message`` by a layer above, with ``changes`` to its fields.
+
+        ``labels`` is dropped unless given: the new message names the labels
+        its own way.  Raise it ``from`` the original when the chain helps.
+        """
+        return type(self)(message, **{**self.facts(), "labels": None, **changes})
+
+    def relabeled(self, labels: str) -> "MetricRefusal":
+        """The refusal said of other labels: ``"y: metric 'misrank' ..."`` as ``"eval_set y: metric ..."``."""
+        if self.labels is None:
+            return self
+        text = str(self)
+        return self.with_context(f"{labels}{text[len(self.labels):]}", labels=labels)
+
+    @classmethod
+    def of_labels(cls, exc: ValueError, spec: str, labels: str) -> "MetricRefusal":
+        """A label check's ValueError (:mod:`rankcore.validation`, called with ``name=labels``) as the refusal of
+        the metric ``spec``; a refusal already is one.
+
+        Every check of :mod:`rankcore.validation` starts its message with the
+        name it is given (``"eval_set y: expected binary labels ..."``): the
+        detail is what follows it.
+        """
+        if isinstance(exc, cls):
+            return exc
+        text = str(exc)
+        named = text.startswith(f"{labels}: ")
+        return cls(text, spec=spec, reason="labels", detail=text[len(labels) + 2:] if named else text,
+                   labels=labels if named else None)
+
+
+def k_beyond(spec: str, k: Any, longest: int, where: str = "every query") -> MetricRefusal:
+    """The refusal of a count ``k`` larger than every query (``where``: ``"the input"`` for one list)."""
+    detail = (f"k = {k} is larger than {where} (the largest has {longest} rows), so no query is cut at k; "
+              f"choose k <= {longest}")
+    return MetricRefusal(f"metric {spec!r}: {detail}", spec=spec, reason="k_beyond", detail=detail, k=k,
+                         longest=int(longest))
