@@ -212,6 +212,12 @@ def batch_k(k, nb):
     return min(max(1, int(math.floor(k * nb + 0.5))), nb)
 
 
+def _norm(w):
+    """‖w‖ without overflow (|w| beyond 1e154 after a huge step): max|w| · ‖w / max|w|‖."""
+    top = float(np.max(np.abs(w), initial=0.0))
+    return top * float(np.linalg.norm(w / top)) if 0.0 < top < math.inf else top
+
+
 def reference_epoch(X, y, order, batch_size, k, rule, kind, eta0=1.0, alpha=0.0, radius=None, w=None, t=0):
     """One pass of the learners, in plain NumPy; returns (w, t)."""
     X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=float)
@@ -231,8 +237,8 @@ def reference_epoch(X, y, order, batch_size, k, rule, kind, eta0=1.0, alpha=0.0,
             if alpha > 0:
                 w = np.zeros_like(w) if eta * alpha >= 1 else (1 - eta * alpha) * w
             w = w - eta / k_used * (Xb.T @ g)
-            if radius is not None and np.linalg.norm(w) > radius:
-                w = w * (radius / np.linalg.norm(w))
+            if radius is not None and _norm(w) > radius:
+                w = w * (radius / _norm(w))
         else:
             g, delta = reference_perceptron(yb, s, kb, kind)
             if delta > 0:

@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..objectives import BoundQueryBlocks, RowBlock
+from ..push import add_step, check_finite_gradient
 from ._malloc import keep_pages, release_pages
 from ._prepare import check_chunk
 from ._workers import worker_info
@@ -290,10 +291,12 @@ class Shard:
             self._move_effects(update)
             return
         number, ranker, alpha = update
-        for b, h in zip(self.blocks, self._directions(number, ranker)):
-            h *= alpha
-            b.scores += h
-        self._h = None
+        try:
+            # a score that would overflow raises FloatingPointError, the scores unchanged: the client's driver
+            # stops with "overflow" (the update never reached a record)
+            add_step([b.scores for b in self.blocks], self._directions(number, ranker), alpha)
+        finally:
+            self._h = None                # h was scaled in place
         self._grads = None
         self._rows_token = None
         self._line = None
@@ -374,6 +377,7 @@ class Shard:
         self._apply(update)
         if self._rows_token is None or self._rows_token != token:
             grads = [self.problem.block_gradient(self._row(b), G) for b in self.blocks]
+            check_finite_gradient(grads)          # (a FloatingPointError: the driver stops with "overflow")
             self._grads = (token, grads)
         else:                             # kept by place_sums, moved by the effects' step
             grads = self._grads[1]
@@ -405,6 +409,7 @@ class Shard:
         hist = np.zeros((self.layout.n_features, int(n_bins), 2))
         for b in self.blocks:
             g = self.problem.block_gradient(self._row(b), G)
+            check_finite_gradient([g])
             class_histograms(b.codes, g, b.n_neg, hist, self.n_threads)
         return hist
 
@@ -463,6 +468,7 @@ class Shard:
             grads.append(np.asarray(g, dtype=np.float64))
             hess.append(np.asarray(h, dtype=np.float64))
             start += b.n_rows
+        check_finite_gradient(grads, hess)        # (a FloatingPointError: the driver stops with "overflow")
         self._grads = (token, grads)
         self._tree_curvature = hess
         if self._merged is not None and not into:

@@ -380,8 +380,10 @@ class _TermBlock:
         else:
             value_c, grad, hess = self.push.value_gradient_hessian(scores)
         rho = BoundQueryBlocks._rho(value_c, G)
-        # the push's curvature clipped, then scaled by ρ ≤ 1 and clipped again: the floor stays the floor
-        return grad * rho, (None if hess is None else clip_hessian(hess * rho))
+        # the push's curvature clipped, then scaled by ρ ≤ 1 and clipped again: the floor stays the floor.
+        # (An overflowed weight times ρ = 0 is NaN, kept without NumPy's warning: the fit stops with "overflow".)
+        with np.errstate(invalid="ignore"):
+            return grad * rho, (None if hess is None else clip_hessian(hess * rho))
 
     def gradient(self, scores, G, scale: float) -> np.ndarray:
         """ρ_c·∂J_c/∂f + λc·∂Q_c/∂f on the block's rows (``scale`` = λc)."""

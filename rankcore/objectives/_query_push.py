@@ -85,6 +85,11 @@ _SAFE_LOG_WEIGHT = 700.0
 _LINEAR_LOG_RANGE = 700.0
 
 
+#: The largest r·|f| at which the log-space form's gradient keeps digits: the ulp of r·f is 1/4 there, and the few
+#: roundings of each weight's log cost it a factor of about e^{±1} (scores this far apart: a huge learning rate).
+_LOG_SPACE_LIMIT = 2.0 ** 50
+
+
 def _log_sum_exp(x: np.ndarray) -> float:
     """log Σ e^x over a 1-D array (entries may be −inf), shifted by its maximum.
 
@@ -95,7 +100,8 @@ def _log_sum_exp(x: np.ndarray) -> float:
     top = float(np.max(x))
     if not math.isfinite(top):
         return top
-    return top + math.log(float(np.sum(np.exp(x - top))))
+    with np.errstate(over="ignore"):         # entries ~1e308 apart: an infinite term, an infinite value
+        return top + math.log(float(np.sum(np.exp(x - top))))
 
 class QueryPush:
     """The push family within queries over grades: loss ℓ, price g, optional gain-weighted pairs.
@@ -424,7 +430,8 @@ class BoundQueryPush(BoundObjective):
         return out
 
     def _level_lse(self, a: np.ndarray) -> np.ndarray:
-        return np.logaddexp.reduceat(a, self.level_starts)
+        with np.errstate(over="ignore", invalid="ignore"):      # scores near the largest double: inf, NaN
+            return np.logaddexp.reduceat(a, self.level_starts)
 
     def _unsort(self, sorted_values: np.ndarray) -> np.ndarray:
         out = np.empty(self.n_rows)
@@ -462,7 +469,13 @@ class BoundQueryPush(BoundObjective):
             shifted = h_sorted - (float(h_sorted.min()) if h_sorted.size else 0.0)
             with np.errstate(divide="ignore"):
                 log_h = np.log(shifted)
-            return lambda alpha: self._exponential_line(f_sorted + alpha * h_sorted, shifted, log_h, alpha)
+
+            def along(alpha: float) -> LinePoint:
+                with np.errstate(over="ignore", invalid="ignore"):   # a huge step: inf scores, J = inf
+                    moved = f_sorted + alpha * h_sorted
+                return self._exponential_line(moved, shifted, log_h, alpha)
+
+            return along
 
         def evaluate(alpha: float) -> LinePoint:
             value, grad = self.value_and_gradient(f + alpha * h)
@@ -533,6 +546,20 @@ class BoundQueryPush(BoundObjective):
     # ℓ(z) = e^{−rz}: running log-sum-exps over levels
     # ------------------------------------------------------------------
     def _exponential(self, f: np.ndarray, order: int):
+        # Each gradient weight and curvature is bounded in exact arithmetic (∂J/∂f is a ratio of R's terms),
+        # but its log is a sum of terms of the size of r·f, each rounded to an ulp of r·f: beyond
+        # _LOG_SPACE_LIMIT those roundings put factors near e^{±1} in every weight (no digit is left), and
+        # further out they overflow exp.  Such a gradient and curvature are NaN (J itself keeps its relative
+        # precision), without NumPy's warning: the boosting driver stops with "overflow" on them.
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            value, grad, hess = self._exponential_sums(f, order)
+        if order > 0 and math.isfinite(value) and float(self.rate) * float(np.max(np.abs(f))) > _LOG_SPACE_LIMIT:
+            grad = np.full(f.shape[0], np.nan)
+            hess = None if hess is None else np.full(f.shape[0], np.nan)
+        return value, grad, hess
+
+    def _exponential_sums(self, f: np.ndarray, order: int):
+        """:meth:`_exponential` (J, gradient, curvature in sorted order) under NumPy's error state it sets."""
         r = float(self.rate)
         price = self.price
         level = self.level
@@ -582,6 +609,12 @@ class BoundQueryPush(BoundObjective):
         return above
 
     def _exponential_line(self, f: np.ndarray, h: np.ndarray, log_h: np.ndarray, alpha: float) -> LinePoint:
+        """φ, φ′, φ″ at the sorted scores f along h ≥ 0 (:meth:`_exponential_line_sums`); scores far apart
+        give inf or NaN (the line search stops the fit with "overflow"), without NumPy's warning."""
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            return self._exponential_line_sums(f, h, log_h, alpha)
+
+    def _exponential_line_sums(self, f: np.ndarray, h: np.ndarray, log_h: np.ndarray, alpha: float) -> LinePoint:
         """φ, φ′, φ″ at the sorted scores f along the sorted direction h ≥ 0 (ℓ(z) = e^{−rz}).
 
         With x_i = w_i e^{−r f_i} and, for a row k, the weighted moments E_k[h^j] of h over the rows

@@ -169,7 +169,8 @@ def _check_scores_stay_finite(name: str, X, rows: np.ndarray, coef: np.ndarray, 
             return
         scores = np.asarray(X[rows] @ coef, dtype=np.float64).reshape(-1) - float(center @ coef)
     if not np.isfinite(scores).all():
-        weights = float(np.abs(coef).sum())
+        with np.errstate(over="ignore"):
+            weights = float(np.abs(coef).sum())           # inf when |w|_1 itself overflows
         if peak < 1e150 <= weights:     # ordinary features: the steps grew the weights (a huge eta0), not the data
             raise FloatingPointError(f"{name}: the training scores <w, x> overflow float64: the weights grew to "
                                      f"|w|_1 = {weights:.3g} on features of at most {peak:.3g}; lower eta0 or set "

@@ -48,7 +48,7 @@ besides X and the weights.
 """
 
 from cython.parallel cimport prange
-from libc.math cimport sqrt, floor
+from libc.math cimport sqrt, floor, fabs, isfinite
 
 import numpy as np
 
@@ -99,7 +99,8 @@ cdef class LinearState:
         self.v_array = np.array(coef, dtype=np.float64, copy=True, order="C")
         self.v = self.v_array
         self.wscale = 1.0
-        self.sq_norm = float(np.dot(self.v_array, self.v_array))
+        with np.errstate(over="ignore"):       # |w| beyond 1e154 (a huge eta0): inf, which the projection handles
+            self.sq_norm = float(np.dot(self.v_array, self.v_array))
         self.t = t
         self.averaging = average is not None
         self.avg_array = np.array(self.v_array if average is None else average, dtype=np.float64, copy=True,
@@ -150,14 +151,43 @@ cdef class LinearState:
             acc += self.v[j] * self.v[j]
         self.sq_norm = acc
 
+    cdef double scaled_norm(self) noexcept nogil:
+        """‖v‖ without overflow: m·‖v/m‖ with m = max|v_j| (inf or NaN when v holds them).  O(d)."""
+        cdef Py_ssize_t j
+        cdef double top = 0.0, acc = 0.0, t
+        for j in range(self.v.shape[0]):
+            t = fabs(self.v[j])
+            if not isfinite(t):
+                return t
+            if t > top:
+                top = t
+        if top == 0.0:
+            return 0.0
+        for j in range(self.v.shape[0]):
+            t = self.v[j] / top
+            acc += t * t
+        return top * sqrt(acc)
+
     cdef void shrink_and_project(self, double factor, double radius) noexcept nogil:
-        """w <- factor·w (factor > 0), then the projection on ‖w‖ <= radius (radius > 0)."""
+        """w <- factor·w (factor > 0), then the projection on ‖w‖ <= radius (radius > 0).
+
+        ‖v‖² kept row by row overflows (inf, or NaN from inf − inf) once |v| passes 1e154, after a
+        huge step (eta0 = 1e300): the norm is then taken from the scaled v, O(d), and after the
+        projection v is folded and ‖v‖² recomputed, now within radius², so the ball holds w at
+        every eta0.  Otherwise nothing changes (the same operations as without the check).
+        """
         cdef double norm
         self.wscale *= factor
         if radius > 0.0:
-            norm = self.wscale * sqrt(self.sq_norm)
+            if isfinite(self.sq_norm):
+                norm = self.wscale * sqrt(self.sq_norm)
+            else:
+                norm = self.wscale * self.scaled_norm()
             if norm > radius:
                 self.wscale *= radius / norm
+            if not isfinite(self.sq_norm):
+                self.fold()
+                self.reset_norm()
         if self.wscale < MIN_WSCALE:
             self.fold()
 

@@ -36,7 +36,7 @@ chunks (:func:`place_sums`, :func:`propensities_from_sums`, :func:`click_rate_su
 initial scores (the per-query default's rule the Dask fits share).
 """
 
-from ._backend import ObjectiveState
+from ._backend import ObjectiveState, add_step, check_finite_gradient
 from ._click_model import (GAMMA_EDGE, adopt_last_round, check_both_kinds, check_clicks, click_rate_sums,
                            constant_relevance, e_step, init_model_of_rounds, mean_change, place_sums,
                            posterior_change_sums, propensities_from_click_rates, propensities_from_sums,
@@ -61,7 +61,8 @@ from ._validation import (AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, large_dat
                           plan_validation, resolve_early_stopping)
 
 __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
-           "ObjectiveState", "check_callbacks", "check_tie_break_scale", "int_seed", "ATTRIBUTES_DOC",
+           "ObjectiveState", "add_step", "check_finite_gradient", "check_callbacks", "check_tie_break_scale",
+           "int_seed", "ATTRIBUTES_DOC",
            "AUTO_MIN_ROWS", "LARGE_DATA_METRIC", "NO_VALIDATION", "EarlyStopping", "plan_validation",
            "resolve_early_stopping", "large_data_learner", "tie_break_offsets", "piecewise_linear_search",
            "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "check_some_query_ranks",

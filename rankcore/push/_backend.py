@@ -40,6 +40,7 @@ block without positives, and require the same weak rankers and coefficients.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -49,7 +50,7 @@ from ..learners import LearnerLayout, WeakRanker, curvature_floor
 from ..objectives import BoundObjective, CheckedLine, LinePoint, RowBlock
 from ..validation import idle_thread_count
 
-__all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks"]
+__all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks", "add_step", "check_finite_gradient"]
 
 
 @dataclass
@@ -241,6 +242,7 @@ class InMemoryBackend:
                 grad = self.problem.block_gradient(block, state.stages)
             else:
                 grad = state.gradient[s]
+            check_finite_gradient([grad])
             grads.append(grad)
             part = self.layout.statistics(enc, grad, n_threads=self.n_threads)
             total = part if total is None else total + part
@@ -285,6 +287,7 @@ class InMemoryBackend:
         layout may take a native route to the same result).
         """
         grads, hess = self.gradient_and_curvature(state)
+        check_finite_gradient(grads, hess)
         candidate = self.layout.search_in_memory(self.encoded, grads, hess, n_threads=self.n_threads)
         self._grad_cache = (state, grads)
         return candidate
@@ -400,16 +403,58 @@ class InMemoryBackend:
         return evaluate
 
     def apply_update(self, ranker: WeakRanker, alpha: float) -> None:
-        """f ← f + α·h(x), block by block."""
-        for s, hb in zip(self.slices, self._directions(ranker)):
-            hb *= alpha                       # h is not needed after the update: scale in place
-            self._scores[s] += hb
-        self._h_cache = None
+        """f ← f + α·h(x), block by block.
+
+        Raises ``FloatingPointError``, the scores unchanged, when a score would overflow (a step of a huge
+        learning rate): the driver then stops with ``"overflow"`` and keeps the model before the step.
+        """
+        try:
+            add_step([self._scores[s] for s in self.slices], self._directions(ranker), alpha)
+        finally:
+            self._h_cache = None              # h was scaled in place
         self._grad_cache = None
         if self._summary is not None and self._summary[0] is ranker:
             _, summary, vals, G = self._summary
             self._next_stages = self.problem.stages_after_step(summary, vals, G, alpha)
         self._summary = None
+
+
+def _max_abs(x: np.ndarray) -> float:
+    """max |x| (0 when empty; inf or NaN when ``x`` holds them), without a copy."""
+    return max(float(x.max()), -float(x.min())) if x.size else 0.0
+
+
+def add_step(scores: Sequence[np.ndarray], directions: Sequence[np.ndarray], alpha: float) -> None:
+    """f ← f + α·h for each block's scores and direction (h is scaled in place: it is not needed after).
+
+    Raises ``FloatingPointError``, every block's scores unchanged, when a score would overflow float64 (a
+    step of a huge learning rate): the boosting driver then stops with ``"overflow"``, its model the one
+    before the step.  The check is two reductions per block, |f| + |α h| below the largest double;
+    only beyond it are the sums formed (one temporary per block).  O(rows).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        for h in directions:
+            h *= alpha
+        if not all(math.isfinite(_max_abs(f) + _max_abs(h)) for f, h in zip(scores, directions)) and not all(
+                np.isfinite(f + h).all() for f, h in zip(scores, directions)):
+            raise FloatingPointError(f"the step alpha = {alpha:.6g} along the weak ranker makes a training score "
+                                     "overflow float64")
+    for f, h in zip(scores, directions):
+        f += h
+
+
+def check_finite_gradient(grads: Sequence[np.ndarray], hess: Sequence[np.ndarray] = ()) -> None:
+    """Raise ``FloatingPointError`` when a gradient weight or a curvature the learner would sum is not finite.
+
+    A learner's search counts non-finite gains as none, so it would find no weak ranker and the fit would
+    end as converged; the driver stops with ``"overflow"`` instead (scores pushed so far apart that the
+    objective's sums overflow: a huge learning rate).  O(rows), no copy.
+    """
+    for name, parts in (("gradient", grads), ("curvature", hess)):
+        for part in parts:
+            if not math.isfinite(_max_abs(part)):
+                raise FloatingPointError(f"the objective's {name} at the current scores is not finite (scores so far "
+                                         "apart that its sums overflow or keep no digit)")
 
 
 def _leaf_sums(sums: list[np.ndarray], grads: list[np.ndarray] | None, hess: list[np.ndarray], k: int):

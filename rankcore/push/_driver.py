@@ -79,8 +79,9 @@ class BoostingResult:
     stop_reason : str
         ``"n_iter"``, ``"converged"`` (no weak ranker has |derivative| > tol),
         ``"no_decrease"`` (the best step does not lower J), ``"overflow"``
-        (the derivative, the line search or J became non-finite: the records
-        end at the last finite model, and a ``RuntimeWarning`` says so),
+        (the gradient or curvature the learner sums, the derivative, the line
+        search, the step's scores or J became non-finite: the records end at
+        the last finite model, and a ``RuntimeWarning`` says so),
         ``"no_split"`` (the learner could form no weak ranker on these rows:
         every feature constant, too few rows for a tree's leaves -- or none
         that moves the scores: the trees' cap ``max_delta_step`` clamped the
@@ -175,15 +176,11 @@ def run_boosting(
         skipped = 0
         # shrinkage (the trees' learning rate): f ← f + η·α·h, recorded as the coefficient η·α
         alpha = step * float(getattr(layout, "shrinkage", 1.0))
-        backend.apply_update(candidate.ranker, alpha)
-        state = backend.objective_state()
+        if (stepped := _apply_step(backend, candidate.ranker, alpha, has_value, result, iteration)) is None:
+            break
+        state = stepped
         if has_value:
-            new_value = backend.value(state)
-            if math.isnan(new_value) or new_value == math.inf:
-                # the update is not recorded: the model stays the last finite one
-                _overflow(result, iteration, f"the objective became {new_value} after the step")
-                break
-            value = new_value
+            value = backend.value(state)
         record = BoostingRecord(len(result.records) + 1, candidate.ranker, float(alpha), float(value),
                                 float(candidate.derivative), evaluations)
         result.records.append(record)
@@ -195,6 +192,23 @@ def run_boosting(
     if not result.records and n_iter >= 1 and result.stop_reason in ("converged", "no_decrease"):
         _warn_constant(result, tol, from_init)
     return result
+
+
+def _apply_step(backend, ranker, alpha: float, has_value: bool, result: BoostingResult, iteration: int):
+    """f ← f + α·h and the objective's state there; None when the step overflowed (``"overflow"`` set, the
+    update not recorded: the model stays the last finite one)."""
+    try:
+        backend.apply_update(ranker, alpha)
+        state = backend.objective_state()         # (a backend may apply the step here: on its workers)
+    except FloatingPointError as exc:             # a score would overflow: the backend kept the scores before it
+        _overflow(result, iteration, str(exc))
+        return None
+    if has_value:
+        value = backend.value(state)
+        if math.isnan(value) or value == math.inf:
+            _overflow(result, iteration, f"the objective became {value} after the step")
+            return None
+    return state
 
 
 def _line_step(backend, layout, state, candidate, has_value: bool, log_value: bool, max_step: float,
@@ -213,7 +227,11 @@ def _next_candidate(backend, layout, state, result: BoostingResult, iteration: i
                     leaf_steps: int) -> Candidate | None:
     """The iteration's weak ranker (its leaf values refined by ``leaf_steps`` − 1 more Newton steps), or None
     with ``result.stop_reason`` set: an overflow, no candidate, or a derivative within ``tol``."""
-    candidate = _best_candidate(backend, layout, state)
+    try:
+        candidate = _best_candidate(backend, layout, state)
+    except FloatingPointError as exc:          # a gradient or curvature the learner cannot sum (the backend's check)
+        _overflow(result, iteration, str(exc))
+        return None
     if candidate is not None and not math.isfinite(candidate.derivative):
         _overflow(result, iteration, f"the best weak ranker's derivative is {candidate.derivative}")
         return None
@@ -372,5 +390,5 @@ def _overflow(result: BoostingResult, iteration: int, what: str) -> None:
     warnings.warn(
         f"boosting stopped at iteration {iteration}: {what}; the model keeps the "
         f"{len(result.records)} finite iteration(s) before it (stop_reason_ = 'overflow'). "
-        "Rescale the features or use a gentler price.",
+        "Lower the learning rate, rescale the features or use a gentler price.",
         RuntimeWarning, stacklevel=outside_stacklevel())

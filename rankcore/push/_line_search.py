@@ -63,6 +63,7 @@ def _newton_curvature(t, d1, d2, t_prev, d_prev, log_value: bool) -> float:
     R′, positive whenever R is convex); else the secant slope of ψ′ from
     the previous point (t_prev, d_prev).
     """
+    d1, d2 = float(d1), float(d2)       # a line's NumPy scalars would warn where φ′² overflows (inf: no curvature)
     if math.isfinite(d2):
         if d2 > 0:
             return d2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -158,6 +160,26 @@ def test_epochs_equal_reference(cfg, sparse, k):
     assert model.n_skipped_batches_ == 3
     if "radius" in cfg:
         assert np.linalg.norm(model.coef_) <= cfg["radius"] * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("kind", ["avg", "struct"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_the_ball_holds_the_weights_at_a_huge_eta0_as_in_the_reference(sparse, kind):
+    # a step of 1e300 overflows the ||v||^2 kept row by row (inf, or NaN from inf - inf): the projection was
+    # skipped (NaN > radius is false) and the weights left the ball at 1e299, with NumPy's overflow warning
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((67, 5)) * (rng.random((67, 5)) < 0.6)
+    y = (X[:, 1] + 0.8 * rng.standard_normal(67) > 0.6).astype(int)
+    model = plain_sgd(k_per_batch=3, surrogate=kind, eta0=1e300, radius=0.5, batch_size=10, shuffle=False, n_jobs=1)
+    Xin = sp.csr_matrix(X) if sparse else X
+    w, t = None, 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(3):
+            model.partial_fit(Xin, y)
+            w, t = reference_epoch(X, y, np.arange(67), 10, 3, "sgd", kind, eta0=1e300, radius=0.5, w=w, t=t)
+            np.testing.assert_allclose(model.coef_, w, rtol=1e-9, atol=1e-12)
+            assert np.linalg.norm(model.coef_) <= 0.5 * (1 + 1e-12)
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])

@@ -192,3 +192,26 @@ def test_weights_grown_by_a_huge_eta0_are_named_not_the_features():
         warnings.simplefilter("ignore", RuntimeWarning)
         with pytest.raises(FloatingPointError, match=r"the weights grew to \|w\|_1 = .* lower eta0"):
             SGDAtK(eta0=1e308, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("params", [{}, {"average": True}, {"surrogate": "struct"}, {"radius": 1.0}])
+def test_a_huge_eta0_fits_without_numpy_warnings(params):
+    # the next epoch's ||w||^2 of weights near 1e300 overflowed np.dot, which warned from the library
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = SGDAtK(eta0=1e300, random_state=0, **params).fit(X, y)
+    assert np.isfinite(model.decision_function(X)).all()
+    assert auc(y, model.decision_function(X)) > 0.7
+
+
+def test_weights_whose_l1_norm_overflows_are_named_without_numpy_warnings():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(FloatingPointError, match=r"\|w\|_1 = inf .* lower eta0"):
+            SGDAtK(eta0=1e308, surrogate="max", random_state=0).fit(X, y)

@@ -1,0 +1,178 @@
+"""Huge step sizes (the trees' ``learning_rate`` up to 1e308) end in the named overflow stop, never NumPy's warning.
+
+Any learning rate > 0 is accepted, as LightGBM accepts it; a step that overflows a sum the fit needs stops the
+fit with ``stop_reason_ = "overflow"`` and the library's RuntimeWarning, keeping the finite iterations before
+it.  Before, the per-query push leaked ``overflow encountered in exp`` and reported ``"converged"`` (its
+gradient overflowed, so the trees found no split), the objectives without a value raised "scores: must be
+finite" from the next iteration, and the single list leaked NumPy's warnings from the step itself.
+"""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import rankcore
+from rankcore.learners._base import Candidate
+from rankcore.learners._features import FeatureRanker
+from rankcore.objectives._base import LinePoint
+from rankcore.push import add_step, check_finite_gradient
+from rankcore.push._driver import run_boosting
+
+NAMED = "stop_reason_ = 'overflow'"
+
+
+def _data(seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, 5))
+    grades = np.clip(np.round(X[:, 0] + rng.normal(size=300) + 1), 0, 3).astype(int)
+    binary = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+    return X, grades, binary, np.repeat(np.arange(30), 10)
+
+
+def _fit_recording(params, rate, within_queries):
+    """(model, warnings) of a fit with every warning recorded (NumPy's included: they are not filtered)."""
+    X, grades, binary, qid = _data()
+    learner = f"trees:learning_rate={rate}" + params.pop("learner_options", "")
+    model = rankcore.boost(learner=learner, random_state=0, **params)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if within_queries:
+            model.fit(X, grades, qid=qid)
+        else:
+            model.fit(X, binary)
+    return model, X, caught
+
+
+# (spec parameters, learning rate, within queries): each one leaked a NumPy RuntimeWarning, reported
+# "converged" or "no_split" on an overflowed gradient, or raised "scores: must be finite" before the fix
+CASES = [
+    ({}, "30", True),                                           # the default per-query push (QueryRMSE blend)
+    ({}, "1e10", True),
+    ({}, "1e308", True),
+    ({"price": "pow:16"}, "30", True),
+    ({"learner_options": ",line_search=true"}, "1e3", True),
+    ({"learner_options": ",line_search=true"}, "1e100", True),
+    ({"objective": "lambdarank"}, "1e308", True),
+    ({"objective": "yetirank"}, "1e308", True),
+    ({"objective": "xendcg"}, "1e308", True),
+    ({"loss": "logistic"}, "1e308", False),
+    ({"objective": "cross-entropy"}, "1e300", False),
+]
+
+
+@pytest.mark.parametrize("params, rate, within_queries", CASES,
+                         ids=[f"{p}-{r}-{'qid' if q else 'single'}" for p, r, q in CASES])
+def test_a_huge_learning_rate_stops_with_the_named_overflow(params, rate, within_queries):
+    model, X, caught = _fit_recording(dict(params), rate, within_queries)
+    runtime = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert [m for m in runtime if NAMED not in m] == []          # no NumPy warning leaks
+    assert model.stop_reason_ == "overflow" and len(runtime) == 1
+    assert f"the model keeps the {model.n_iter_} finite iteration(s)" in runtime[0]
+    assert np.isfinite(model.decision_function(X)).all()
+    values = np.asarray(model.objective_values_, dtype=np.float64)
+    assert not np.any(values == np.inf) and len(model.alphas_) == model.n_iter_
+
+
+@pytest.mark.parametrize("rate", ["0.1", "3"])
+def test_ordinary_learning_rates_within_queries_do_not_stop_on_overflow(rate):
+    model, X, caught = _fit_recording({"n_iter": 20}, rate, True)
+    assert model.stop_reason_ != "overflow"
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("scale", [1e20, 1e60, 1e300])
+def test_the_per_query_push_gives_no_gradient_for_scores_beyond_its_digits_without_a_warning(scale):
+    # r·|f| beyond 2^50: the log-space weights keep no digit (finite garbage at 1e20, inf at 1e60, NumPy's
+    # warnings at 1e300); J keeps its relative precision, the gradient and curvature are NaN for the driver
+    from rankcore.metrics._queries import check_qid
+    from rankcore.objectives._query_push import QueryPush
+
+    _, grades, _, qid = _data()
+    bound = QueryPush(gain_weighted=True).bind(grades, check_qid(qid, grades.shape[0]))
+    scores = np.random.default_rng(1).normal(size=grades.shape[0]) * scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value, grad, hess = bound.value_gradient_hessian(scores)
+        _, grad_only = bound.value_and_gradient(scores)
+        bound.line(scores, np.sign(scores))(1.0)
+        below_value, below_grad, _ = bound.value_gradient_hessian(scores / scale * 2.0 ** 40)
+    assert math.isfinite(value) and value == bound.value(scores)
+    assert np.isnan(grad).all() and np.isnan(hess).all() and np.isnan(grad_only).all()
+    assert math.isfinite(below_value) and np.isfinite(below_grad).all()   # within the digits: a gradient
+
+
+# ----------------------------------------------------------------------------
+# The seams: the in-memory step and the gradient check
+# ----------------------------------------------------------------------------
+def test_add_step_refuses_an_overflowing_step_and_leaves_every_block_unchanged():
+    scores = [np.array([1.0, -2.0]), np.array([1e308, 3.0])]
+    before = [s.copy() for s in scores]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(FloatingPointError, match=r"alpha = 1e\+300 .* overflow float64"):
+            add_step(scores, [np.array([0.5, 1.0]), np.array([1e8, 0.0])], 1e300)
+    for s, b in zip(scores, before):
+        np.testing.assert_array_equal(s, b)
+
+
+def test_add_step_adds_exactly_what_the_plain_update_adds():
+    rng = np.random.default_rng(0)
+    f, h = rng.normal(size=50) * 1e300, rng.normal(size=50)
+    expected = f + 0.7 * h
+    add_step([f], [h], 0.7)
+    np.testing.assert_array_equal(f, expected)
+    # one block near the largest double, not overflowing: the exact sums are taken
+    f, h = np.array([1.7e308, -1.7e308]), np.array([-1.0, 1.0])
+    expected = f + h * 1e308
+    add_step([f], [h], 1e308)
+    np.testing.assert_array_equal(f, expected)
+    assert np.isfinite(f).all()
+
+
+@pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan])
+def test_check_finite_gradient_names_the_quantity(bad):
+    check_finite_gradient([np.ones(3)], [np.ones(3)])
+    with pytest.raises(FloatingPointError, match="gradient"):
+        check_finite_gradient([np.ones(2), np.array([0.0, bad])])
+    with pytest.raises(FloatingPointError, match="curvature"):
+        check_finite_gradient([np.ones(2)], [np.array([bad, 1.0])])
+
+
+class _Layout:
+    def select(self, stats):
+        return Candidate(FeatureRanker(0, 0.0, 1.0), -1.0)
+
+
+class _Backend:
+    """J = −t after t steps along φ(α) = (α − 1)² − 1 − t; ``fail`` raises FloatingPointError from a seam method
+    at the given step count."""
+
+    def __init__(self, fail: str, at: int):
+        self.steps, self.fail, self.at = 0, fail, at
+
+    def objective_state(self):
+        return self.steps
+
+    def value(self, state):
+        return -float(state)
+
+    def learner_statistics(self, state):
+        if self.fail == "statistics" and self.steps == self.at:
+            raise FloatingPointError("the objective's gradient at the current scores is not finite")
+
+    def line_function(self, state, ranker):
+        return lambda a: LinePoint(a, (a - 1.0) ** 2 - 1.0 - state, 2.0 * (a - 1.0), 2.0)
+
+    def apply_update(self, ranker, alpha):
+        if self.fail == "update" and self.steps == self.at:
+            raise FloatingPointError("the step makes a training score overflow float64")
+        self.steps += 1
+
+
+@pytest.mark.parametrize("fail", ["statistics", "update"])
+def test_a_seam_overflow_stops_the_driver_keeping_the_finite_iterations(fail):
+    with pytest.warns(RuntimeWarning, match=r"iteration 3: .*keeps the 2 finite iteration\(s\)"):
+        result = run_boosting(_Backend(fail, 2), _Layout(), n_iter=5, log_value=False)
+    assert result.stop_reason == "overflow" and len(result.records) == 2
