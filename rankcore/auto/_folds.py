@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..metrics import MetricRefusal
+
 __all__ = ["FoldPlan", "Units", "plan_folds", "plan_units", "check_cv", "check_metric_on_units",
            "CV_MAX_ROWS", "N_FOLDS", "MAX_REPEATS", "MAX_CV_REPEATS", "HOLDOUT_FRACTION", "HOLDOUT_UNITS"]
 
@@ -327,7 +329,10 @@ def check_metric_on_units(metric, y: np.ndarray, plan: FoldPlan, units: Units) -
                           f"'prec@k:0.05') or larger validation parts ({larger})")
             else:
                 advice = f"each needs both classes: use {both}"
-            raise ValueError(
-                f"metric {metric.spec!r} cannot be computed on {where}; {part} {number} has {y_val.shape[0]} rows, "
-                f"{positives} relevant): {exc}. {advice[0].upper()}{advice[1:]}"
-            ) from None
+            # a refusal keeps its class and fields, said by its detail (the sentence names the metric once)
+            detail = f"{exc.detail if isinstance(exc, MetricRefusal) else exc}. {advice[0].upper()}{advice[1:]}"
+            message = (f"metric {metric.spec!r} cannot be computed on {where}; {part} {number} has "
+                       f"{y_val.shape[0]} rows, {positives} relevant): {detail}")
+            if isinstance(exc, MetricRefusal):
+                raise exc.with_context(message, detail=detail) from None
+            raise ValueError(message) from None

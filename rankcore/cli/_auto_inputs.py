@@ -111,7 +111,8 @@ def fit_error(exc: BaseException, data, validation_path: str | None) -> CommandE
     """The CLI's error for ``AutoRanker.fit``'s ValueError ``exc``, naming the option at its source and what to
     do; None when it is no input of these options'."""
     from ..auto import NO_SAMPLE_WEIGHT
-    from ._eval_metrics import eval_metric_error
+    from ..metrics import MetricRefusal
+    from ._eval_metrics import eval_metric_error, file_detail
 
     if not isinstance(exc, ValueError):
         return None
@@ -136,6 +137,10 @@ def fit_error(exc: BaseException, data, validation_path: str | None) -> CommandE
         return position_error(exc, data.position_name)
     if (error := eval_metric_error(exc, validation_path)) is not None:       # --eval-metric's, on the file
         return error
+    if validation_path is not None and isinstance(exc, MetricRefusal) and exc.reason == "k_beyond" \
+            and exc.eval_set == "eval_set" and exc.parameter is None:
+        # the search's metric: its k against the file's queries (the library says "the input" of one query)
+        return CommandError(f"--validation {validation_path}: --metric {exc.spec}: {file_detail(exc)}")
     if validation_path is not None and text.startswith("eval_set"):
         # the library names its eval_set: here it is the file
         return CommandError(f"--validation {validation_path}:{text[len('eval_set'):].lstrip(':')}")

@@ -118,4 +118,14 @@ def eval_metric_error(exc: BaseException, validation: str | None) -> CommandErro
 
     if not isinstance(exc, MetricRefusal) or exc.parameter != "eval_metric" or validation is None:
         return None
-    return CommandError(f"--eval-metric {exc.spec}: cannot score --validation {validation}: {exc.detail}")
+    return CommandError(f"--eval-metric {exc.spec}: cannot score --validation {validation}: {file_detail(exc)}")
+
+
+def file_detail(exc) -> str:
+    """A refusal's detail said of the ``--validation`` file: a count k beyond its queries is said of "every query
+    of the file" (the library says "the input" of a set of one query)."""
+    from ..metrics import k_beyond
+
+    if exc.reason == "k_beyond" and exc.longest is not None:
+        return k_beyond(exc.spec, exc.k, exc.longest, "every query of the file").detail
+    return exc.detail

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from . import CommandError
-from ..metrics import MetricRefusal, k_beyond
+from ..metrics import MetricRefusal
 from ._common import (
     add_data_options,
     add_force_option,
@@ -18,7 +18,7 @@ from ._common import (
 )
 from ._columns import estimator_input, like_training, load_to_continue
 from ._eval_metrics import (EVAL_METRIC_HELP, check_fit_with_eval_metrics, eval_metric_error, eval_metric_lines,
-                            eval_metric_specs)
+                            eval_metric_specs, file_detail)
 from ._init_models import (HELP as INIT_MODEL_HELP, check_relevant_label, init_model_categorical, init_model_error,
                            load_init_model, read_as_model_categories, record_relevant_label)
 from ._init_scores import FIT_HELP as INIT_SCORE_HELP, check_fit_with_init_scores, check_validation_init_scores
@@ -151,8 +151,7 @@ def _monitor_error(exc: Exception, validation: str, monitor_spec: str) -> Comman
         return None
     if exc.reason == "k_beyond" and exc.parameter in (None, "scoring"):
         # the monitored metric's k against the --validation file's queries (the library says "the input": one list)
-        return CommandError(f"--validation {validation}: --monitor {monitor_spec}: "
-                            f"{k_beyond(exc.spec, exc.k, exc.longest, 'every query of the file').detail}")
+        return CommandError(f"--validation {validation}: --monitor {monitor_spec}: {file_detail(exc)}")
     if exc.parameter == "scoring" and exc.eval_set == "eval_set":
         return CommandError(f"--validation {validation}: --monitor {exc.spec}: {exc.detail}")
     return None

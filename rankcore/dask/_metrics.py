@@ -71,7 +71,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from .._caller import outside_stacklevel
-from ..metrics import Metric, RocCells, resolve_metrics
+from ..metrics import Metric, RocCells, one_class, resolve_metrics
 from ..registry import registry, resolve
 from ..validation import check_binary_labels, check_scores
 from ._inputs import get_client, is_dask_collection, tree_sum
@@ -362,8 +362,7 @@ def _evaluate(client, y, s, n, resolved, requests, tol, bins, max_passes):
     K = n - I
     for key, metric in resolved:
         if metric.requires_both_classes and (I == 0 or K == 0):
-            present = "only negatives (0)" if I == 0 else "only positives (1)"
-            raise ValueError(f"y: metric {metric.spec!r} needs both classes, got {present} in {n} labels")
+            raise one_class(metric.spec, I, n)         # the in-memory evaluate's refusal, in its words
     keys = (min(p["key_min"] for p in parts if p["key_min"] is not None),
             max(p["key_max"] for p in parts if p["key_max"] is not None))
     values, bounds = {}, {}

@@ -39,7 +39,7 @@ from ._intervals import compare, confidence_interval
 from ._queries import Queries, check_qid, check_queries
 from ._query import ERR, NDCG, MeanAveragePrecision, MeanAveragePrecisionAtK, MeanReciprocalRank
 from ._query_evaluate import QueryValues, TooFewQueries, per_query
-from ._refusal import MetricRefusal, k_beyond
+from ._refusal import MetricRefusal, k_beyond, one_class
 from ._query_kernels import RankingCache
 from ._resampling import tie_groups
 from ._roc_band import roc_band
@@ -54,6 +54,7 @@ __all__ = [
     "MetricValueError",
     "MetricRefusal",
     "k_beyond",
+    "one_class",
     "tie_groups",
     "evaluate",
     "resolve_metrics",

@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..spec import Component
-from ..validation import check_labels_and_scores
+from ..validation import check_binary_labels, check_graded_labels, check_same_length, check_scores
+from ._refusal import MetricRefusal, one_class
 
 __all__ = ["Metric", "MetricValueError"]
 
@@ -140,16 +141,23 @@ class Metric(Component):
             (bipartite metrics), a single class where the metric needs both,
             or parameters that do not fit the data (k > n).
         """
-        y_arr, s_arr = check_labels_and_scores(
-            y,
-            scores,
-            graded=self.task == "graded",
-            both_classes=self.requires_both_classes,
-            what=f"metric {self.spec!r}",
-            integers="rank" if self.order_invariant else "refuse",
-            label_integers="rank" if self.labels_order_invariant else "round",
-        )
-        self.check_data(y_arr, s_arr)
+        graded = self.task == "graded"
+        try:
+            y_arr = (check_graded_labels(y, name="y", integers="rank" if self.labels_order_invariant else "round")
+                     if graded else check_binary_labels(y, name="y"))
+        except ValueError as exc:       # labels it does not take (grades for prec@k, NaN): its refusal of them
+            raise MetricRefusal.of_labels(exc, self.spec, "y") from None
+        s_arr = check_scores(scores, name="scores", integers="rank" if self.order_invariant else "refuse",
+                             what=f"metric {self.spec!r}")
+        check_same_length(y=y_arr, scores=s_arr)
+        if self.requires_both_classes and not graded and (y_arr.all() or not y_arr.any()):
+            raise one_class(self.spec, int(np.count_nonzero(y_arr)), y_arr.shape[0])
+        try:
+            self.check_data(y_arr, s_arr)
+        except MetricRefusal:
+            raise
+        except ValueError as exc:       # a plugin's own check: its refusal of the data all the same
+            raise MetricRefusal.of_metric(exc, self.spec) from None
         return self.checked_value(self.compute(y_arr, s_arr))
 
     def checked_value(self, value: Any) -> Any:
@@ -167,7 +175,8 @@ class Metric(Component):
         return value
 
     def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
-        """Data-dependent parameter checks (e.g. k <= n); raise ValueError."""
+        """Data-dependent parameter checks (e.g. k <= n); raise ValueError (a plain one reaches the caller as a
+        :class:`~rankcore.metrics.MetricRefusal` of reason ``"other"``)."""
 
     def query_values(self, y: np.ndarray, scores: np.ndarray, queries: Any) -> np.ndarray:
         """The value of each query (validated arrays, a :class:`~rankcore.metrics.Queries`).

@@ -10,13 +10,13 @@ from ..registry import resolve
 from ..spec import Component
 from ..validation import (
     check_binary_labels,
-    check_both_classes,
     check_graded_labels,
     check_same_length,
     check_scores,
     effective_n_threads,
 )
 from ._base import Metric, labels_key
+from ._refusal import MetricRefusal, one_class
 from ._queries import check_queries
 from ._split import split_sorted
 
@@ -172,22 +172,38 @@ def _checked_labels(y: Any, scores: np.ndarray, resolved: list[tuple[str, Metric
     metric on the rows as one list (without: they are queries, each checked when it is computed)."""
     labels: dict[str, np.ndarray] = {}
     for task in sorted({labels_key(m) for _, m in resolved}):
-        if task in ("graded", "graded by order"):
-            # integer grades beyond 2^53: ranked exactly for a metric that reads their order, else rounded
-            labels[task] = check_graded_labels(y, name="y", integers="rank" if task == "graded by order" else "round")
-        else:
-            try:
+        try:
+            if task in ("graded", "graded by order"):
+                # integer grades beyond 2^53: ranked exactly for a metric that reads their order, else rounded
+                labels[task] = check_graded_labels(y, name="y",
+                                                   integers="rank" if task == "graded by order" else "round")
+            else:
                 labels[task] = check_binary_labels(y, name="y")
-            except ValueError as exc:
-                users = ", ".join(repr(m.spec) for _, m in resolved if m.task == task)
-                raise ValueError(f"{exc} (needed by the {task} metric(s) {users})") from None
+        except ValueError as exc:
+            raise _refused_labels(exc, task, [m.spec for _, m in resolved if labels_key(m) == task]) from None
         check_same_length(y=labels[task], scores=scores)
     for _, metric in resolved if whole else ():
         y_arr = labels[labels_key(metric)]
-        if metric.task != "graded" and metric.requires_both_classes:
-            check_both_classes(y_arr, what=f"metric {metric.spec!r}")
-        metric.check_data(y_arr, scores)
+        if metric.task != "graded" and metric.requires_both_classes and (y_arr.all() or not y_arr.any()):
+            raise one_class(metric.spec, int(np.count_nonzero(y_arr)), y_arr.shape[0])
+        try:
+            metric.check_data(y_arr, scores)
+        except MetricRefusal:
+            raise
+        except ValueError as exc:       # a plugin's own check: its refusal of the data all the same
+            raise MetricRefusal.of_metric(exc, metric.spec) from None
     return labels
+
+
+def _refused_labels(exc: ValueError, task: str, users: list[str]) -> MetricRefusal:
+    """The labels' check ``exc`` as the refusal of the (first) metric ``users`` of the task that needs them; 0/1
+    labels name the metrics that need them (graded labels suit every graded metric)."""
+    refusal = MetricRefusal.of_labels(exc, users[0], "y")
+    if task in ("graded", "graded by order"):
+        return refusal
+    needed = f" (needed by the {task} metric(s) {', '.join(map(repr, users))})"
+    return MetricRefusal(f"{exc}{needed}", spec=users[0], reason="labels", labels=refusal.labels,
+                         detail=f"{refusal.detail}{needed}")
 
 
 def _values(resolved: list[tuple[str, Metric]], labels: dict[str, np.ndarray], scores: np.ndarray,

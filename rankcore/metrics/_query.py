@@ -152,8 +152,10 @@ class QueryMetric(OrderMetric):
     def compute(self, y: np.ndarray, scores: np.ndarray) -> float:
         values = self.query_values(y, scores, Queries.single(int(y.shape[0])))
         if np.isnan(values[0]):
-            raise ValueError(f"y: metric {self.spec!r} is undefined without a relevant row (every grade is 0); "
-                             f"pass empty=0 or empty=1 to give such a list a value")
+            detail = ("is undefined without a relevant row (every grade is 0); pass empty=0 or empty=1 to give such a "
+                      "list a value")
+            raise MetricRefusal(f"y: metric {self.spec!r} {detail}", spec=self.spec, reason="no_query", detail=detail,
+                                n_queries=1, labels="y")
         return float(values[0])
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MetricRefusal", "REASONS", "k_beyond"]
+__all__ = ["MetricRefusal", "REASONS", "k_beyond", "one_class"]
 
 #: The kinds of refusal: a count k beyond every query (``k_beyond``) or beyond the rows (``k_rows``), no query
 #: counted (``no_query``), labels the metric does not take (``labels``), and ``other``: a layer above wrapped an
@@ -111,6 +111,32 @@ class MetricRefusal(ValueError):
         named = text.startswith(f"{labels}: ")
         return cls(text, spec=spec, reason="labels", detail=text[len(labels) + 2:] if named else text,
                    labels=labels if named else None)
+
+    @classmethod
+    def of_metric(cls, exc: Exception, spec: str, labels: str = "y") -> "MetricRefusal":
+        """A metric's own error (a plugin's ``check_data`` or ``query_values`` raising a plain ``ValueError``) as
+        the refusal of ``spec`` (reason ``"other"``) of the labels ``labels``; a refusal said of ``labels``.
+
+        A metric names its labels ``y`` and often itself (``"y: metric 'x' needs ..."``, ``"metric 'x': k: ..."``):
+        the detail is what follows those names, so that a layer that says the metric and the labels its own way
+        does not say them twice; the message names the labels ``labels`` where the metric named ``y``.
+        """
+        if isinstance(exc, cls):
+            return exc.relabeled(labels)
+        text = str(exc)
+        named = text.startswith("y: ")
+        said = text[len("y: "):] if named else text
+        detail = said.removeprefix(f"metric {spec!r}: ").removeprefix(f"metric {spec!r} ")
+        return cls(f"{labels}: {said}" if named else text, spec=spec, reason="other", detail=detail,
+                   labels=labels if named else None)
+
+
+def one_class(spec: str, n_pos: int, n: int, labels: str = "y") -> MetricRefusal:
+    """The refusal of ``n`` 0/1 labels of one class (``n_pos`` relevant: none or all) by a metric that needs both
+    (the words of :func:`rankcore.validation.check_both_classes`)."""
+    detail = f"needs both classes, got {'only negatives (0)' if n_pos == 0 else 'only positives (1)'} in {n} labels"
+    return MetricRefusal(f"{labels}: metric {spec!r} {detail}", spec=spec, reason="labels", detail=detail,
+                         labels=labels)
 
 
 def k_beyond(spec: str, k: Any, longest: int, where: str = "every query") -> MetricRefusal:

@@ -124,7 +124,7 @@ class BoostSetup(EstimatorSetup):
             n_iter = int(self.learner.large_data_n_iter)
         validation = self.validation
         if self.params.scoring is None and self.task != "graded":     # (within queries: graded, ndcg@k:10)
-            validation = MetricScoring(resolve_parameter("scoring", "metric", LARGE_DATA_METRIC))
+            validation = MetricScoring(resolve_parameter("scoring", "metric", LARGE_DATA_METRIC), default=True)
         return replace(self, learner=learner, n_iter=n_iter, validation=validation)
 
 
@@ -153,7 +153,9 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         objective = self._objective(params, learner)
         check_newton_steps(objective, learner, params.scoring)
         metric = self._scoring_metric(objective.task, params.scoring)
-        validation = ObjectiveScoring(objective) if params.scoring == OBJECTIVE_SCORING else MetricScoring(metric)
+        # a metric the user did not name (scoring=None) is not said as ``scoring=`` in its refusals
+        validation = (ObjectiveScoring(objective) if params.scoring == OBJECTIVE_SCORING
+                      else MetricScoring(metric, default=params.scoring is None))
         n_iter = DEFAULT_N_ITER if params.n_iter is None else int(params.n_iter)
         return BoostSetup(params, objective, learner, metric, validation, effective_n_threads(params.n_jobs), n_iter)
 

@@ -186,11 +186,17 @@ class ValidationSet:
                                           cache=cache)
             start = self._score_of(self.scores)
         except ValueError as exc:
-            if not self.label.endswith("]") or _names_set(exc, self.label, labels):
-                raise
-            if isinstance(exc, MetricRefusal):                      # which of several sets
+            said = not self.label.endswith("]") or _names_set(exc, self.label, labels)
+            if not isinstance(exc, MetricRefusal):
+                if said:
+                    raise
+                raise ValueError(f"{self.label}: {exc}") from None
+            if not said:                                            # which of several sets
                 raise exc.with_context(f"{self.label}: {exc}", eval_set=self.label) from None
-            raise ValueError(f"{self.label}: {exc}") from None
+            if exc.eval_set is None and self.label:
+                # the set refused, as a field too (the default metric's refusal names it only in its labels)
+                raise exc.with_context(str(exc), labels=exc.labels, eval_set=self.label) from None
+            raise
         bound = []
         for metric in metrics:
             try:
@@ -228,11 +234,9 @@ def _names_set(exc: ValueError, label: str, labels: str) -> bool:
 def eval_metric_refusal(exc: Exception, spec: str, labels: str, eval_set: str | None) -> MetricRefusal:
     """``eval_metric``'s refusal of the metric ``spec`` on the labels ``labels``: a :class:`MetricRefusal` said by
     its detail (the sentence names the metric and the labels once), another error whole."""
-    text = f"eval_metric: the metric {spec!r} cannot score {labels}: "
-    if isinstance(exc, MetricRefusal):
-        return exc.with_context(text + exc.detail, parameter="eval_metric", eval_set=eval_set)
-    return MetricRefusal(text + str(exc), spec=spec, reason="other", detail=str(exc), parameter="eval_metric",
-                         eval_set=eval_set)
+    refusal = MetricRefusal.of_metric(exc, spec, labels)       # a plugin's own error: what follows its names
+    return refusal.with_context(f"eval_metric: the metric {spec!r} cannot score {labels}: {refusal.detail}",
+                                parameter="eval_metric", eval_set=eval_set)
 
 
 @dataclass(frozen=True)

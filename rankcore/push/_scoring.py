@@ -78,12 +78,15 @@ def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y", n_thread
         y_arr = check_graded_labels(y, name=name) if metric.task == "graded" else check_binary_labels(y, name=name)
     except ValueError as exc:       # the labels this metric does not take (graded labels for prec@k...)
         raise MetricRefusal.of_labels(exc, metric.spec, name) from None
-    if not hasattr(metric, "bind_queries"):
-        bound = None
-    elif cache is not None and "cache" in inspect.signature(metric.bind_queries).parameters:
-        bound = metric.bind_queries(y_arr, queries, n_threads=n_threads, cache=cache)   # a plugin's may not take one
-    else:
-        bound = metric.bind_queries(y_arr, queries, n_threads=n_threads)
+    try:
+        if not hasattr(metric, "bind_queries"):
+            bound = None
+        elif cache is not None and "cache" in inspect.signature(metric.bind_queries).parameters:
+            bound = metric.bind_queries(y_arr, queries, n_threads=n_threads, cache=cache)   # a plugin's may not
+        else:
+            bound = metric.bind_queries(y_arr, queries, n_threads=n_threads)
+    except ValueError as exc:       # a count k beyond every query, grades it does not take, a plugin's own error
+        raise MetricRefusal.of_metric(exc, metric.spec, name) from None
 
     def score(scores: np.ndarray) -> float:
         s = np.ascontiguousarray(scores, dtype=np.float64)
@@ -91,10 +94,13 @@ def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y", n_thread
             # the per-query values take any float (a NaN sorts somewhere): refuse it as evaluate(..., qid=) does
             s = check_scores(scores)
             check_same_length(y=y_arr, scores=s)
-        if bound is not None and s.shape == y_arr.shape:
-            values = bound(s)
-        else:
-            values = np.asarray(metric.query_values(y_arr, s, queries), dtype=np.float64)
+        try:
+            if bound is not None and s.shape == y_arr.shape:
+                values = bound(s)
+            else:
+                values = np.asarray(metric.query_values(y_arr, s, queries), dtype=np.float64)
+        except ValueError as exc:   # the metric's (the scores were checked above): a refusal, its labels ``name``
+            raise MetricRefusal.of_metric(exc, metric.spec, name) from None
         counted = values[~np.isnan(values)]
         if counted.size == 0:
             detail = (f"counts none of the {values.shape[0]} queries (it leaves out queries without a relevant row, "
@@ -127,17 +133,15 @@ class MetricScoring:
         parameter that named the metric: the error arises in the fit's checks, away from the parameter.
 
         A :class:`~rankcore.metrics.MetricRefusal` is said by its ``detail``; another error (a plugin metric's own
-        ValueError) whole, after the parameter.
+        ValueError) by what follows the names it gives itself (:meth:`~rankcore.metrics.MetricRefusal.of_metric`).
         """
         from ..metrics import MetricRefusal
 
         eval_set = None if name == "y" else name.removesuffix(" y")          # an eval_set's labels
         where = "" if eval_set is None else f" on {eval_set}"
-        if isinstance(exc, MetricRefusal):
-            return exc.with_context(f"{self.parameter}={self.name!r}{where}: {exc.detail}", parameter=self.parameter,
-                                    eval_set=eval_set)
-        return MetricRefusal(f"{self.parameter}={self.name!r}{where}: {exc}", spec=self.name, reason="other",
-                             detail=str(exc), parameter=self.parameter, eval_set=eval_set)
+        refusal = MetricRefusal.of_metric(exc, self.name, name)
+        return refusal.with_context(f"{self.parameter}={self.name!r}{where}: {refusal.detail}",
+                                    parameter=self.parameter, eval_set=eval_set)
 
     def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *, n_threads: int = 1,
              queries: Any = None, name: str = "y", cache: Any = None) -> Callable[[np.ndarray], float]:
@@ -170,7 +174,12 @@ class MetricScoring:
             return named
         if type(metric).__call__ is not Metric.__call__:
             return lambda scores: float(metric(y, scores))
-        y_arr = _checked_labels(metric, y, name)
+        try:
+            y_arr = _checked_labels(metric, y, name)
+        except MetricRefusal as exc:        # said as the parameter that named it, as per query
+            if self.default or self.parameter is None:
+                raise
+            raise self._named(exc, name) from None
 
         def score(scores: np.ndarray) -> float:
             s = scores if isinstance(scores, np.ndarray) else np.asarray(scores)
@@ -187,7 +196,7 @@ class MetricScoring:
 def _checked_labels(metric: Any, y: Any, name: str) -> np.ndarray:
     """``y`` checked as ``metric.__call__`` checks its labels, named ``name`` (a validation set's labels); what the
     metric refuses is a :class:`~rankcore.metrics.MetricRefusal` (``labels``; a count k beyond the rows)."""
-    from ..metrics import MetricRefusal
+    from ..metrics import MetricRefusal, one_class
     from ..validation import check_binary_labels, check_graded_labels
 
     graded = metric.task == "graded"
@@ -197,15 +206,12 @@ def _checked_labels(metric: Any, y: Any, name: str) -> np.ndarray:
         raise MetricRefusal.of_labels(exc, metric.spec, name) from None
     n_pos = int(np.count_nonzero(y_arr))
     if metric.requires_both_classes and not graded and n_pos in (0, y_arr.shape[0]):
-        # check_both_classes's words, with the detail the layers above say after their own names
-        detail = (f"needs both classes, got {'only negatives (0)' if n_pos == 0 else 'only positives (1)'} in "
-                  f"{y_arr.shape[0]} labels")
-        raise MetricRefusal(f"{name}: metric {metric.spec!r} {detail}", spec=metric.spec, reason="labels",
-                            detail=detail, labels=name)
+        raise one_class(metric.spec, n_pos, y_arr.shape[0], name)
     try:
         metric.check_data(y_arr, np.zeros(y_arr.shape[0]))
-    except MetricRefusal as exc:
-        raise exc.relabeled(name) from None         # the metric names the labels "y": these are ``name``'s
+    except ValueError as exc:
+        # the metric names the labels "y": these are ``name``'s (a plugin's plain ValueError too)
+        raise MetricRefusal.of_metric(exc, metric.spec, name) from None
     return y_arr
 
 

@@ -78,7 +78,7 @@ def test_a_validation_file_is_judged_on_its_own(files, tmp_path):
     status, _, err = run_main("auto", files / "train.csv", *ARGS, "--metric", "ndcg@k:10", "--validation",
                               files / "short.csv", "-o", tmp_path / "s.json")
     _refused(status, err, "--validation", "short.csv",
-                   "k = 10 is larger than every query (the largest has 5 rows)")
+                   "--metric ndcg@k:10: k = 10 is larger than every query of the file (the largest has 5 rows)")
     status, _, err = run_main("auto", files / "train.csv", *ARGS, "--metric", "ndcg@k:10", "--validation",
                               files / "long.csv", "--eval-metric", "prec@k:10", "-o", tmp_path / "l.json")
     assert status == 0, err

@@ -144,3 +144,47 @@ def test_a_column_whose_categories_differ_is_named_by_the_file_and_a_name_is_not
     assert str(init_model_error(split, data)).startswith("--init-model: the model splits the columns ['store'] by "
                                                          "category groups, this fit ['init_score', 'store', 7]")
     assert str(init_model_error(split, None)).startswith("--init-model: the model splits the columns [2] by ")
+
+
+@pytest.fixture(scope="module")
+def binary_files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("refusal_fields_binary")
+    query, X, prior, grade = ranked(7)
+    write(d / "train.csv", query, X, prior, (grade > 1).astype(int))
+    query, X, prior, grade = ranked(8, n_queries=3)
+    write(d / "zero.csv", query, X, prior, np.zeros_like(grade))            # one class: no relevant row
+    return d
+
+
+FIT_ROWS = ("fit", "--label", "grade", "--drop", "query,prior", "--n-iter", N_ITER, "--progress", "none", "--quiet")
+
+
+@pytest.mark.parametrize("monitor, detail", [
+    ("auc", "needs both classes, got only negatives (0) in {n} labels"),
+    ("pauc:0.1", "needs both classes, got only negatives (0) in {n} labels"),
+    ("prec@k:100", "k: expected a count in [1, {n}] (the number of examples), got 100"),
+])
+def test_a_monitor_refused_without_queries_is_said_of_the_file(binary_files, tmp_path, monitor, detail):
+    """Before: ``eval_set y: metric 'auc' ...`` and ``metric 'prec@k:100': k: ...``: the library's names, which
+    the command line never gave (the refusal carried neither ``parameter`` nor ``eval_set`` without queries)."""
+    n = len((binary_files / "zero.csv").read_text().splitlines()) - 1
+    status, _, err = run_main(*FIT_ROWS, binary_files / "train.csv", "--validation", binary_files / "zero.csv",
+                              "--monitor", monitor, "-o", tmp_path / "m.json")
+    one_line_error(status, err, f"rankcore: error: --validation {binary_files / 'zero.csv'}: --monitor {monitor}: "
+                                f"{detail.format(n=n)}")
+
+
+@pytest.mark.parametrize("option", ["--eval-metric", "--metric"])
+def test_auto_says_a_k_beyond_the_file_of_every_query_of_the_file(files, tmp_path, option):
+    """Before: ``k = 40 is larger than the input``, the library's words for a set of one query, and for
+    ``--metric`` the library's ``metric 'ndcg@k:40':``."""
+    status, _, err = run_main(*AUTO, files / "train.csv", "--validation", files / "one.csv", option, "ndcg@k:40",
+                              "-o", tmp_path / "m.json")
+    error = err.strip().splitlines()[-1]                 # after the warning of a file of one query
+    assert status == 2, err
+    said = "k = 40 is larger than every query of the file (the largest has 9 rows), so no query is cut at k"
+    if option == "--eval-metric":
+        assert error == f"rankcore: error: --eval-metric ndcg@k:40: cannot score --validation {files / 'one.csv'}: " \
+                        f"{said}; choose k <= 9"
+    else:
+        assert error == f"rankcore: error: --validation {files / 'one.csv'}: --metric ndcg@k:40: {said}; choose k <= 9"

@@ -285,3 +285,17 @@ def test_rank_search_finds_weighted_lower_quantiles(seed, bins):
     want = distinct[np.minimum(np.searchsorted(cumulative, levels, side="left"), distinct.size - 1)]
     np.testing.assert_array_equal(search.values(), want)
     assert search.passes <= math.ceil(64 / math.log2(bins)) + 1
+
+
+@pytest.mark.parametrize("spec", ["auc", "rmax", "pauc:0.1"])
+@pytest.mark.parametrize("label", [0, 1])
+def test_dask_evaluate_refuses_one_class_as_evaluate_does(dask_client, spec, label):
+    """Before: a plain ValueError where ``rankcore.evaluate`` raises a ``MetricRefusal`` with the same words."""
+    y, s = _scores(4)
+    y = np.full_like(y, label)
+    with pytest.raises(rankcore.MetricRefusal) as local:
+        rankcore.evaluate(y, s, [spec])
+    with pytest.raises(rankcore.MetricRefusal) as distributed:
+        rankcore.dask.evaluate(*_dask(y, s), [spec])
+    assert str(distributed.value) == str(local.value)
+    assert distributed.value.facts() == local.value.facts()
