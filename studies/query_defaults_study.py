@@ -61,8 +61,8 @@ tables of the three-state means.  :data:`AGAINST_SHIPPED`'s flags print the
 eleventh to thirteenth sessions' screens against the blend as then shipped,
 :data:`AGAINST_LIBRARY`'s (``--targets``, ``--budget-steps``,
 ``--normalized``; ``--target-scale``, ``--linear-start``; ``--discounted``;
-``--letor-form``; ``--query-sampling``; ``--near-misses``, ``--path-average``)
-the fifteenth to twenty-fourth sessions' against the library's default,
+``--letor-form``; ``--query-sampling``; ``--near-misses``, ``--path-average``;
+``--listwise``) the fifteenth to fortieth sessions' against the library's default,
 with the pass rule, and
 ``--target-scale-many`` and
 ``--discounted-many`` (:data:`AGAINST_MANY`) the seventeenth and eighteenth
@@ -1275,13 +1275,162 @@ EIGHTEENTH = {(name if state == 0 else f"{name}, random_state={state}"): make(st
 CANDIDATES.update(EIGHTEENTH)
 
 
+def _ranked_queries(codes, y):
+    """Per row: whether its query holds two grades or more (a query of one grade has no order to learn)."""
+    n_q = int(codes.max()) + 1
+    top, low = np.full(n_q, -np.inf), np.full(n_q, np.inf)
+    np.maximum.at(top, codes, y)
+    np.minimum.at(low, codes, y)
+    return top > low
+
+
+def listmle_terms(y, codes):
+    """The ListMLE likelihood's gradient and Hessian diagonal per row (F. Xia, T.-Y. Liu, J. Wang, W. Zhang,
+    H. Li, "Listwise approach to learning to rank: theory and algorithm", 2008): ``terms(scores, rng)`` -> (g, h).
+
+    Per query, π sorts the rows by grade (highest first), ties in grade in an order drawn from ``rng`` at each
+    call; the loss is −log P(π | f) = Σ_k [log Z_k − f_π(k)], Z_k = Σ_{j≥k} exp f_π(j) (Plackett-Luce).  With
+    p_k(m) = exp(f_m) / Z_k for the row at place m ≥ k: g_m = −1 + Σ_{k≤m} p_k(m) and the Hessian's diagonal
+    h_m = Σ_{k≤m} p_k(m) (1 − p_k(m)).  log Z is a reverse cumulative logsumexp along each query's places,
+    Σ_k 1/Z_k and Σ_k 1/Z_k² cumulative logsumexps, in a (queries × longest query) array padded with −inf:
+    O(n log n) time per query for the sort, O(Q · n_max) memory.  Queries of one grade get g = h = 0.
+    """
+    n_q = int(codes.max()) + 1
+    sizes = np.bincount(codes, minlength=n_q)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    ranked = _ranked_queries(codes, y)[codes]
+
+    def terms(scores, rng):
+        order = np.lexsort((rng.random(scores.shape[0]), -y, codes))
+        at = (codes[order], np.arange(scores.shape[0]) - starts[codes[order]])
+        top = np.full(n_q, -np.inf)
+        np.maximum.at(top, codes, scores)
+        table = np.full((n_q, int(sizes.max())), -np.inf)
+        table[at] = (scores - top[codes])[order]
+        with np.errstate(invalid="ignore", over="ignore"):
+            log_z = np.logaddexp.accumulate(table[:, ::-1], axis=1)[:, ::-1]
+            first = np.exp(table + np.logaddexp.accumulate(-log_z, axis=1))[at]
+            second = np.exp(2.0 * table + np.logaddexp.accumulate(-2.0 * log_z, axis=1))[at]
+        g, h = np.empty_like(scores), np.empty_like(scores)
+        g[order], h[order] = first - 1.0, np.maximum(first - second, 0.0)
+        return np.where(ranked, g, 0.0), np.where(ranked, h, 0.0)
+
+    return terms
+
+
+def lambdaloss_terms(y, codes, mu=10.0):
+    """NDCG-Loss2++'s gradient and Hessian diagonal per row at the current ranks (X. Wang, C. Li, N. Golbandi,
+    M. Bendersky, M. Najork, "The LambdaLoss Framework for Ranking Metric Optimization", 2018):
+    ``terms(scores, rng)`` -> (g, h).
+
+    Per query, every pair with y_i > y_j adds w_ij log(1 + exp(−(f_i − f_j))), w_ij = (ρ_ij + μ δ_ij)
+    |G_i − G_j|, held fixed at the current scores' ranks r (ties in score in an order drawn from ``rng``):
+    G = (2^y − 1) / maxDCG, D(r) = log2(1 + r), ρ_ij = |1/D(r_i) − 1/D(r_j)| (LambdaRank's) and δ_ij =
+    |1/D(|r_i − r_j|) − 1/D(|r_i − r_j| + 1)|.  g and the Hessian's diagonal h sum the pairs' logistic terms.
+    The pairs of differing grades are listed once: O(P) time and memory a call for P such pairs (a study's
+    NumPy; the library's kernels never list pairs).
+    """
+    from scipy.special import expit
+
+    n_q = int(codes.max()) + 1
+    sizes = np.bincount(codes, minlength=n_q)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    inv_d = np.concatenate(([0.0], 1.0 / np.log2(np.arange(2.0, sizes.max() + 2.0))))    # inv_d[r] = 1 / D(r)
+    gain = np.exp2(y) - 1.0
+    ideal = np.zeros(n_q)
+    for q in np.flatnonzero(_ranked_queries(codes, y)):
+        ideal[q] = np.sum(np.sort(gain[codes == q])[::-1] * inv_d[1:sizes[q] + 1])
+    gain = gain / np.where(ideal > 0, ideal, 1.0)[codes]
+    upper, lower = [], []
+    for q in np.flatnonzero(ideal > 0):
+        rows = np.flatnonzero(codes == q)
+        i, j = np.nonzero(y[rows][:, None] > y[rows][None, :])
+        upper.append(rows[i])
+        lower.append(rows[j])
+    upper, lower = np.concatenate(upper), np.concatenate(lower)
+    d_gain = gain[upper] - gain[lower]
+
+    def terms(scores, rng):
+        order = np.lexsort((rng.random(scores.shape[0]), -scores, codes))
+        rank = np.empty(scores.shape[0], dtype=np.intp)
+        rank[order] = np.arange(1, scores.shape[0] + 1) - starts[codes[order]]
+        ru, rl = rank[upper], rank[lower]
+        gap = np.abs(ru - rl)
+        w = (np.abs(inv_d[ru] - inv_d[rl]) + mu * np.abs(inv_d[gap] - inv_d[gap + 1])) * d_gain
+        e = expit(scores[lower] - scores[upper])
+        p = w * e
+        curv = p * (1.0 - e)
+        n = scores.shape[0]
+        g = np.bincount(lower, p, minlength=n) - np.bincount(upper, p, minlength=n)
+        return g, np.bincount(upper, curv, minlength=n) + np.bincount(lower, curv, minlength=n)
+
+    return terms
+
+
+class _Listwise:
+    """A listwise term as a study objective (``objective=`` of ``rankcore.boost``), alone or added to the default.
+
+    ``make(y, codes)`` -> ``terms(scores, rng)`` -> (g, h) per row (:func:`listmle_terms`, :func:`lambdaloss_terms`),
+    scaled by c = ‖g_push(0)‖₁ / ‖g_term(0)‖₁ (the default's gain-weighted push alone at f = 0, fixed at the
+    start), as :class:`_Blend` scales QueryRMSE.  ``weight`` None: c·(g, h) alone; else the library's default objective
+    (the push with QueryRMSE at the λ it takes for these training queries) plus ``weight``·c·(g, h).  The term's
+    random draws (ties) come from a generator seeded with ``random_state``.
+    """
+
+    def __new__(cls, make, weight=None, random_state=0):
+        from rankcore.objectives._base import clip_hessian
+        from rankcore.push._query_defaults import query_rmse_weight
+        from rankcore.registry import resolve
+
+        def setup(bound, y, sample_weight, queries):
+            if sample_weight is not None:
+                raise ValueError("the study's listwise terms take no sample weights")
+            yf = np.asarray(bound.y, dtype=np.float64)
+            bound.terms, bound.rng = make(yf, bound.codes), np.random.default_rng(random_state)
+            zero = np.zeros(y.shape[0])
+            g_push = bound.push.value_gradient_hessian(zero)[1]
+            g_term = bound.terms(zero, np.random.default_rng(random_state))[0]
+            bound.scale = np.abs(g_push).sum() / max(np.abs(g_term).sum(), 1e-300)
+            if weight is not None:
+                lam = query_rmse_weight(int(_ranked_queries(bound.codes, yf).sum()))
+                bound.push = resolve("objective", f"{_PUSH},query_rmse={lam:g}").bind(
+                    y, None, n_threads=1, queries=queries)
+
+        def gradients(bound, scores, g, h):
+            gt, ht = bound.terms(scores, bound.rng)
+            if weight is None:
+                return bound.scale * gt, clip_hessian(bound.scale * ht)
+            return g + weight * bound.scale * gt, clip_hessian(h + weight * bound.scale * ht)
+
+        return _study_objective("study-listwise", setup, gradients)
+
+
+def listwise(make, weight=None, random_state=0):
+    return _trees_on(_Listwise(make, weight, random_state), random_state)
+
+
+#: The fortieth session's screen (``--listwise``): ListMLE and LambdaLoss's NDCG-Loss2++ (μ = 10) added to the
+#: library's default at w = 1 (their gradient's L1 norm at f = 0 the push's), and each alone.
+_LISTWISE = {
+    "default + ListMLE": lambda state: listwise(listmle_terms, 1.0, state),
+    "default + NDCG-Loss2++": lambda state: listwise(lambdaloss_terms, 1.0, state),
+    "ListMLE alone": lambda state: listwise(listmle_terms, None, state),
+    "NDCG-Loss2++ alone": lambda state: listwise(lambdaloss_terms, None, state),
+}
+FORTIETH = {(name if state == 0 else f"{name}, random_state={state}"): make(state)
+            for name, make in _LISTWISE.items() for state in (0, 1, 2)}
+# the default through the listwise path at w = 0: the same scores as "default" (a check of the path)
+FORTIETH["default, listwise path"] = listwise(lambda y, codes: lambda s, rng: (np.ones_like(s),) * 2, 0.0)
+CANDIDATES.update(FORTIETH)
+
+
 MODELS = {**PEERS, **CANDIDATES, **CATBOOST_BUDGET}
 GROUPS = {"peers": list(PEERS),
           "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS
                          and m not in LEAF_STEPS and m not in BAYES and m not in RESCREEN
                          and m not in REGRADED and m not in BUDGET
                          and m not in TWELFTH and m not in THIRTEENTH and m not in FIFTEENTH
-                         and m not in SEVENTEENTH and m not in EIGHTEENTH],
+                         and m not in SEVENTEENTH and m not in EIGHTEENTH and m not in FORTIETH],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
           "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES),
           "budget": list(BUDGET), "catboost_budget": list(CATBOOST_BUDGET),
@@ -1298,6 +1447,7 @@ GROUPS = {"peers": list(PEERS),
           "discounted_many": [m for ms in three_states(_DISCOUNTED_MANY).values() for m in ms],
           "starts": [m for ms in three_states(_STARTS).values() for m in ms],
           "regraded": [m for ms in three_states(_REGRADED).values() for m in ms],
+          "listwise": [m for ms in three_states(_LISTWISE).values() for m in ms],
           # random_state 0 of each re-screened candidate is its earlier entry (the same fit)
           "rescreen": [m for ms in three_states(_RESCREENED).values() for m in ms]}
 
@@ -1675,6 +1825,11 @@ DRAWS20 = {"default": DRAWS["default"],
            **three_states(("tail average 50", "tail average 100"))}
 
 
+#: The fortieth session's listwise objectives, added to the default and alone (``--listwise``).
+DRAWS21 = {"default": DRAWS["default"],
+           **three_states(_LISTWISE)}
+
+
 #: The screens against the shipped default (the push + QueryRMSE blend): flag -> (groups, what they are).
 AGAINST_SHIPPED = {"budget": (DRAWS4, "eleventh session's screen (DRAWS4)"),
                    "sampling": (DRAWS5, "twelfth session's screen (DRAWS5)"),
@@ -1693,7 +1848,8 @@ AGAINST_LIBRARY = {"targets": (DRAWS9, "fifteenth session's QueryRMSE targets (D
                    "letor-form": (DRAWS17, "nineteenth and twentieth sessions' push alone (DRAWS17)"),
                    "query-sampling": (DRAWS18, "twenty-third session's whole-query samples (DRAWS18)"),
                    "near-misses": (DRAWS19, "twenty-fourth session's re-screen of near misses (DRAWS19)"),
-                   "path-average": (DRAWS20, "twenty-fourth session's path averages on nine sets (DRAWS20)")}
+                   "path-average": (DRAWS20, "twenty-fourth session's path averages on nine sets (DRAWS20)"),
+                   "listwise": (DRAWS21, "fortieth session's ListMLE and NDCG-Loss2++ (DRAWS21)")}
 
 #: The screens on the sets with many queries against the blend at λ = 1 (the library's default there).
 AGAINST_MANY = {"target-scale-many": (DRAWS14, "seventeenth session's target scales with many queries (DRAWS14)"),
