@@ -230,6 +230,12 @@ class PositionEffects(BoundObjective):
         self.history.append(self.effects.copy())
         return moved
 
+    def undo_advance(self) -> None:
+        """Take back the last :meth:`advance` (the effects and ``history`` as before it): a step after which J is
+        not finite, before the first tree (there is no finite model to stop at)."""
+        self.history.pop()
+        self.effects[:] = self.history[-1] if self.history else self.start
+
     def effects_after(self, n_trees: int) -> np.ndarray:
         """The effects the ``n_trees``-th tree was grown with (``start`` for none): those of a model cut to its
         first ``n_trees`` trees (early stopping keeps the best iteration's)."""

@@ -50,7 +50,8 @@ from ..learners import LearnerLayout, WeakRanker, curvature_floor
 from ..objectives import BoundObjective, CheckedLine, LinePoint, RowBlock
 from ..validation import idle_thread_count
 
-__all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks", "add_step", "check_finite_gradient"]
+__all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks", "add_step", "check_finite_gradient",
+           "check_gain_sums"]
 
 
 @dataclass
@@ -151,6 +152,7 @@ class InMemoryBackend:
         self._grad_cache: tuple[ObjectiveState, list[np.ndarray]] | None = None
         self._summary: tuple | None = None            # (ranker, summary, values, G) of the last line
         self._next_stages: list[np.ndarray] | None = None
+        self._stepped = False                         # a weak ranker's step was applied
 
     # ------------------------------------------------------------------
     @property
@@ -218,10 +220,17 @@ class InMemoryBackend:
             # the one evaluation per iteration: the position effects take their step from it (once per tree)
             value, grad, hess = problem.value_gradient_hessian(self._scores)
             if iteration:
-                grad = problem.advance(grad, hess)
+                moved = problem.advance(grad, hess)
                 if getattr(self.layout, "line_search", True) and problem.objective.has_value:
                     # the line search compares its values with J at the moved effects, not the evaluation's
-                    value = problem.value(self._scores)
+                    moved_value = problem.value(self._scores)
+                    if not self._stepped and (math.isnan(moved_value) or moved_value == math.inf):
+                        # before the first tree, a step of a huge learning rate that overflows J is not taken
+                        # (the driver would have no finite model to keep): the first tree's step stops the fit
+                        problem.undo_advance()
+                        return ObjectiveState(float(value), gradient=grad, hessian=hess)
+                    value = moved_value
+                grad = moved
             return ObjectiveState(float(value), gradient=grad, hessian=hess)
         if getattr(self.layout, "multi_pass", False) and getattr(problem, "has_hessian", False):
             # a tree wants the curvature too: one evaluation gives all three (the per-query objectives)
@@ -289,6 +298,8 @@ class InMemoryBackend:
         grads, hess = self.gradient_and_curvature(state)
         check_finite_gradient(grads, hess)
         candidate = self.layout.search_in_memory(self.encoded, grads, hess, n_threads=self.n_threads)
+        if candidate is None:
+            check_gain_sums(grads)
         self._grad_cache = (state, grads)
         return candidate
 
@@ -412,6 +423,7 @@ class InMemoryBackend:
             add_step([self._scores[s] for s in self.slices], self._directions(ranker), alpha)
         finally:
             self._h_cache = None              # h was scaled in place
+        self._stepped = True
         self._grad_cache = None
         if self._summary is not None and self._summary[0] is ranker:
             _, summary, vals, G = self._summary
@@ -455,6 +467,29 @@ def check_finite_gradient(grads: Sequence[np.ndarray], hess: Sequence[np.ndarray
             if not math.isfinite(_max_abs(part)):
                 raise FloatingPointError(f"the objective's {name} at the current scores is not finite (scores so far "
                                          "apart that its sums overflow or keep no digit)")
+
+
+#: sqrt of the largest double: a node's gradient sum G at or beyond it overflows the split gain G²/(H + λ).
+_GAIN_SUM_LIMIT = math.sqrt(np.finfo(np.float64).max)
+
+
+def check_gain_sums(grads: Sequence[np.ndarray]) -> None:
+    """After a tree search that found no split: raise ``FloatingPointError`` when a node's gradient sum can square
+    past the largest double (its positive or its negative part at sqrt(DBL_MAX) or more).
+
+    The search counts an overflowed gain as none, so finite but huge gradient weights (a position effect moved
+    by a huge learning rate, sample weights near 1e300) would end the fit as ``"no_split"``; the driver stops
+    with ``"overflow"`` instead, naming the sums.  Asked only of an empty search: O(rows), no copy.
+    """
+    up = down = 0.0
+    with np.errstate(over="ignore"):
+        for g in grads:
+            up += float(np.sum(g, where=g > 0))
+            down -= float(np.sum(g, where=g < 0))
+    if max(up, down) >= _GAIN_SUM_LIMIT:
+        raise FloatingPointError(f"the gradient weights sum to {max(up, down):.3g} over the rows of one sign, "
+                                 "so the trees' split gains G²/(H + λ) overflow float64 and no split counts (sample "
+                                 "weights or scores too large)")
 
 
 def _leaf_sums(sums: list[np.ndarray], grads: list[np.ndarray] | None, hess: list[np.ndarray], k: int):

@@ -176,3 +176,77 @@ def test_a_seam_overflow_stops_the_driver_keeping_the_finite_iterations(fail):
     with pytest.warns(RuntimeWarning, match=r"iteration 3: .*keeps the 2 finite iteration\(s\)"):
         result = run_boosting(_Backend(fail, 2), _Layout(), n_iter=5, log_value=False)
     assert result.stop_reason == "overflow" and len(result.records) == 2
+
+
+# ----------------------------------------------------------------------------
+# Finite but huge gradient weights: the trees' gains overflow, the stop is "overflow", not "no_split"
+# ----------------------------------------------------------------------------
+def _clicks():
+    X, _, _, qid = _data()
+    position = np.tile(np.arange(10), 30)
+    clicks = (np.random.default_rng(2).random(300) < 0.3 / (1 + position)).astype(int)
+    return X, clicks, qid, position
+
+
+@pytest.mark.parametrize("case", ["lambdarank-weights-1e300", "lambdarank-weights-1e200", "position-1e308"])
+def test_gradient_sums_past_the_gain_limit_stop_as_overflow_not_no_split(case):
+    # before: "no_split" ("the learner found no weak ranker"), a UserWarning -- the gains G²/(H + λ) of gradient
+    # weights summing past 1.3e154 are inf or NaN, so the search counted no split (the effects of a learning rate
+    # of 1e308 moved the gradient to ~1e306 before the first tree)
+    if case.startswith("lambdarank"):
+        X, grades, _, qid = _data()
+        weight = np.full(300, float(case.rsplit("-", 1)[1]))
+        model = rankcore.boost(objective="lambdarank", learner="trees", random_state=0, n_jobs=1)
+        fit = lambda: model.fit(X, grades, weight, qid=qid)          # noqa: E731
+    else:
+        X, clicks, qid, position = _clicks()
+        model = rankcore.boost(learner="trees:learning_rate=1e308", random_state=0, n_jobs=1)
+        fit = lambda: model.fit(X, clicks, qid=qid, position=position)   # noqa: E731
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit()
+    assert model.stop_reason_ == "overflow"
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1 and NAMED in messages[0] and "split gains" in messages[0]
+    assert np.isfinite(model.decision_function(X)).all()
+
+
+def test_lambdarank_weights_within_the_gain_limit_still_fit():
+    X, grades, _, qid = _data()
+    model = rankcore.boost(objective="lambdarank", learner="trees", n_iter=20, random_state=0, n_jobs=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.fit(X, grades, np.full(300, 1e100), qid=qid)
+    assert model.stop_reason_ == "n_iter" and model.n_iter_ == 20
+
+
+def test_check_gain_sums_bounds_each_sign_of_the_gradient():
+    from rankcore.push._backend import check_gain_sums
+
+    limit = math.sqrt(np.finfo(np.float64).max)
+    check_gain_sums([np.array([limit / 2, -limit / 2]), np.array([limit / 4, -limit / 4])])
+    check_gain_sums([np.zeros(0)])
+    with pytest.raises(FloatingPointError, match="split gains"):
+        check_gain_sums([np.array([limit * 0.6, -1.0]), np.array([limit * 0.6])])
+    with pytest.raises(FloatingPointError, match="split gains"):
+        check_gain_sums([np.array([-1e300, 1e300])])
+
+
+@pytest.mark.parametrize("rate", ["1e155", "1e300"])
+def test_position_effects_first_step_overflowing_j_stops_as_overflow_not_an_error(rate):
+    # before: FloatingPointError "not finite at the initial scores" -- the line search's J is taken at the effects
+    # after their first step, which a learning rate this large overflows before any tree; that step is not taken
+    X, clicks, qid, position = _clicks()
+    model = rankcore.boost(learner=f"trees:learning_rate={rate},line_search=true", n_iter=30, random_state=0,
+                           n_jobs=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(X, clicks, qid=qid, position=position)
+    assert model.stop_reason_ == "overflow"
+    assert [str(w.message) for w in caught if NAMED not in str(w.message)] == []
+    assert np.isfinite(model.decision_function(X)).all()
+    ordinary = rankcore.boost(learner="trees:line_search=true", n_iter=30, random_state=0, n_jobs=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ordinary.fit(X, clicks, qid=qid, position=position)
+    assert ordinary.stop_reason_ == "n_iter"
