@@ -12,7 +12,7 @@ from ..spec import Component
 from ..validation import check_binary_labels, check_graded_labels, check_same_length, check_scores
 from ._refusal import MetricRefusal, one_class
 
-__all__ = ["Metric", "MetricValueError"]
+__all__ = ["Metric", "MetricValueError", "check_metric_data"]
 
 
 class Metric(Component):
@@ -150,14 +150,7 @@ class Metric(Component):
         s_arr = check_scores(scores, name="scores", integers="rank" if self.order_invariant else "refuse",
                              what=f"metric {self.spec!r}")
         check_same_length(y=y_arr, scores=s_arr)
-        if self.requires_both_classes and not graded and (y_arr.all() or not y_arr.any()):
-            raise one_class(self.spec, int(np.count_nonzero(y_arr)), y_arr.shape[0])
-        try:
-            self.check_data(y_arr, s_arr)
-        except MetricRefusal:
-            raise
-        except ValueError as exc:       # a plugin's own check: its refusal of the data all the same
-            raise MetricRefusal.of_metric(exc, self.spec) from None
+        check_metric_data(self, y_arr, s_arr)
         return self.checked_value(self.compute(y_arr, s_arr))
 
     def checked_value(self, value: Any) -> Any:
@@ -374,3 +367,17 @@ def _add(a: Any, b: Any) -> Any:
 def labels_key(metric: Metric) -> str:
     """Which checked form of ``y`` the metric reads: its task's, or graded labels by their order only."""
     return "graded by order" if metric.task == "graded" and metric.labels_order_invariant else metric.task
+
+
+def check_metric_data(metric: Metric, y: np.ndarray, scores: np.ndarray) -> None:
+    """The checks of validated labels ``y`` a metric makes before it computes: both classes where it needs them
+    (0/1 labels), then its own :meth:`Metric.check_data`; each refusal a :class:`MetricRefusal` (a plugin's plain
+    ``ValueError`` too, of reason ``"other"``)."""
+    if metric.requires_both_classes and metric.task != "graded" and (y.all() or not y.any()):
+        raise one_class(metric.spec, int(np.count_nonzero(y)), y.shape[0])
+    try:
+        metric.check_data(y, scores)
+    except MetricRefusal:
+        raise
+    except ValueError as exc:       # a plugin's own check: its refusal of the data all the same
+        raise MetricRefusal.of_metric(exc, metric.spec) from None

@@ -15,8 +15,8 @@ from ..validation import (
     check_scores,
     effective_n_threads,
 )
-from ._base import Metric, labels_key
-from ._refusal import MetricRefusal, one_class
+from ._base import Metric, check_metric_data, labels_key
+from ._refusal import MetricRefusal
 from ._queries import check_queries
 from ._split import split_sorted
 
@@ -183,15 +183,7 @@ def _checked_labels(y: Any, scores: np.ndarray, resolved: list[tuple[str, Metric
             raise _refused_labels(exc, task, [m.spec for _, m in resolved if labels_key(m) == task]) from None
         check_same_length(y=labels[task], scores=scores)
     for _, metric in resolved if whole else ():
-        y_arr = labels[labels_key(metric)]
-        if metric.task != "graded" and metric.requires_both_classes and (y_arr.all() or not y_arr.any()):
-            raise one_class(metric.spec, int(np.count_nonzero(y_arr)), y_arr.shape[0])
-        try:
-            metric.check_data(y_arr, scores)
-        except MetricRefusal:
-            raise
-        except ValueError as exc:       # a plugin's own check: its refusal of the data all the same
-            raise MetricRefusal.of_metric(exc, metric.spec) from None
+        check_metric_data(metric, labels[labels_key(metric)], scores)
     return labels
 
 
