@@ -291,10 +291,11 @@ class Shard:
             self._move_effects(update)
             return
         number, ranker, alpha = update
+        directions = self._directions(number, ranker)     # (refused for a ranker not held: the held h is kept)
         try:
             # a score that would overflow raises FloatingPointError, the scores unchanged: the client's driver
             # stops with "overflow" (the update never reached a record)
-            add_step([b.scores for b in self.blocks], self._directions(number, ranker), alpha)
+            add_step([b.scores for b in self.blocks], directions, alpha)
         finally:
             self._h = None                # h was scaled in place
         self._grads = None

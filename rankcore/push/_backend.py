@@ -419,8 +419,9 @@ class InMemoryBackend:
         Raises ``FloatingPointError``, the scores unchanged, when a score would overflow (a step of a huge
         learning rate): the driver then stops with ``"overflow"`` and keeps the model before the step.
         """
+        directions = self._directions(ranker)
         try:
-            add_step([self._scores[s] for s in self.slices], self._directions(ranker), alpha)
+            add_step([self._scores[s] for s in self.slices], directions, alpha)
         finally:
             self._h_cache = None              # h was scaled in place
         self._stepped = True
