@@ -14,7 +14,7 @@ With ``qid`` every scalar metric is computed per query and averaged
 See ``docs/metrics.md`` for definitions and tie conventions.
 """
 
-from ._base import Metric, MetricValueError
+from ._base import Metric, MetricValueError, check_metric_data
 from ._curves import ROC, Height, RocCurve
 from . import _functions, _scalar
 from ._evaluate import evaluate, resolve_metrics
@@ -55,6 +55,7 @@ __all__ = [
     "MetricRefusal",
     "k_beyond",
     "one_class",
+    "check_metric_data",
     "tie_groups",
     "evaluate",
     "resolve_metrics",

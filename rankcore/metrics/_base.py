@@ -369,15 +369,16 @@ def labels_key(metric: Metric) -> str:
     return "graded by order" if metric.task == "graded" and metric.labels_order_invariant else metric.task
 
 
-def check_metric_data(metric: Metric, y: np.ndarray, scores: np.ndarray) -> None:
+def check_metric_data(metric: Metric, y: np.ndarray, scores: np.ndarray, labels: str = "y") -> None:
     """The checks of validated labels ``y`` a metric makes before it computes: both classes where it needs them
-    (0/1 labels), then its own :meth:`Metric.check_data`; each refusal a :class:`MetricRefusal` (a plugin's plain
-    ``ValueError`` too, of reason ``"other"``)."""
+    (0/1 labels), then its own :meth:`Metric.check_data`; each refusal a :class:`MetricRefusal` said of
+    ``labels`` (a plugin's plain ``ValueError`` too, of reason ``"other"``)."""
     if metric.requires_both_classes and metric.task != "graded" and (y.all() or not y.any()):
-        raise one_class(metric.spec, int(np.count_nonzero(y)), y.shape[0])
+        raise one_class(metric.spec, int(np.count_nonzero(y)), y.shape[0], labels)
     try:
         metric.check_data(y, scores)
-    except MetricRefusal:
-        raise
-    except ValueError as exc:       # a plugin's own check: its refusal of the data all the same
-        raise MetricRefusal.of_metric(exc, metric.spec) from None
+    except ValueError as exc:
+        refusal = MetricRefusal.of_metric(exc, metric.spec, labels)     # the metric names its labels "y"
+        if refusal is exc:
+            raise
+        raise refusal from None

@@ -70,8 +70,7 @@ class Misrank(OrderMetric):
         if np.all(y == y[0]):
             detail = (f"needs at least two different label values (pairs with y_i > y_j), got only the value "
                       f"{float(y[0])!r} in {y.shape[0]} labels")
-            raise MetricRefusal(f"y: metric {self.spec!r} {detail}", spec=self.spec, reason="labels", detail=detail,
-                                labels="y")
+            raise MetricRefusal.said_of(self.spec, "labels", detail)
 
     def query_values(self, y: np.ndarray, scores: np.ndarray, queries) -> np.ndarray:
         """Each query's misrank in one compiled pass (NaN: a query of one grade, which has no pair).

@@ -99,8 +99,7 @@ class QueryMetric(OrderMetric):
         negative = np.flatnonzero(y < 0)
         if negative.size:
             detail = f"takes relevance grades >= 0, got {float(y[negative[0]])!r} at row {int(negative[0])}"
-            raise MetricRefusal(f"y: metric {self.spec!r} {detail}", spec=self.spec, reason="labels", detail=detail,
-                                labels="y")
+            raise MetricRefusal.said_of(self.spec, "labels", detail)
         k = getattr(self, "k", None)
         largest = queries.longest          # of the data judged: a part of it (a fold) may hold only shorter queries
         if isinstance(k, numbers.Integral) and k > largest:
@@ -154,8 +153,7 @@ class QueryMetric(OrderMetric):
         if np.isnan(values[0]):
             detail = ("is undefined without a relevant row (every grade is 0); pass empty=0 or empty=1 to give such a "
                       "list a value")
-            raise MetricRefusal(f"y: metric {self.spec!r} {detail}", spec=self.spec, reason="no_query", detail=detail,
-                                n_queries=1, labels="y")
+            raise MetricRefusal.said_of(self.spec, "no_query", detail, n_queries=1)
         return float(values[0])
 
 
@@ -265,8 +263,7 @@ class ERR(QueryMetric):
         super().check_query_data(y, queries)
         if self.max_grade is not None and float(y.max()) > self.max_grade:
             detail = f"takes grades <= max_grade = {self.max_grade:g}, got {float(y.max())!r}"
-            raise MetricRefusal(f"y: metric {self.spec!r} {detail}", spec=self.spec, reason="labels", detail=detail,
-                                labels="y")
+            raise MetricRefusal.said_of(self.spec, "labels", detail)
 
     def bind_ranked(self, y, queries, blocks):
         top = self.max_grade if self.max_grade is not None else float(y.max())

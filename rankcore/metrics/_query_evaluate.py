@@ -89,8 +89,7 @@ def mean_of(metric: Metric, values: np.ndarray) -> float:
         detail = (f"counts none of the {values.shape[0]} queries: it leaves out the queries it is undefined on (for "
                   f"auc, those of one class) and, with empty=skip, those without a relevant row (pass empty=0 or "
                   f"empty=1 to count them)")
-        raise MetricRefusal(f"y: metric {metric.spec!r} {detail}", spec=metric.spec, reason="no_query", detail=detail,
-                            n_queries=int(values.shape[0]), labels="y")
+        raise MetricRefusal.said_of(metric.spec, "no_query", detail, n_queries=int(values.shape[0]))
     return float(np.mean(values[counted]))
 
 

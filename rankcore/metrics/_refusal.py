@@ -91,10 +91,16 @@ class MetricRefusal(ValueError):
 
     def relabeled(self, labels: str) -> "MetricRefusal":
         """The refusal said of other labels: ``"y: metric 'misrank' ..."`` as ``"eval_set y: metric ..."``."""
-        if self.labels is None:
+        if self.labels is None or self.labels == labels:
             return self
         text = str(self)
         return self.with_context(f"{labels}{text[len(self.labels):]}", labels=labels)
+
+    @classmethod
+    def said_of(cls, spec: str, reason: str, detail: str, labels: str = "y", **facts: Any) -> "MetricRefusal":
+        """The refusal as a metric says it of the labels it judges: ``"{labels}: metric 'spec' {detail}"``."""
+        return cls(f"{labels}: metric {spec!r} {detail}", spec=spec, reason=reason, detail=detail, labels=labels,
+                   **facts)
 
     @classmethod
     def of_labels(cls, exc: ValueError, spec: str, labels: str) -> "MetricRefusal":
@@ -135,8 +141,7 @@ def one_class(spec: str, n_pos: int, n: int, labels: str = "y") -> MetricRefusal
     """The refusal of ``n`` 0/1 labels of one class (``n_pos`` relevant: none or all) by a metric that needs both
     (the words of :func:`rankcore.validation.check_both_classes`)."""
     detail = f"needs both classes, got {'only negatives (0)' if n_pos == 0 else 'only positives (1)'} in {n} labels"
-    return MetricRefusal(f"{labels}: metric {spec!r} {detail}", spec=spec, reason="labels", detail=detail,
-                         labels=labels)
+    return MetricRefusal.said_of(spec, "labels", detail, labels)
 
 
 def k_beyond(spec: str, k: Any, longest: int, where: str = "every query") -> MetricRefusal:

@@ -105,8 +105,7 @@ def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y", n_thread
         if counted.size == 0:
             detail = (f"counts none of the {values.shape[0]} queries (it leaves out queries without a relevant row, "
                       "or with one class); score on other queries")
-            raise MetricRefusal(f"{name}: metric {metric.spec!r} {detail}", spec=metric.spec, reason="no_query",
-                                detail=detail, n_queries=int(values.shape[0]), labels=name)
+            raise MetricRefusal.said_of(metric.spec, "no_query", detail, name, n_queries=int(values.shape[0]))
         return float(np.mean(counted))
 
     return score
@@ -196,22 +195,14 @@ class MetricScoring:
 def _checked_labels(metric: Any, y: Any, name: str) -> np.ndarray:
     """``y`` checked as ``metric.__call__`` checks its labels, named ``name`` (a validation set's labels); what the
     metric refuses is a :class:`~rankcore.metrics.MetricRefusal` (``labels``; a count k beyond the rows)."""
-    from ..metrics import MetricRefusal, one_class
+    from ..metrics import MetricRefusal, check_metric_data
     from ..validation import check_binary_labels, check_graded_labels
 
-    graded = metric.task == "graded"
     try:
-        y_arr = check_graded_labels(y, name=name) if graded else check_binary_labels(y, name=name)
+        y_arr = check_graded_labels(y, name=name) if metric.task == "graded" else check_binary_labels(y, name=name)
     except ValueError as exc:
         raise MetricRefusal.of_labels(exc, metric.spec, name) from None
-    n_pos = int(np.count_nonzero(y_arr))
-    if metric.requires_both_classes and not graded and n_pos in (0, y_arr.shape[0]):
-        raise one_class(metric.spec, n_pos, y_arr.shape[0], name)
-    try:
-        metric.check_data(y_arr, np.zeros(y_arr.shape[0]))
-    except ValueError as exc:
-        # the metric names the labels "y": these are ``name``'s (a plugin's plain ValueError too)
-        raise MetricRefusal.of_metric(exc, metric.spec, name) from None
+    check_metric_data(metric, y_arr, np.zeros(y_arr.shape[0]), name)
     return y_arr
 
 
