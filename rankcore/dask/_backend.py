@@ -57,7 +57,7 @@ import numpy as np
 
 from .._vector import dot as _dot
 from ..objectives import CheckedLine, LinePoint
-from ..push import ObjectiveState
+from ..push import ObjectiveState, check_sign_sums
 
 __all__ = ["DaskBackend", "PairwiseDaskBackend", "make_backend", "backend_kind", "pairwise_trees_refusal"]
 
@@ -207,6 +207,7 @@ class DaskBackend(_ShardCaller):
         self._token = 0
         self.passes = 0                 # passes of the trees' searches run by the first shard (between workers)
         self._leading = False           # the first shard holds the others' actors (``Shard.lead``)
+        self._stepped = False           # a weak ranker's step was applied (an effects' step is taken back before)
         if effects is not None and effects.start.any():
             from ._shard import EffectsUpdate
 
@@ -253,7 +254,9 @@ class DaskBackend(_ShardCaller):
         (:class:`~rankcore.dask._shard.EffectsUpdate`), where the shards move
         the kept gradient to it.  With a line search on an objective with a
         value, J is evaluated again at the new b (its stages' round trips), as
-        in memory.
+        in memory; before the first tree, an effects' step after which that J is NaN or +inf (a huge learning
+        rate) is taken back (:meth:`_step_back`), as in memory: the driver needs a finite J to start from, and
+        the first tree's step then stops the fit with ``"overflow"``.
         """
         from ._shard import EffectsUpdate
 
@@ -280,10 +283,23 @@ class DaskBackend(_ShardCaller):
         self._pending = EffectsUpdate(self.effects.effects.copy(), delta)
         if getattr(self.layout, "line_search", True) and problem.has_value:
             # the line search compares its values with J at the moved effects, as in memory
-            G = []
+            moved = []
             for stage in range(problem.n_stages):
-                G.append(problem.merge_partials(stage, self.call("partials", self._take_update(), stage, G)))
+                moved.append(problem.merge_partials(stage, self.call("partials", self._take_update(), stage, moved)))
+            value = problem.finish(moved).value
+            if self._stepped or not (math.isnan(value) or value == math.inf):
+                return ObjectiveState(value, stages=moved)
+            self._step_back()
         return ObjectiveState(problem.finish(G).value, stages=G)
+
+    def _step_back(self) -> None:
+        """Take back the effects' step just taken (``PositionEffects.undo_advance`` in memory): b as before it on
+        the client, and on the shards with the next call (an :class:`EffectsUpdate` without a step: each drops
+        the gradient the step moved and computes it again at the old b when the search reads it)."""
+        from ._shard import EffectsUpdate
+
+        self.effects.undo_step()
+        self._pending = EffectsUpdate(self.effects.effects.copy(), None)
 
     def value(self, state: ObjectiveState) -> float:
         return state.value
@@ -314,7 +330,10 @@ class DaskBackend(_ShardCaller):
 
         The first pass applies the pending update and computes the gradient
         and curvature on the workers; every pass returns each shard's summed
-        histograms, added in shard order.
+        histograms, added in shard order.  A search that finds no split asks
+        the shards for their gradient's sums of each sign (the lead gathers
+        them with the search): at the gain limit the fit stops with
+        ``"overflow"``, as in memory (``check_gain_sums``), not ``"no_split"``.
         """
         batched = bool(getattr(self.layout, "batched_search", False))
         if self.lead_searches and self.addresses is not None and getattr(self.layout, "remote_search", False):
@@ -332,7 +351,10 @@ class DaskBackend(_ShardCaller):
                 if part is not None:
                     total = part if total is None else total + part
             search.receive(total)
-        return search.result()
+        candidate = search.result()
+        if candidate is None:                 # (one more round trip, only after an empty search)
+            check_sign_sums([pair for part in self.call("gain_sums", self._token) for pair in part])
+        return candidate
 
     def _lead_search(self, state: ObjectiveState, batched: bool):
         """The whole search on the first shard (``rankcore.dask._lead``), the line summary with it."""
@@ -348,6 +370,8 @@ class DaskBackend(_ShardCaller):
         self.passes += outcome.passes
         self.layout.adopt_no_candidate_reason(outcome.reason)
         candidate = outcome.candidate
+        if outcome.sign_sums is not None:     # an empty search: the gradient sums past the gain limit overflow
+            check_sign_sums(outcome.sign_sums)
         if outcome.held is not None:
             self._rankers.hold(candidate.ranker, outcome.held)
         if outcome.line_summaries is not None:
@@ -425,6 +449,7 @@ class DaskBackend(_ShardCaller):
         if self._pending is not None:             # never two updates in flight: flush the older one
             self.call("apply", self._take_update())
         self._pending = self._rankers.update(ranker, alpha)
+        self._stepped = True
         self._hist = None
         if self._summary is not None and self._summary[0] is ranker:
             _, summary, values, G = self._summary

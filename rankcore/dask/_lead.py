@@ -13,7 +13,8 @@ never to the client, and the client waits once per tree.
 
 When the objective summarizes its line along a ranker of few values, the
 lead also asks the shards for that summary as soon as the tree is known: the
-client's line search and next objective state then need no round trip.
+client's line search and next objective state then need no round trip.  When the search finds no split, the
+lead asks the shards for their gradient's sums of each sign (the client checks the gain limit on them).
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ class TreeOutcome:
     held : int or None
         The number every shard now holds the tree's h under (``Shard._directions``), when the line
         summary was asked for: the update then refers to the tree by it instead of sending it again.
+    sign_sums : list or None
+        When the search found no split: every block's (Σ g > 0, −Σ g < 0), in shard and block order
+        (``Shard.gain_sums``), for the client's check of the gain limit.
     """
 
     candidate: Any
@@ -55,6 +59,7 @@ class TreeOutcome:
     passes: int
     line_summaries: list | None = None
     held: int | None = None
+    sign_sums: list | None = None
 
 
 class Peer:
@@ -194,6 +199,9 @@ def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool,
     if release is not None:
         release(totals)                    # the passes' stacks: the search is done reading them
     outcome = TreeOutcome(candidate, layout.no_candidate_reason(), passes)
+    if candidate is None:
+        # an empty search: gradient sums past the gain limit make it an overflow (the client checks them)
+        outcome.sign_sums = [pair for part in _on_every_shard(lead, peers, "gain_sums", token) for pair in part]
     if summarize and candidate is not None and candidate.ranker.values is not None:
         values = np.asarray(candidate.ranker.values, dtype=np.float64)
         parts = _on_every_shard(lead, peers, "line_summary", number, candidate.ranker, values, G, token)

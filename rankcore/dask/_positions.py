@@ -129,6 +129,12 @@ class PlaceEffects:
         self.history.append(self.effects.copy())
         return delta
 
+    def undo_step(self) -> None:
+        """Take back the last :meth:`step` (the effects and ``history`` as before it), as
+        :meth:`~rankcore.objectives.PositionEffects.undo_advance` in memory."""
+        self.history.pop()
+        self.effects[:] = self.history[-1] if self.history else self.start
+
     def effects_after(self, n_trees: int) -> np.ndarray:
         """The effects the ``n_trees``-th tree was grown with (``start`` for none), as in memory."""
         return self.history[n_trees - 1].copy() if n_trees >= 1 else self.start.copy()

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..objectives import BoundQueryBlocks, RowBlock
-from ..push import add_step, check_finite_gradient
+from ..push import add_step, check_finite_gradient, sign_sums
 from ._malloc import keep_pages, release_pages
 from ._prepare import check_chunk
 from ._workers import worker_info
@@ -165,11 +165,14 @@ class EffectsUpdate:
     The gradient and curvature a shard kept from the evaluation the step was
     taken from move to first order, g ← g + h·Δb[place] (what the in-memory
     :meth:`~rankcore.objectives.PositionEffects.advance` returns), and every
-    later evaluation is at f + b[place].
+    later evaluation is at f + b[place].  ``delta`` None takes a step back
+    (the client's J at the moved effects overflowed before the first tree):
+    the gradient the step moved is dropped, and computed again at b by the
+    next call that reads it (the same as before the step, bit for bit).
     """
 
     effects: np.ndarray
-    delta: np.ndarray
+    delta: np.ndarray | None
     moves_effects: ClassVar[bool] = True
 
 
@@ -318,6 +321,10 @@ class Shard:
         self._block_lines = None
         if self._rows_token is None:
             return
+        if update.delta is None:          # the step taken back: the kept gradient is computed again at b
+            self._rows_token = None
+            self._grads = None
+            return
         delta = np.asarray(update.delta, dtype=np.float64)
         grads = [g + h * delta[b.places] for b, g, h in zip(self.blocks, self._grads[1], self._tree_curvature)]
         self._grads = (self._grads[0], grads)
@@ -443,6 +450,16 @@ class Shard:
         if release is not None:
             release(parts)                    # the blocks' buffers serve the next pass
         return total
+
+    def gain_sums(self, token) -> list[tuple[float, float]]:
+        """Each block's (Σ g > 0, −Σ g < 0) of the gradient the search of ``token`` read (:func:`sign_sums`).
+
+        Asked only after a tree search that found no split: the client (or the lead) adds the blocks' pairs in
+        shard and block order and checks the gain limit on the sums over every row (``check_sign_sums``).
+        """
+        if self._grads is None or self._grads[0] != token:
+            raise RuntimeError(f"gain_sums: this shard keeps no gradient of state {token!r}; fit again")
+        return [sign_sums(g) for g in self._grads[1]]
 
     def _tree_rows(self, G, token) -> None:
         """Every block's gradient and curvature at the current scores, kept for a tree's passes.

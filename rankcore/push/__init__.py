@@ -8,6 +8,8 @@ linear combinations of weak rankers.  See ``docs/push.md`` and the theory in
 
 For estimators that run the same driver on another backend (``rankcore.dask``):
 :class:`ObjectiveState` (what a backend's ``objective_state()`` returns),
+:func:`add_step` and :func:`check_finite_gradient` (a step and a gradient that would overflow stop the fit),
+:func:`sign_sums` and :func:`check_sign_sums` (after an empty tree search: gradient sums past the gain limit),
 :func:`check_callbacks` (the ``fit(callbacks=...)`` rule),
 :func:`check_tie_break_scale` (an objective's declared tie-break width) and
 :func:`int_seed` (the seed every random draw of a fit derives from),
@@ -36,7 +38,7 @@ chunks (:func:`place_sums`, :func:`propensities_from_sums`, :func:`click_rate_su
 initial scores (the per-query default's rule the Dask fits share).
 """
 
-from ._backend import ObjectiveState, add_step, check_finite_gradient
+from ._backend import ObjectiveState, add_step, check_finite_gradient, check_sign_sums, sign_sums
 from ._click_model import (GAMMA_EDGE, adopt_last_round, check_both_kinds, check_clicks, click_rate_sums,
                            constant_relevance, e_step, init_model_of_rounds, mean_change, place_sums,
                            posterior_change_sums, propensities_from_click_rates, propensities_from_sums,
@@ -61,7 +63,8 @@ from ._validation import (AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, large_dat
                           plan_validation, resolve_early_stopping)
 
 __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
-           "ObjectiveState", "add_step", "check_finite_gradient", "check_callbacks", "check_tie_break_scale",
+           "ObjectiveState", "add_step", "check_finite_gradient", "sign_sums", "check_sign_sums", "check_callbacks",
+           "check_tie_break_scale",
            "int_seed", "ATTRIBUTES_DOC",
            "AUTO_MIN_ROWS", "LARGE_DATA_METRIC", "NO_VALIDATION", "EarlyStopping", "plan_validation",
            "resolve_early_stopping", "large_data_learner", "tie_break_offsets", "piecewise_linear_search",

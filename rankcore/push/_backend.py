@@ -51,7 +51,7 @@ from ..objectives import BoundObjective, CheckedLine, LinePoint, RowBlock
 from ..validation import idle_thread_count
 
 __all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks", "add_step", "check_finite_gradient",
-           "check_gain_sums"]
+           "check_gain_sums", "sign_sums", "check_sign_sums"]
 
 
 @dataclass
@@ -482,11 +482,25 @@ def check_gain_sums(grads: Sequence[np.ndarray]) -> None:
     by a huge learning rate, sample weights near 1e300) would end the fit as ``"no_split"``; the driver stops
     with ``"overflow"`` instead, naming the sums.  Asked only of an empty search: O(rows), no copy.
     """
-    up = down = 0.0
+    check_sign_sums([sign_sums(g) for g in grads])
+
+
+def sign_sums(g: np.ndarray) -> tuple[float, float]:
+    """(Σ of the positive weights, −Σ of the negative ones) of one block's gradient: O(rows), no copy."""
     with np.errstate(over="ignore"):
-        for g in grads:
-            up += float(np.sum(g, where=g > 0))
-            down -= float(np.sum(g, where=g < 0))
+        return float(np.sum(g, where=g > 0)), -float(np.sum(g, where=g < 0))
+
+
+def check_sign_sums(parts: Sequence[tuple[float, float]]) -> None:
+    """:func:`check_gain_sums` from each block's :func:`sign_sums`, added in block order.
+
+    The gains overflow on the sums over every row (the root's, and a node's holding the rows of one sign), not on
+    a block's: a backend whose blocks are elsewhere (Dask's shards) gathers the blocks' pairs and checks them here.
+    """
+    up = down = 0.0
+    for block_up, block_down in parts:
+        up += block_up
+        down += block_down
     if max(up, down) >= _GAIN_SUM_LIMIT:
         raise FloatingPointError(f"the gradient weights sum to {max(up, down):.3g} over the rows of one sign, "
                                  "so the trees' split gains G²/(H + λ) overflow float64 and no split counts (sample "

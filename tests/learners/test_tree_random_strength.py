@@ -196,13 +196,15 @@ def test_oblivious_level_choice_matches_numpy(seed, r, noise_seed, level):
     base = np.r_[0, np.cumsum(n_edges + 2)[:-1]].astype(np.intp)
     S = int((n_edges + 2).sum())
     gains = np.where(rng.random((S, 2)) < 0.3, 0.0, np.round(rng.gamma(1.0, 1.0, (S, 2)), 2))
+    if rng.random() < 0.2:                                # a gain that overflowed (a gradient sum past the limit)
+        gains[rng.integers(S), rng.integers(2)] = np.inf
     mask = rng.integers(0, 2, size=d).astype(np.uint8)
     got = oblivious_kernels.level_best(gains, base, n_edges, mask, TIE_TOLERANCE, r, noise_seed, level)
     cands = {j: [(b, side, gains[base[j] + b, side]) for b in range(n_edges[j] + 1) for side in range(2)]
              for j in range(d) if mask[j]}
     feature_top = {j: max(g for _, _, g in c) for j, c in cands.items()}
     top = max(feature_top.values(), default=0.0)
-    if not top > 0:
+    if not 0 < top < np.inf:                              # nothing gains, or an overflowed gain: no candidate
         assert got is None
         return
     can = [j for j in sorted(cands) if feature_top[j] > TIE_TOLERANCE * top]
@@ -215,6 +217,21 @@ def test_oblivious_level_choice_matches_numpy(seed, r, noise_seed, level):
     assert got == (chosen, b, side == 0, g)
     if r and len(can) == 1:
         assert got[0] == can[0]
+
+
+@pytest.mark.parametrize("r", [0.0, 1.0, 30.0])
+def test_an_oblivious_level_whose_gain_overflowed_has_no_candidate(r):
+    # a node's gradient sum past sqrt(DBL_MAX) squares to +inf: no feature passes inf's tie threshold, so with
+    # noise none was chosen and the kernel read the feature before the first (a level on feature -1); now the
+    # level has no candidate, as with r = 0 and in the node-wise split (the driver then checks the gain sums)
+    n_edges = np.array([2, 3], dtype=np.intp)
+    base = np.array([0, 4], dtype=np.intp)
+    gains = np.zeros((9, 2))
+    gains[1, 0], gains[5, 1], gains[6, 0] = 3.0, np.inf, 2.0
+    mask = np.ones(2, np.uint8)
+    assert oblivious_kernels.level_best(gains, base, n_edges, mask, TIE_TOLERANCE, r, 7, 0) is None
+    gains[5, 1] = 1e300                                   # finite: the usual choice
+    assert oblivious_kernels.level_best(gains, base, n_edges, mask, TIE_TOLERANCE, r, 7, 0)[:3] == (1, 1, False)
 
 
 # ----------------------------------------------------------------------

@@ -188,11 +188,13 @@ def _clicks():
     return X, clicks, qid, position
 
 
-@pytest.mark.parametrize("case", ["lambdarank-weights-1e300", "lambdarank-weights-1e200", "position-1e308"])
+@pytest.mark.parametrize("case", ["lambdarank-weights-1e300", "lambdarank-weights-1e200", "lambdarank-weights-1e153",
+                                  "position-1e308"])
 def test_gradient_sums_past_the_gain_limit_stop_as_overflow_not_no_split(case):
     # before: "no_split" ("the learner found no weak ranker"), a UserWarning -- the gains G²/(H + λ) of gradient
     # weights summing past 1.3e154 are inf or NaN, so the search counted no split (the effects of a learning rate
-    # of 1e308 moved the gradient to ~1e306 before the first tree)
+    # of 1e308 moved the gradient to ~1e306 before the first tree); at 1e153 a child's gain of +inf made the noisy
+    # oblivious level read the feature before the first: "split_tables: node 0 splits on feature -1"
     if case.startswith("lambdarank"):
         X, grades, _, qid = _data()
         weight = np.full(300, float(case.rsplit("-", 1)[1]))

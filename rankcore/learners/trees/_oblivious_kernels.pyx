@@ -525,7 +525,9 @@ cdef bint choose_level_split(const double* gains,           # IN  (S, 2) summed 
             feature_top[j] = feature_best_gain(gains, base[j], n_edges[j]) if feature_mask[j] else 0.0
         if feature_mask[j] and feature_top[j] > top:
             top = feature_top[j]
-    if not top > 0:
+    if not top > tie_tolerance * top:
+        # +0, or a gain that overflowed to +inf (gradient sums past sqrt(DBL_MAX)): no candidate gains, as in
+        # ``_split``'s choice -- with noise no feature would pass inf's threshold (none chosen, nothing to read)
         return False
     thr = top - tie_tolerance * top
     if random_strength > 0:
@@ -572,7 +574,8 @@ def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains 
                const Py_ssize_t[::1] base, const Py_ssize_t[::1] n_edges, const uint8_t[::1] feature_mask,
                double tie_tolerance, double random_strength=0.0, uint64_t noise_seed=0, Py_ssize_t level=0,
                noise_key=None):
-    """(feature, bin, nan_left, gain) of the best candidate, or None when no candidate gains (> 0).
+    """(feature, bin, nan_left, gain) of the best candidate, or None when no candidate gains (> 0; a gain of +inf,
+    overflowed, counts as none: the driver then checks the gradient sums, ``check_gain_sums``).
 
     Ties within ``tie_tolerance``·best go to the first in the order
     (feature, bin, NaN left before NaN right).  ``random_strength`` > 0: the
