@@ -132,6 +132,7 @@ class TreesCandidate(Candidate):
         ``feature_names`` (as ``PushBoost`` resolves its learner's), shown by the spec as given; ``self`` when it
         names none.  A name that is not among them, or X without column names: a ValueError naming ``candidates``,
         the name and the columns (the trees learner's ``with_column_names``)."""
+        from ..learners import ConstraintRefusal
         from ..registry import resolve
 
         if not self.interactions:
@@ -139,7 +140,11 @@ class TreesCandidate(Candidate):
         try:
             named = resolve("learner", self.learner_spec()).with_column_names(feature_names)
         except ValueError as exc:
-            raise ValueError(f"candidates: {self.spec!r}: {exc}") from None
+            said = f"candidates: {self.spec!r}: {exc}"
+            if isinstance(exc, ConstraintRefusal):      # keeps its class and fields, said of the candidate
+                raise ConstraintRefusal(said, constraint=exc.constraint, detail=exc.detail,
+                                        columns=exc.columns) from None
+            raise ValueError(said) from None
         if feature_names is None:       # columns by index, named by nothing
             return self
         resolved = type(self)(**{**self.params, "interactions": named.interactions}).shown_as(self.spec)

@@ -265,10 +265,10 @@ def joined_rows(X: np.ndarray, y: np.ndarray, codes: np.ndarray | None, weights:
         _refuse_no_pairs(watched.y, watched.codes, watched.label)
         # its parts read queries shorter than a count k whole (``unit_metric.longest``: the set's longest query)
         units = plan_query_units(plan, queries, counted, seed)
-        check_metric_on_query_units(unit_metric, labels, plan, units)
+        check_metric_on_query_units(unit_metric, labels, plan, units, eval_set=watched.label)
     else:
         units = plan_units(plan, y_all, seed)
-        check_metric_on_units(unit_metric, y_all, plan, units)
+        check_metric_on_units(unit_metric, y_all, plan, units, eval_set=watched.label)
     rows = SearchRows(X_all, y_all, labels, codes_all, weights_all, RowExtras(init_all, places), n)
     return rows, plan, units
 

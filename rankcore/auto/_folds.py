@@ -297,12 +297,16 @@ class _FoldPart(Sequence):
         return validation if self._part == "rows" else np.arange(validation.shape[0])
 
 
-def check_metric_on_units(metric, y: np.ndarray, plan: FoldPlan, units: Units) -> None:
-    """Raise a ValueError, before any fit, if ``metric`` cannot be computed on some scoring unit.
+def check_metric_on_units(metric, y: np.ndarray, plan: FoldPlan, units: Units, eval_set: str | None = None) -> None:
+    """Raise a :class:`~rankcore.metrics.MetricRefusal`, before any fit, if ``metric`` cannot be computed on some
+    scoring unit.
 
     The metric is evaluated on each unit's labels with constant scores: what
     fails there (k larger than the unit, a single class) would fail after
-    fitting too.
+    fitting too.  ``eval_set``: the label of the user's validation set the
+    units are parts of (``"eval_set"``), which the refusal carries with
+    ``parameter="metric"`` (AutoRanker's, which named the metric); None for
+    parts of X.
     """
     # The units of the first group stand for all: the folds of every repeat have the same sizes and class
     # counts (see plan_units), which is all the metric reads from constant scores.
@@ -333,6 +337,8 @@ def check_metric_on_units(metric, y: np.ndarray, plan: FoldPlan, units: Units) -
             detail = f"{exc.detail if isinstance(exc, MetricRefusal) else exc}. {advice[0].upper()}{advice[1:]}"
             message = (f"metric {metric.spec!r} cannot be computed on {where}; {part} {number} has "
                        f"{y_val.shape[0]} rows, {positives} relevant): {detail}")
+            facts = {} if eval_set is None else {"parameter": "metric", "eval_set": eval_set}
             if isinstance(exc, MetricRefusal):
-                raise exc.with_context(message, detail=detail) from None
-            raise ValueError(message) from None
+                raise exc.with_context(message, detail=detail, **facts) from None
+            # a plugin's own error: a refusal of no known kind, its fields said all the same
+            raise MetricRefusal(message, spec=metric.spec, reason="other", detail=detail, **facts) from None

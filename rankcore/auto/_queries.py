@@ -320,7 +320,7 @@ def longest_query(labels: np.ndarray) -> int:
 
 
 def check_metric_on_query_units(metric: PerQueryMean, labels: np.ndarray, plan: FoldPlan, units: Units, *,
-                                budget: bool = True) -> None:
+                                budget: bool = True, eval_set: str | None = None) -> None:
     """Raise a ValueError, before any fit, if the named ``metric`` refuses some scoring unit of the plan.
 
     A metric with a count k reads a unit -- a part AutoRanker cut -- as a part of the data it was cut from
@@ -329,7 +329,9 @@ def check_metric_on_query_units(metric: PerQueryMean, labels: np.ndarray, plan: 
     ``queries.longest``) would refuse one in the middle of the search, after fits, naming a longest query the
     data does not have.  Each unit is read here with constant scores instead -- for every repeat the search may
     use (all of them with a time ``budget``; the binding is the one the search reuses) -- and the refusal names
-    the unit.  O(rows of the units) plus the metric's binding of each.
+    the unit.  O(rows of the units) plus the metric's binding of each.  ``eval_set``: the label of the user's
+    validation set the units are parts of, which the refusal (a :class:`~rankcore.metrics.MetricRefusal` of
+    reason ``"other"``) carries with ``parameter="metric"``; None for parts of X.
     """
     k = getattr(metric.metric, "k", None)
     if metric.default or not isinstance(k, numbers.Integral) or isinstance(k, bool):
@@ -347,6 +349,9 @@ def check_metric_on_query_units(metric: PerQueryMean, labels: np.ndarray, plan: 
         try:
             metric.values(labels[rows], np.zeros(rows.shape[0]))
         except ValueError as exc:
-            raise ValueError(f"metric {metric.spec!r} cannot be computed on {place}, a part AutoRanker cut from the "
-                             f"data: {exc}. A metric plugin should refuse a count k only beyond every query of the "
-                             f"data it was cut from (queries.longest; docs/metrics_queries.md)") from None
+            detail = (f"{exc}. A metric plugin should refuse a count k only beyond every query of the data it was cut "
+                      "from (queries.longest; docs/metrics_queries.md)")
+            facts = {} if eval_set is None else {"parameter": "metric", "eval_set": eval_set}
+            raise MetricRefusal(f"metric {metric.spec!r} cannot be computed on {place}, a part AutoRanker cut from "
+                                f"the data: {detail}", spec=metric.spec, reason="other", detail=detail,
+                                **facts) from None

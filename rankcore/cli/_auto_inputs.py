@@ -144,8 +144,9 @@ def fit_error(exc: BaseException, data, validation_path: str | None) -> CommandE
     if validation_path is not None and text.startswith("eval_set"):
         # the library names its eval_set: here it is the file
         return CommandError(f"--validation {validation_path}:{text[len('eval_set'):].lstrip(':')}")
-    if validation_path is not None and text.startswith("metric ") and "the eval_set" in text:
-        # the metric cannot be computed on the file's parts: its advice names the eval_set, here the file
+    if validation_path is not None and isinstance(exc, MetricRefusal) and exc.parameter == "metric" \
+            and exc.eval_set == "eval_set":
+        # the search's metric cannot be computed on the file's parts: its advice names the eval_set, here the file
         return CommandError(f"--validation {validation_path}: {text.replace('a larger eval_set', 'a larger file')}")
     return None
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 from . import CommandError
 
 __all__ = ["EVAL_METRIC_HELP", "AUTO_EVAL_METRIC_HELP", "eval_metric_specs", "check_fit_with_eval_metrics",
-           "check_auto_with_eval_metrics", "eval_metric_lines", "eval_metric_error"]
+           "check_auto_with_eval_metrics", "eval_metric_lines", "eval_metric_error", "monitor_error",
+           "file_detail"]
 
 #: ``--eval-metric`` of ``fit``.
 EVAL_METRIC_HELP = ("with --validation: more metrics recorded on the validation rows after every iteration, in the "
@@ -121,11 +122,29 @@ def eval_metric_error(exc: BaseException, validation: str | None) -> CommandErro
     return CommandError(f"--eval-metric {exc.spec}: cannot score --validation {validation}: {file_detail(exc)}")
 
 
-def file_detail(exc) -> str:
-    """A refusal's detail said of the ``--validation`` file: a count k beyond its queries is said of "every query
-    of the file" (the library says "the input" of a set of one query)."""
+def monitor_error(exc: BaseException, rows: str, monitor_spec: str, of: str = "the file") -> CommandError | None:
+    """The library's refusal of the monitored metric on the rows the command line names ``rows`` (``"--validation
+    FILE"`` of ``fit``, ``"--test FILE"`` of ``compare``; ``of``: what they are, ``"the file"``) said as the options
+    given: the library's ``scoring='ndcg@k:3' on eval_set: ...``, or the metric's own ``metric 'ndcg@k:10': k = 10
+    ...``, named neither ``scoring`` nor ``eval_set`` of the command line.  None for another error.  Read from the
+    refusal's fields (:class:`~rankcore.metrics.MetricRefusal`), never from its text."""
+    from ..metrics import MetricRefusal
+
+    if not isinstance(exc, MetricRefusal):
+        return None
+    if exc.reason == "k_beyond" and exc.parameter in (None, "scoring"):
+        # the monitored metric's k against the rows' queries (the library says "the input" of one list)
+        return CommandError(f"{rows}: --monitor {monitor_spec}: {file_detail(exc, of)}")
+    if exc.parameter == "scoring" and exc.eval_set == "eval_set":
+        return CommandError(f"{rows}: --monitor {exc.spec}: {exc.detail}")
+    return None
+
+
+def file_detail(exc, of: str = "the file") -> str:
+    """A refusal's detail said of the ``--validation`` file (``of``: what the rows are): a count k beyond its
+    queries is said of "every query of the file" (the library says "the input" of a set of one query)."""
     from ..metrics import k_beyond
 
     if exc.reason == "k_beyond" and exc.longest is not None:
-        return k_beyond(exc.spec, exc.k, exc.longest, "every query of the file").detail
+        return k_beyond(exc.spec, exc.k, exc.longest, f"every query of {of}").detail
     return exc.detail

@@ -50,6 +50,8 @@ from ._models import (
 )
 from ._missing import check_missing, missing_facts
 from ._columns import estimator_input, like_training
+from ._constraints import constraint_advice
+from ._eval_metrics import monitor_error
 from ._outputs import refuse_stdout
 from ._intervals import add_interval_options, comparison_tables, render_tables
 from .._progress import Progress
@@ -206,14 +208,16 @@ class Comparison:
 def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarray, np.ndarray]], metrics: list[str],
                    *, progress, monitor: str, qid: dict[str, Any] | None = None,
                    sample_weight: np.ndarray | None = None, weight_column: str = "",
-                   feature_names: list[str] | None = None) -> Comparison:
+                   feature_names: list[str] | None = None, test_rows: tuple[str, str] | None = None) -> Comparison:
     """Fit every configuration on ``splits["train"]`` and evaluate it on every split.
 
     ``qid`` (split -> each row's query id): the models are fitted within the
     training queries and every metric is a mean over each split's queries.
     ``sample_weight``: each training row's weight, given to every fit (the
     metrics count every row once); ``weight_column`` their ``--weight``
-    column, and ``feature_names`` the features' names, for the messages.
+    column, and ``feature_names`` the features' names, for the messages;
+    ``test_rows``: how the command line names the test rows and what they
+    are (``("--test FILE", "the file")``), for a refusal of ``monitor``.
     """
     from ..metrics import evaluate
 
@@ -231,12 +235,11 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
         except (ValueError, TypeError) as exc:
             if sample_weight is not None and (error := weight_error(exc, weight_column)) is not None:
                 raise CommandError(f"{config.label}: {error}") from None
-            if "monotone" in str(exc) and feature_names:
-                raise CommandError(f"{config.label}: {exc}; the signs follow the feature columns in order: "
-                                   f"{', '.join(feature_names)}") from None
-            if str(exc).startswith("interactions:") and feature_names:
-                raise CommandError(f"{config.label}: {exc}; the indices count the feature columns in order from 0: "
-                                   f"{', '.join(feature_names)} (a column may also be given by its name)") from None
+            if test_rows and monitor_split == "test" and \
+                    (error := monitor_error(exc, test_rows[0], monitor, test_rows[1])) is not None:
+                raise CommandError(f"{config.label}: {error}") from None       # said as the options given
+            if (advice := constraint_advice(exc, feature_names)) is not None:   # the learner's monotone, interactions
+                raise CommandError(f"{config.label}: {exc}; {advice}") from None
             raise CommandError(f"{config.label}: {exc}") from exc
         fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.curve, outcome.held_out)
         for split, (X, y) in splits.items():
@@ -536,13 +539,20 @@ def run(args) -> int:
     progress = Progress(args.progress, quiet=args.quiet)
     comparison = run_comparison(configs, splits, metrics, progress=progress, monitor=args.monitor, qid=qid,
                                 sample_weight=weight, weight_column=data.weight_name or "",
-                                feature_names=data.feature_names)
+                                feature_names=data.feature_names, test_rows=_test_rows(args))
     if not qid:
         comparison.relevant_label = data.relevant_label(args.positive)
     title = source_name(data.source)
     finish(args, comparison, title=title, data_facts=data_facts_of(data, split_facts, found),
            argv=getattr(args, "_argv", None))
     return 0
+
+
+def _test_rows(args) -> tuple[str, str]:
+    """How the command line names the test rows, and what they are: ``--test FILE``'s, or DATA's split."""
+    if args.test:
+        return f"--test {args.test}", "the file"
+    return f"--test-size {args.test_size:g}", "the test split"
 
 
 def _test_file(args, data):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 from . import CommandError
-from ..metrics import MetricRefusal
 from ._common import (
     add_data_options,
     add_force_option,
@@ -17,8 +16,9 @@ from ._common import (
     scalar_metric,
 )
 from ._columns import estimator_input, like_training, load_to_continue
+from ._constraints import constraint_advice
 from ._eval_metrics import (EVAL_METRIC_HELP, check_fit_with_eval_metrics, eval_metric_error, eval_metric_lines,
-                            eval_metric_specs, file_detail)
+                            eval_metric_specs, monitor_error)
 from ._init_models import (HELP as INIT_MODEL_HELP, check_relevant_label, init_model_categorical, init_model_error,
                            load_init_model, read_as_model_categories, record_relevant_label)
 from ._init_scores import FIT_HELP as INIT_SCORE_HELP, check_fit_with_init_scores, check_validation_init_scores
@@ -143,20 +143,6 @@ def load_validation(args, data, monitor_spec: str):
     return val, estimator_input(val), y_val
 
 
-def _monitor_error(exc: Exception, validation: str, monitor_spec: str) -> CommandError | None:
-    """The library's refusal of the monitored metric on the ``--validation`` file (``scoring='ndcg@k:3' on
-    eval_set: ...``, the metric's own ``metric 'ndcg@k:10': k = 10 ...``) said as the options given: the command
-    line named neither ``scoring`` nor ``eval_set``.  Read from the refusal's fields, never from its text."""
-    if not isinstance(exc, MetricRefusal):
-        return None
-    if exc.reason == "k_beyond" and exc.parameter in (None, "scoring"):
-        # the monitored metric's k against the --validation file's queries (the library says "the input": one list)
-        return CommandError(f"--validation {validation}: --monitor {monitor_spec}: {file_detail(exc)}")
-    if exc.parameter == "scoring" and exc.eval_set == "eval_set":
-        return CommandError(f"--validation {validation}: --monitor {exc.spec}: {exc.detail}")
-    return None
-
-
 def _fit_error(exc: Exception, args, data, init_model, monitor_spec: str) -> CommandError | None:
     """The CLI's error for the fit's ValueError or TypeError ``exc``, said as the options given; None: raised as
     it is."""
@@ -164,18 +150,14 @@ def _fit_error(exc: Exception, args, data, init_model, monitor_spec: str) -> Com
         return error
     if (error := eval_metric_error(exc, args.validation)) is not None:      # said as the options given
         return error
-    if args.validation and (error := _monitor_error(exc, args.validation, monitor_spec)) is not None:
+    if args.validation and (error := monitor_error(exc, f"--validation {args.validation}", monitor_spec)) is not None:
         return error
     # the library's ``position: ...`` (an objective without a curvature), ``sample_weight: ...`` (one without
     # weights)
     if data.weight is not None and (error := weight_error(exc, data.weight_name)) is not None:
         return error
-    if "monotone" in str(exc) and data.feature_names:
-        return CommandError(f"{exc}; the signs follow the feature columns in order: "
-                            f"{', '.join(data.feature_names)}")
-    if str(exc).startswith("interactions:") and data.feature_names:
-        return CommandError(f"{exc}; the indices count the feature columns in order from 0: "
-                            f"{', '.join(data.feature_names)} (a column may also be given by its name)")
+    if (advice := constraint_advice(exc, data.feature_names)) is not None:     # the learner's monotone, interactions
+        return CommandError(f"{exc}; {advice}")
     if data.position is None or not str(exc).startswith("position:"):
         return None
     return position_error(exc, data.position_name)

@@ -23,6 +23,7 @@ import re
 import numpy as np
 
 from ...spec import number_like
+from .._constraint_refusal import ConstraintRefusal
 
 __all__ = ["interaction_groups", "named_groups", "column_groups", "feature_groups", "InteractionGroups",
            "rule_arrays"]
@@ -171,18 +172,21 @@ def named_groups(text: str, feature_names) -> str:
     if not names:
         return text
     if feature_names is None:
-        raise ValueError(f"interactions: the columns {', '.join(map(repr, names[:6]))} are given by name, but X has "
-                         f"no column names (an array, or a DataFrame whose column names are not all strings): fit "
-                         f"on a DataFrame with those columns, or give column indices ({text!r})")
+        raise ConstraintRefusal.said("interactions", f"the columns {', '.join(map(repr, names[:6]))} are given by "
+                                     "name, but X has no column names (an array, or a DataFrame whose column names "
+                                     "are not all strings): fit on a DataFrame with those columns, or give column "
+                                     f"indices ({text!r})")
     position: dict[str, int] = {}
     for j, name in enumerate(feature_names):
         position.setdefault(str(name), j)
     for group in groups:
         for c in group:
             if isinstance(c, int) and position.get(str(c), c) != c:
-                raise ValueError(f"interactions: {c} is read as the column index {c}, but X also has a column named "
-                                 f"'{c}' (column {position[str(c)]}); with names in interactions a string of digits "
-                                 f"is always an index: give every column by its index instead ({text!r})")
+                raise ConstraintRefusal.said("interactions", f"{c} is read as the column index {c}, but X also has a "
+                                             f"column named '{c}' (column {position[str(c)]}); with names in "
+                                             "interactions a string of digits is always an index: give every column "
+                                             f"by its index instead ({text!r})",
+                                             sorted({position[str(c)], *([c] if c < len(feature_names) else [])}))
     unknown = [name for name in names if name not in position]
     if unknown:
         import difflib
@@ -190,15 +194,15 @@ def named_groups(text: str, feature_names) -> str:
         close = difflib.get_close_matches(unknown[0], list(position), n=3, cutoff=0.6)
         hint = (f" (the closest: {', '.join(map(repr, close))})" if close else
                 f" (its columns: {', '.join(map(repr, list(position)[:8]))}{', ...' if len(position) > 8 else ''})")
-        raise ValueError(f"interactions: {unknown[0]!r} is not a column of X{hint}")
+        raise ConstraintRefusal.said("interactions", f"{unknown[0]!r} is not a column of X{hint}")
     resolved = []
     for group in groups:
         columns = [position[c] if isinstance(c, str) else c for c in group]
         if len(set(columns)) < len(columns):
             twice = next(j for j in columns if columns.count(j) > 1)
             shown = [repr(c) for c in group if (position[c] if isinstance(c, str) else c) == twice]
-            raise ValueError(f"interactions: column {twice} is twice in the group {'+'.join(map(str, group))} "
-                             f"(as {' and '.join(shown)})")
+            raise ConstraintRefusal.said("interactions", f"column {twice} is twice in the group "
+                                         f"{'+'.join(map(str, group))} (as {' and '.join(shown)})", (twice,))
         resolved.append(columns)
     return interaction_groups(resolved)
 
@@ -213,13 +217,13 @@ def column_groups(text: str, n_columns: int) -> list[list[int]] | None:
     groups = _parsed(text)
     names = _names_in(groups)
     if names:           # not resolved (named_groups): the learner was given X without column names
-        raise ValueError(f"interactions: the columns {', '.join(map(repr, names[:6]))} are given by name, but X "
-                         f"has no column names: fit on a DataFrame with those columns, or give column indices "
-                         f"({text!r})")
+        raise ConstraintRefusal.said("interactions", f"the columns {', '.join(map(repr, names[:6]))} are given by "
+                                     "name, but X has no column names: fit on a DataFrame with those columns, or give "
+                                     f"column indices ({text!r})")
     top = max(max(group) for group in groups)
     if top >= n_columns:
-        raise ValueError(f"interactions: column {top} is out of range: expected column indices of X in "
-                         f"0..{n_columns - 1} ({text!r})")
+        raise ConstraintRefusal.said("interactions", f"column {top} is out of range: expected column indices of X "
+                                     f"in 0..{n_columns - 1} ({text!r})")
     return groups
 
 
@@ -253,8 +257,8 @@ class InteractionGroups:
         self.groups = [np.unique(np.asarray(g, dtype=np.intp)) for g in groups]
         self.n_features = int(n_features)
         if any(g.size and (g[0] < 0 or g[-1] >= self.n_features) for g in self.groups):
-            raise ValueError(f"interactions: expected groups of features in 0..{self.n_features - 1}, got "
-                             f"{[g.tolist() for g in self.groups]}")
+            raise ConstraintRefusal.said("interactions", f"expected groups of features in 0..{self.n_features - 1}, "
+                                         f"got {[g.tolist() for g in self.groups]}")
         self.sets = [frozenset(g.tolist()) for g in self.groups]
         #: features in some group (the others never split): colsample draws among them
         self.grouped = np.zeros(self.n_features, dtype=bool)

@@ -38,6 +38,7 @@ from ..._background import GROUPS_REFUSED
 from ...spec import Parameter, SpecError
 from ...validation import INTERACTION_MAX_BYTES
 from .._base import Learner
+from .._constraint_refusal import ConstraintRefusal
 from ._binning import (CategoryCountError, categorical_columns, category_edges, column_counts, column_indices,
                        edges_of_categories, is_sparse, splittable_columns, take_columns, tree_columns, tree_edges,
                        unsplittable_columns)
@@ -403,9 +404,10 @@ class Trees(Learner):
         signs = column_signs(self.monotone, n_columns)
         column_groups(self.interactions, n_columns)         # the columns' range, checked before any tree
         if signs is not None and any(signs[j] for j in categorical):
-            raise ValueError(f"learner {self.name!r}: monotone constrains the categorical columns "
-                             f"{sorted(j for j in categorical if signs[j])}; their categories have no order to be "
-                             f"monotone in (set their sign to 0, or pass the columns as numbers)")
+            bad = sorted(j for j in categorical if signs[j])
+            raise ConstraintRefusal(f"learner {self.name!r}: monotone constrains the categorical columns {bad}; their "
+                                    "categories have no order to be monotone in (set their sign to 0, or pass the "
+                                    "columns as numbers)", constraint="monotone", columns=bad)
         if categorical and self.growth == "oblivious":
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categorical)}; use growth='leafwise' or 'depthwise', "

@@ -19,6 +19,8 @@ import re
 
 import numpy as np
 
+from .._constraint_refusal import ConstraintRefusal
+
 __all__ = ["monotone_signs", "column_signs", "feature_signs", "unbundled", "checked_signs"]
 
 
@@ -59,8 +61,8 @@ def column_signs(text: str, n_columns: int) -> np.ndarray | None:
         return None
     signs = np.array([int(v) for v in text.split("/")], dtype=np.int8)
     if signs.shape[0] != n_columns:
-        raise ValueError(f"monotone: expected {n_columns} signs, one per feature of X in column order, got "
-                         f"{signs.shape[0]} ({text!r})")
+        raise ConstraintRefusal.said("monotone", f"expected {n_columns} signs, one per feature of X in column "
+                                     f"order, got {signs.shape[0]} ({text!r})")
     return signs if signs.any() else None
 
 
@@ -78,16 +80,16 @@ def feature_signs(text: str, n_features: int, columns: np.ndarray | None, catego
     else:
         signs = np.array([int(v) for v in text.split("/")], dtype=np.int8)
         if columns.shape[0] and signs.shape[0] <= int(columns[-1]):
-            raise ValueError(f"monotone: expected a sign for every column of X (at least {int(columns[-1]) + 1}), "
-                             f"got {signs.shape[0]} ({text!r})")
+            raise ConstraintRefusal.said("monotone", f"expected a sign for every column of X (at least "
+                                         f"{int(columns[-1]) + 1}), got {signs.shape[0]} ({text!r})")
         signs = signs[columns]
     if signs is None or not signs.any():
         return None
     bad = sorted(int(j) for j in categorical if signs[int(j)] != 0)
     if bad:
         named = bad if columns is None else [int(columns[j]) for j in bad]
-        raise ValueError(f"monotone: columns {named} are categorical; their categories have no order to be "
-                         f"monotone in (set their sign to 0, or pass them as numbers)")
+        raise ConstraintRefusal.said("monotone", f"columns {named} are categorical; their categories have no order "
+                                     "to be monotone in (set their sign to 0, or pass them as numbers)", named)
     return signs
 
 
@@ -114,10 +116,11 @@ def checked_signs(signs, n_features: int, categories: dict, bundles: list) -> np
         return None
     signs = np.ascontiguousarray(signs, dtype=np.int8)
     if signs.shape != (n_features,) or not np.isin(signs, (-1, 0, 1)).all():
-        raise ValueError(f"monotone: expected {n_features} signs (-1, 0 or 1), one per feature, got {signs!r}")
+        raise ConstraintRefusal.said("monotone", f"expected {n_features} signs (-1, 0 or 1), one per feature, got "
+                                     f"{signs!r}")
     if not signs.any():
         return None
     if any(signs[j] for j in categories) or any(signs[j] for b in bundles for j in b):
-        raise ValueError("monotone: a constrained feature must be numeric and in a code column of its own (not "
-                         "categorical, not bundled)")
+        raise ConstraintRefusal.said("monotone", "a constrained feature must be numeric and in a code column of its "
+                                     "own (not categorical, not bundled)")
     return signs

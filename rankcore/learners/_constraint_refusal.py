@@ -1,0 +1,74 @@
+"""``ConstraintRefusal``: a learner's refusal of its monotone or interaction constraints, with the facts as fields.
+
+A learner's ``monotone`` signs and ``interactions`` groups give columns of X
+by their place (``monotone="1/0/-1"``: a sign per column in order;
+``interactions="0+1/2"``: columns counted from 0).  When they do not fit the
+X a fit is given, the learner refuses them with this class: a caller that
+knows the columns by name (the command line's header) chooses its advice by
+``constraint`` and finds the columns involved in ``columns``, never in the
+text, so a reworded message cannot silently stop it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["ConstraintRefusal", "CONSTRAINTS"]
+
+#: The constraints a refusal is of: the learner parameters that name them.
+CONSTRAINTS = ("monotone", "interactions")
+
+
+class ConstraintRefusal(ValueError):
+    """A learner refuses its ``monotone`` or ``interactions`` constraints against X (a ``ValueError``).
+
+    Catch it as a ``ValueError`` (as before) or by this class to read the
+    fields::
+
+        try:
+            model.fit(X, y)
+        except rankcore.learners.ConstraintRefusal as exc:
+            if exc.constraint == "monotone":
+                ...             # the signs follow X's columns in order
+
+    Parameters
+    ----------
+    message : str
+        The whole message; it ends with ``detail``.
+    constraint : str
+        One of :data:`CONSTRAINTS`: the parameter refused.
+    detail : str, optional
+        The refusal without the names before it (``"expected 8 signs, ..."``
+        of ``"monotone: expected 8 signs, ..."``).  Default: the message.
+    columns : sequence of int, optional
+        The columns of X (by index, counted from 0) the refusal is about,
+        where it knows them: a categorical column given a sign, a column
+        given twice.  Empty when it is about no column of X (a count of
+        signs) or one X does not have (an index out of range).
+    """
+
+    def __init__(self, message: str, *, constraint: str, detail: str | None = None, columns: Any = ()) -> None:
+        super().__init__(message)
+        detail = message if detail is None else detail
+        # the rules a caller relies on instead of reading the text: a wrong raise fails here, at once
+        if constraint not in CONSTRAINTS:
+            raise TypeError(f"ConstraintRefusal: constraint must be one of {CONSTRAINTS}, got {constraint!r}")
+        if not message.endswith(detail):
+            raise TypeError(f"ConstraintRefusal: the message {message!r} must end with detail {detail!r}")
+        self.constraint, self.detail = constraint, detail
+        self.columns = tuple(int(j) for j in columns)
+
+    def __reduce__(self) -> tuple:
+        # the fields rebuild it (BaseException's reduce would call __init__ with the message alone)
+        return (_rebuild, (type(self), str(self), self.constraint, self.detail, self.columns))
+
+    @classmethod
+    def said(cls, constraint: str, detail: str, columns: Any = ()) -> "ConstraintRefusal":
+        """The refusal as the learner says it: ``"{constraint}: {detail}"``."""
+        return cls(f"{constraint}: {detail}", constraint=constraint, detail=detail, columns=columns)
+
+
+def _rebuild(cls: Any, message: str, constraint: str, detail: str, columns: tuple) -> ConstraintRefusal:
+    if not message.endswith(detail):        # the message was reworded after it was raised: it is the detail now
+        detail = message
+    return cls(message, constraint=constraint, detail=detail, columns=columns)

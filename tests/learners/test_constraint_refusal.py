@@ -1,0 +1,72 @@
+"""``ConstraintRefusal``: the trees learner's refusals of ``monotone`` and ``interactions`` against X carry which
+constraint, the detail and the columns of X involved (by index), in the same words as before."""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankcore
+from rankcore.learners import ConstraintRefusal
+from rankcore.learners.trees import Trees
+
+
+def _refusal(call) -> ConstraintRefusal:
+    with pytest.raises(ConstraintRefusal) as caught:
+        call()
+    exc = caught.value
+    assert isinstance(exc, ValueError) and str(exc).endswith(exc.detail)
+    return exc
+
+
+X = np.column_stack([np.arange(60.0) % 5, np.random.default_rng(0).normal(size=(60, 2))])
+y = (X[:, 1] > 0).astype(int)
+
+
+def test_a_count_of_signs_names_no_column():
+    exc = _refusal(lambda: rankcore.boost(learner="trees:monotone=1/0", n_iter=2).fit(X, y))
+    assert str(exc) == "monotone: expected 3 signs, one per feature of X in column order, got 2 ('1/0')"
+    assert (exc.constraint, exc.columns, exc.detail) == ("monotone", (), str(exc)[len("monotone: "):])
+
+
+def test_a_categorical_column_given_a_sign_carries_its_index():
+    exc = _refusal(lambda: Trees(monotone="0/1/0", categorical="1").prepare(X))
+    assert str(exc).startswith("learner 'trees': monotone constrains the categorical columns [1]; ")
+    assert (exc.constraint, exc.columns) == ("monotone", (1,))
+
+
+def test_a_column_beyond_x_names_no_column_of_x():
+    exc = _refusal(lambda: rankcore.boost(learner="trees:interactions=0+7", n_iter=2).fit(X, y))
+    assert str(exc) == "interactions: column 7 is out of range: expected column indices of X in 0..2 ('0+7')"
+    assert (exc.constraint, exc.columns) == ("interactions", ())
+
+
+@pytest.mark.parametrize("groups, start, columns", [
+    ("a+0", "interactions: column 0 is twice in the group 0+a (as 0 and 'a')", (0,)),
+    ("2+b", "interactions: 2 is read as the column index 2, but X also has a column named '2' (column 1)", (1, 2)),
+    ("a+zz", "interactions: 'zz' is not a column of X", ()),
+])
+def test_columns_by_name_carry_the_columns_they_are_about(groups, start, columns):
+    frame = pd.DataFrame(X, columns=["a", "2", "b"])
+    exc = _refusal(lambda: rankcore.boost(learner=f"trees:interactions={groups}", n_iter=2).fit(frame, y))
+    assert str(exc).startswith(start), str(exc)
+    assert (exc.constraint, exc.columns) == ("interactions", columns)
+
+
+def test_an_auto_candidate_keeps_the_class_said_of_the_candidate():
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    exc = _refusal(lambda: rankcore.AutoRanker(candidates=["trees:n_iter=2,interactions=a+zz"], cv=2,
+                                               random_state=0).fit(frame, y))
+    assert str(exc).startswith("candidates: 'trees:n_iter=2,interactions=a+zz': interactions: 'zz' is not a column")
+    assert exc.constraint == "interactions"
+
+
+def test_it_pickles_and_refuses_a_wrong_raise():
+    exc = ConstraintRefusal.said("interactions", "column 4 is twice in the group 4+d", (4,))
+    back = pickle.loads(pickle.dumps(exc))
+    assert (str(back), back.constraint, back.detail, back.columns) == (str(exc), "interactions", exc.detail, (4,))
+    with pytest.raises(TypeError, match="constraint must be one of"):
+        ConstraintRefusal("categories: no", constraint="categories")
+    with pytest.raises(TypeError, match="must end with detail"):
+        ConstraintRefusal("monotone: expected 3 signs", constraint="monotone", detail="expected 4 signs")
