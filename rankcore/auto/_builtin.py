@@ -142,8 +142,9 @@ class TreesCandidate(Candidate):
         except ValueError as exc:
             said = f"candidates: {self.spec!r}: {exc}"
             if isinstance(exc, ConstraintRefusal):      # keeps its class and fields, said of the candidate
-                raise ConstraintRefusal(said, constraint=exc.constraint, detail=exc.detail,
-                                        columns=exc.columns) from None
+                # a message reworded after the raise no longer ends with its detail: it is the detail then
+                detail = exc.detail if said.endswith(exc.detail) else str(exc)
+                raise ConstraintRefusal(said, constraint=exc.constraint, detail=detail, columns=exc.columns) from None
             raise ValueError(said) from None
         if feature_names is None:       # columns by index, named by nothing
             return self

@@ -59,8 +59,10 @@ class ConstraintRefusal(ValueError):
         self.columns = tuple(int(j) for j in columns)
 
     def __reduce__(self) -> tuple:
-        # the fields rebuild it (BaseException's reduce would call __init__ with the message alone)
-        return (_rebuild, (type(self), str(self), self.constraint, self.detail, self.columns))
+        # the fields rebuild it (BaseException's reduce would call __init__ with the message alone); the rest of the
+        # instance's dict (``add_note``'s ``__notes__``, attributes a caller set) is restored as BaseException's is
+        state = {k: v for k, v in self.__dict__.items() if k not in ("constraint", "detail", "columns")}
+        return (_rebuild, (type(self), str(self), self.constraint, self.detail, self.columns), state or None)
 
     @classmethod
     def said(cls, constraint: str, detail: str, columns: Any = ()) -> "ConstraintRefusal":

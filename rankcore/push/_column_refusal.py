@@ -29,9 +29,11 @@ class InitModelColumns(ValueError):
         super().__init__(self.said())
 
     def __reduce__(self) -> tuple:
-        # the fields rebuild it (BaseException's reduce would call __init__ with the message alone)
-        return (_rebuild, (type(self), self.source, self.kind, self.columns, self.own_columns, self.column,
-                           self.theirs, self.ours))
+        # the fields rebuild it (BaseException's reduce would call __init__ with the message alone); the rest of the
+        # instance's dict (``add_note``'s ``__notes__``, attributes a caller set) is restored as BaseException's is
+        fields = ("source", "kind", "columns", "own_columns", "column", "theirs", "ours")
+        state = {k: v for k, v in self.__dict__.items() if k not in fields}
+        return (_rebuild, tuple([type(self)] + [getattr(self, k) for k in fields]), state or None)
 
     def said(self, name: Callable[[int], str] = str) -> str:
         """The message with each column said by ``name(index)`` (default: its index)."""

@@ -119,8 +119,11 @@ def test_init_model_columns_pickle_and_say_any_name():
                         "same categorical_features, category columns or learner categorical columns")
     assert exc.said(lambda j: "abcd"[j]).startswith("init_model: the model splits the columns [d] by category "
                                                     "groups, this fit [a, d]")
+    exc.add_note("fitting with init_model")          # a note and a caller's attribute cross a pickle, as a
+    exc.fold = 2                                    # ValueError's do (they were dropped by the fields' reduce)
     back = pickle.loads(pickle.dumps(exc))
     assert str(back) == str(exc) and (back.columns, back.own_columns) == ((3,), (0, 3))
+    assert back.__notes__ == ["fitting with init_model"] and back.fold == 2
     one = InitModelColumns("init_model", "categories", column=1, theirs="[1, 2]", ours="[1, 4]")
     assert str(one).startswith("init_model: column 1's categories differ from the model's ([1, 2] against X's "
                                "[1, 4])")

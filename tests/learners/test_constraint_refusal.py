@@ -1,6 +1,7 @@
 """``ConstraintRefusal``: the trees learner's refusals of ``monotone`` and ``interactions`` against X carry which
 constraint, the detail and the columns of X involved (by index), in the same words as before."""
 
+import copy
 import pickle
 
 import numpy as np
@@ -70,3 +71,46 @@ def test_it_pickles_and_refuses_a_wrong_raise():
         ConstraintRefusal("categories: no", constraint="categories")
     with pytest.raises(TypeError, match="must end with detail"):
         ConstraintRefusal("monotone: expected 3 signs", constraint="monotone", detail="expected 4 signs")
+
+
+# --- the hostile re-check ---
+
+
+@pytest.mark.parametrize("copied", [lambda e: pickle.loads(pickle.dumps(e)), copy.copy, copy.deepcopy],
+                         ids=["pickle", "copy", "deepcopy"])
+def test_a_copy_keeps_its_notes_and_attributes_as_a_plain_value_error_does(copied):
+    """Before: the fields were kept but ``add_note``'s notes and a caller's attributes were dropped (a plain
+    ValueError keeps them), e.g. when a refusal crosses processes (AutoRanker's n_jobs, Dask)."""
+    exc = ConstraintRefusal.said("monotone", "expected 3 signs, one per feature of X in column order, got 2")
+    exc.add_note("fitting candidate 2")
+    exc.fold = 1
+    back = copied(exc)
+    assert type(back) is ConstraintRefusal and str(back) == str(exc)
+    assert (back.constraint, back.detail, back.columns) == ("monotone", exc.detail, ())
+    assert back.__notes__ == ["fitting candidate 2"] and back.fold == 1
+    plain = ValueError("x")
+    plain.add_note("n")
+    assert copied(plain).__notes__ == ["n"]                    # what a ValueError does: the same
+
+
+def test_an_auto_candidate_says_a_reworded_refusal_without_failing(monkeypatch):
+    """Before: a refusal whose message a layer reworded after the raise (so it no longer ends with its detail) made
+    the candidate's re-raise fail with a TypeError of the class's own check instead of the refusal."""
+    import rankcore.learners.trees._learner as learner_module
+
+    named_groups = learner_module.named_groups
+
+    def reworded(*args):
+        try:
+            return named_groups(*args)
+        except ConstraintRefusal as exc:
+            exc.args = (str(exc).replace("is not a column of X", "names no column of X"),)
+            raise
+
+    monkeypatch.setattr(learner_module, "named_groups", reworded)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    exc = _refusal(lambda: rankcore.AutoRanker(candidates=["trees:n_iter=2,interactions=a+zz"], cv=2,
+                                               random_state=0).fit(frame, y))
+    assert str(exc).startswith("candidates: 'trees:n_iter=2,interactions=a+zz': interactions: 'zz' names no column")
+    assert exc.constraint == "interactions" and exc.detail == str(exc)[len("candidates: 'trees:n_iter=2,"
+                                                                            "interactions=a+zz': "):]
