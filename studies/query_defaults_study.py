@@ -62,7 +62,7 @@ eleventh to thirteenth sessions' screens against the blend as then shipped,
 :data:`AGAINST_LIBRARY`'s (``--targets``, ``--budget-steps``,
 ``--normalized``; ``--target-scale``, ``--linear-start``; ``--discounted``;
 ``--letor-form``; ``--query-sampling``; ``--near-misses``, ``--path-average``;
-``--listwise``) the fifteenth to fortieth sessions' against the library's default,
+``--listwise``; ``--shrink-noise``) the fifteenth to forty-first sessions' against the library's default,
 with the pass rule, and
 ``--target-scale-many`` and
 ``--discounted-many`` (:data:`AGAINST_MANY`) the seventeenth and eighteenth
@@ -91,11 +91,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "studies"))
 
 from _data import DatasetUnavailable  # noqa: E402
 from _queries import load_lambdarank, query_normalized, retrieval_queries, synthetic_queries  # noqa: E402
 
 import _query_models as qm  # noqa: E402
+import query_shrink_noise_pairs as snp  # noqa: E402
 
 REFERENCE = "LGBMRanker()"
 METRICS = ("ndcg@k:1", "ndcg@k:5", "ndcg@k:10")
@@ -1423,6 +1425,21 @@ FORTIETH = {(name if state == 0 else f"{name}, random_state={state}"): make(stat
 FORTIETH["default, listwise path"] = listwise(lambda y, codes: lambda s, rng: (np.ones_like(s),) * 2, 0.0)
 CANDIDATES.update(FORTIETH)
 
+#: The forty-first session's screen (``--shrink-noise``, :mod:`query_shrink_noise_pairs`): model shrinkage at
+#: s = 0.01 and 0.03, Langevin-style gradient noise at w = 0.1 and 0.3, the pairwise logistic term at w = 0.5 and 1.
+_SHRINK_NOISE = {
+    "shrink 0.01": lambda state: snp.shrunk(0.01, state),
+    "shrink 0.03": lambda state: snp.shrunk(0.03, state),
+    "default + noise 0.1": lambda state: listwise(snp.gaussian_noise_terms, 0.1, state),
+    "default + noise 0.3": lambda state: listwise(snp.gaussian_noise_terms, 0.3, state),
+    "default + PairLogit 0.5": lambda state: listwise(snp.pairlogit_terms, 0.5, state),
+    "default + PairLogit 1": lambda state: listwise(snp.pairlogit_terms, 1.0, state),
+}
+FORTYFIRST = {(name if state == 0 else f"{name}, random_state={state}"): make(state)
+              for name, make in _SHRINK_NOISE.items() for state in (0, 1, 2)}
+FORTYFIRST["default, shrink path"] = snp.shrunk(0.0)    # s = 0: the default's scores (a check of the loop)
+CANDIDATES.update(FORTYFIRST)
+
 
 MODELS = {**PEERS, **CANDIDATES, **CATBOOST_BUDGET}
 GROUPS = {"peers": list(PEERS),
@@ -1430,7 +1447,8 @@ GROUPS = {"peers": list(PEERS),
                          and m not in LEAF_STEPS and m not in BAYES and m not in RESCREEN
                          and m not in REGRADED and m not in BUDGET
                          and m not in TWELFTH and m not in THIRTEENTH and m not in FIFTEENTH
-                         and m not in SEVENTEENTH and m not in EIGHTEENTH and m not in FORTIETH],
+                         and m not in SEVENTEENTH and m not in EIGHTEENTH and m not in FORTIETH
+                         and m not in FORTYFIRST],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
           "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES),
           "budget": list(BUDGET), "catboost_budget": list(CATBOOST_BUDGET),
@@ -1448,6 +1466,7 @@ GROUPS = {"peers": list(PEERS),
           "starts": [m for ms in three_states(_STARTS).values() for m in ms],
           "regraded": [m for ms in three_states(_REGRADED).values() for m in ms],
           "listwise": [m for ms in three_states(_LISTWISE).values() for m in ms],
+          "shrink_noise": [m for ms in three_states(_SHRINK_NOISE).values() for m in ms],
           # random_state 0 of each re-screened candidate is its earlier entry (the same fit)
           "rescreen": [m for ms in three_states(_RESCREENED).values() for m in ms]}
 
@@ -1829,6 +1848,10 @@ DRAWS20 = {"default": DRAWS["default"],
 DRAWS21 = {"default": DRAWS["default"],
            **three_states(_LISTWISE)}
 
+#: The forty-first session's model shrinkage, gradient noise and pairwise logistic term (``--shrink-noise``).
+DRAWS22 = {"default": DRAWS["default"],
+           **three_states(_SHRINK_NOISE)}
+
 
 #: The screens against the shipped default (the push + QueryRMSE blend): flag -> (groups, what they are).
 AGAINST_SHIPPED = {"budget": (DRAWS4, "eleventh session's screen (DRAWS4)"),
@@ -1849,7 +1872,8 @@ AGAINST_LIBRARY = {"targets": (DRAWS9, "fifteenth session's QueryRMSE targets (D
                    "query-sampling": (DRAWS18, "twenty-third session's whole-query samples (DRAWS18)"),
                    "near-misses": (DRAWS19, "twenty-fourth session's re-screen of near misses (DRAWS19)"),
                    "path-average": (DRAWS20, "twenty-fourth session's path averages on nine sets (DRAWS20)"),
-                   "listwise": (DRAWS21, "fortieth session's ListMLE and NDCG-Loss2++ (DRAWS21)")}
+                   "listwise": (DRAWS21, "fortieth session's ListMLE and NDCG-Loss2++ (DRAWS21)"),
+                   "shrink-noise": (DRAWS22, "forty-first session's shrinkage, noise and PairLogit (DRAWS22)")}
 
 #: The screens on the sets with many queries against the blend at λ = 1 (the library's default there).
 AGAINST_MANY = {"target-scale-many": (DRAWS14, "seventeenth session's target scales with many queries (DRAWS14)"),
