@@ -82,6 +82,20 @@ def check_query_rmse(value: Any) -> float:
     return float(value)
 
 
+def heaviest_rows(codes: np.ndarray, weight: np.ndarray, n_queries: int) -> np.ndarray:
+    """Per query, its first row of the largest weight where that weight is more than half the query's total, else −1
+    (the term's centring is exact enough as written: ``query_rmse_term``).  O(n log n) time, O(n) memory."""
+    anchor = np.full(n_queries, -1, dtype=np.int64)
+    if codes.shape[0]:
+        order = np.lexsort((-weight, codes))          # stable: among equal weights, the first row
+        sorted_codes = codes[order]
+        first = np.flatnonzero(np.append(True, sorted_codes[1:] != sorted_codes[:-1]))
+        total = np.bincount(codes, weight, minlength=n_queries)[sorted_codes[first]]
+        heavy = 2.0 * weight[order[first]] > total
+        anchor[sorted_codes[first][heavy]] = order[first][heavy]
+    return anchor
+
+
 def numbers_at_zero(push: BoundObjective | None, term: "QueryRMSETerm") -> np.ndarray:
     """(J_push(0), ‖∇J_push(0)‖₁, ‖∇Q(0)‖₁): what c is formed from (``push`` None, or R(0) = 0: (−inf, 0, ‖∇Q(0)‖₁)).
 
@@ -128,11 +142,20 @@ class QueryRMSETerm:
         self._inverse_total = np.divide(1.0, total, out=np.zeros_like(total), where=total > 0)
         # w_i (1 − w_i / W_q) ≥ 0 in exact arithmetic; a one-row query's w·(1/w) may round above 1
         self.curvature = np.maximum(self.weight * (1.0 - self.weight * self._inverse_total[self.codes]), 0.0)
+        self._anchor = heaviest_rows(self.codes, self.weight, self.n_queries)
 
     def centred(self, x: np.ndarray) -> np.ndarray:
-        """x_i − m_{q(i)}(x), m_q the w-weighted mean of x over the query's rows."""
-        mean = np.bincount(self.codes, self.weight * x, minlength=self.n_queries) * self._inverse_total
-        return x - mean[self.codes]
+        """x_i − m_{q(i)}(x), m_q the w-weighted mean of x over the query's rows.
+
+        In a query whose heaviest row a holds more than half of W_q, formed about x_a: (x_i − x_a) − Σ_k w_k
+        (x_k − x_a) / W_q, so that row (a weight of 1e152 among ones) keeps the digits of its tiny centred value
+        (see ``query_rmse_term``); elsewhere x_i − m_q as written.
+        """
+        a = self._anchor
+        ref = np.where(a >= 0, x[np.maximum(a, 0)], 0.0) if x.shape[0] else np.zeros(a.shape[0])
+        d = x - ref[self.codes]
+        mean = np.bincount(self.codes, self.weight * d, minlength=self.n_queries) * self._inverse_total
+        return d - mean[self.codes]
 
     def value_and_gradient(self, scores: np.ndarray) -> tuple[float, np.ndarray]:
         """(Q, ∂Q/∂f) at ``scores`` (NumPy: the reference of ``query_rmse_term``)."""
@@ -150,8 +173,8 @@ class QueryRMSETerm:
         base = out if grad is None else np.ascontiguousarray(grad, dtype=np.float64)
         if grad is None:
             out[:] = 0.0
-        value = query_rmse_term(f, self.y, self.weight, self.codes, self._inverse_total, float(scale), base,
-                                np.empty(self.n_queries), out)
+        value = query_rmse_term(f, self.y, self.weight, self.codes, self._inverse_total, self._anchor, float(scale),
+                                base, np.empty(self.n_queries), out)
         return float(value), out
 
     def line_coefficients(self, scores: np.ndarray, direction: np.ndarray) -> tuple[float, float, float]:

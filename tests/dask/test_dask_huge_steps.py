@@ -236,3 +236,22 @@ def test_an_empty_search_checks_the_gain_limit_on_the_sums_over_every_shard(shar
         backend.learner_search(None)
     with pytest.raises(FloatingPointError, match="split gains"):
         check_sign_sums(outcome.sign_sums)
+
+
+# ----------------------------------------------------------------------------
+# One row holding most of its query's weight: the default per-query push's QueryRMSE term
+# ----------------------------------------------------------------------------
+def test_one_row_of_a_huge_weight_fits_as_in_memory_without_a_false_overflow(dask_client):
+    # before: the QueryRMSE term's centred residual of the heavy row lost every digit (an ulp of its residual,
+    # times 7e152), so J jumped to 2.5e119 at the 3rd tree in memory, a leaf of 1e135 followed and the fit stopped
+    # with "overflow" after 4 trees; on Dask, whose blocks sum in another order, after 8: neither is an overflow
+    X, grades, qid, _, _ = _rows()
+    weight = np.ones(300)
+    weight[7] = 7e152                                # the top grade of the first query
+    params = dict(learner="trees", n_iter=12, random_state=0, n_jobs=1)
+    (model, messages), (local, local_messages) = _both(params, X, grades, weight, qid=qid)
+    assert messages == local_messages == []
+    assert model.stop_reason_ == local.stop_reason_ == "n_iter" and model.n_iter_ == local.n_iter_ == 12
+    assert np.max(local.objective_values_) < 400          # J near its start (357.5), not 2.5e119
+    np.testing.assert_allclose(model.objective_values_, local.objective_values_, rtol=1e-9)
+    np.testing.assert_allclose(model.decision_function(X), local.decision_function(X), rtol=1e-9, atol=1e-12)

@@ -307,8 +307,8 @@ def test_query_rmse_kernel_on_no_rows():
 
     empty = np.empty(0)
     out = np.empty(0)
-    assert query_rmse_term(empty, empty, empty, np.empty(0, dtype=np.int64), np.empty(0), 2.0, empty,
-                           np.empty(0), out) == 0.0
+    none = np.empty(0, dtype=np.int64)
+    assert query_rmse_term(empty, empty, empty, none, np.empty(0), none, 2.0, empty, np.empty(0), out) == 0.0
 
 
 def test_the_kernel_form_refuses_scores_of_another_length():
@@ -342,3 +342,65 @@ def test_a_discount_truncation_beyond_any_place_is_refused_by_name(level):
     wide, whole = (rankcore.boost(objective=f"push:discount=sum,truncation={t}", n_iter=4, random_state=0)
                    .fit(X, y, qid=qid).decision_function(X) for t in (2**31 - 1, 0))
     np.testing.assert_array_equal(wide, whole)             # a level beyond every query truncates nothing
+
+
+def _exact_term(y, qid, f, w):
+    """(Q, ∂Q/∂f) of the QueryRMSE term in exact rational arithmetic, rounded once at the end."""
+    from fractions import Fraction
+
+    r = [Fraction(float(a)) - Fraction(float(b)) for a, b in zip(f, y)]
+    W = [Fraction(float(v)) for v in w]
+    value, grad = Fraction(0), [Fraction(0)] * len(r)
+    for q in np.unique(qid):
+        rows = np.flatnonzero(qid == q)
+        total = sum(W[i] for i in rows)
+        mean = sum(W[i] * r[i] for i in rows) / total if total else Fraction(0)
+        for i in rows:
+            grad[i] = W[i] * (r[i] - mean)
+            value += grad[i] * (r[i] - mean) / 2
+    return float(value), np.array([float(g) for g in grad])
+
+
+@pytest.mark.parametrize("heavy", [1e152, 7e152, 1e200, 1e300])
+@pytest.mark.parametrize("where", [0, 4, 9])
+def test_query_rmse_keeps_its_digits_with_one_row_holding_most_of_the_weight(heavy, where):
+    # before: r_a − m_q of the heaviest row was formed as a difference of two numbers equal to ~16 digits, its
+    # error an ulp of r_a instead of its exact ~1e-152; times w_a it made a gradient weight of ~1e136 and Q of
+    # ~1e119 (the fit's J jumped from 357 to 2.5e119 at its 3rd tree, then a leaf of 1e135 and an "overflow")
+    rng = np.random.default_rng(where)
+    qid = np.repeat(np.arange(3), 10)
+    y = rng.choice([0.0, 1.0, 2.0], 30)
+    f = rng.normal(size=30) * 0.37
+    w = np.ones(30)
+    w[where] = heavy
+    w[where + 10] = heavy
+    term = QueryRMSETerm(y, check_qid(qid, 30), w)
+    exact_q, exact_grad = _exact_term(y, qid, f, w)
+    q, grad = term.value_and_gradient(f)
+    kernel_q, kernel_grad = term.add_to(f, 1.0, None)
+    scale = np.abs(exact_grad).max()
+    for value, gradient in ((q, grad), (kernel_q, kernel_grad)):
+        assert value == pytest.approx(exact_q, rel=1e-9)
+        np.testing.assert_allclose(gradient, exact_grad, rtol=1e-9, atol=1e-12 * scale)
+    assert scale < 1e3                               # the heavy rows' gradient weights are O(1), not O(ulp·heavy)
+
+
+def test_the_kernel_refuses_an_anchor_outside_the_rows():
+    from rankcore.objectives._query_kernels import query_rmse_term
+
+    f = np.zeros(3)
+    codes = np.zeros(3, dtype=np.int64)
+    for anchor in ([3], [-2], [0, 1]):
+        with pytest.raises(ValueError, match="anchor must hold one row index"):
+            query_rmse_term(f, f, np.ones(3), codes, np.ones(1), np.array(anchor, dtype=np.int64), 1.0, f,
+                            np.empty(1), np.empty(3))
+
+
+def test_only_a_query_whose_heaviest_row_holds_most_of_its_weight_is_anchored():
+    from rankcore.objectives._query_rmse import heaviest_rows
+
+    codes = np.array([1, 0, 1, 0, 2, 1], dtype=np.int64)
+    weight = np.array([1.0, 5.0, 9.0, 5.0, 2.0, 9.0])           # query 0: a tie at half; query 1: a tie, first wins
+    np.testing.assert_array_equal(heaviest_rows(codes, weight, 4), [-1, -1, 4, -1])
+    weight[5] = 1.0                                              # query 1: row 2 holds 9 of 11
+    np.testing.assert_array_equal(heaviest_rows(codes, weight, 4), [-1, 2, 4, -1])
