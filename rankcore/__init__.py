@@ -81,6 +81,7 @@ _LAZY: dict[str, str] = {
     # metrics
     "evaluate": "metrics:evaluate",
     "MetricRefusal": "metrics:MetricRefusal",
+    "ArgumentRefusal": "validation:ArgumentRefusal",
     "QueryKFold": "_query_folds:QueryKFold",
     "permutation_importance": "inspection:permutation_importance",
     # push family

@@ -15,6 +15,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._argument_refusal import ArgumentRefusal, said_again
+
 __all__ = ["BACKGROUND_ADVICE", "GROUPS_REFUSED", "GROUPS_NOT_TAKEN", "check_background", "check_groups",
            "group_labels", "check_takes_groups"]
 
@@ -44,7 +46,9 @@ def check_background(check: Callable[[Any], np.ndarray], background) -> np.ndarr
     except (ValueError, TypeError) as exc:
         message = str(exc).strip()
         named = re.sub(r"^X\b", "background", message)
-        raise type(exc)(named if named != message else f"background: {message}") from None
+        # an ArgumentRefusal of X (rankcore.validation's checks) is one of background here
+        raise said_again(exc, named if named != message else f"background: {message}",
+                         **({"parameter": "background"} if isinstance(exc, ArgumentRefusal) else {})) from None
 
 
 def check_groups(groups, n_features: int, background) -> np.ndarray | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ._argument_refusal import ArgumentRefusal
 from ._categories import check_numeric_categories
 
 __all__ = ["as_numeric_array", "is_pandas_na", "missing_labels", "nullable_as_nan", "large_integers_among_floats",
@@ -39,7 +40,7 @@ def as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) ->
     try:
         arr = np.asarray(values)
     except Exception as exc:  # ragged nested lists and the like
-        raise ValueError(f"{name}: could not be read as an array ({exc})") from None
+        raise ArgumentRefusal.said(name, f"could not be read as an array ({exc})") from None
     if exact_integers and arr.dtype == object and arr.size and (all(
             isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in arr.flat)
             or (arr.ndim == 1 and large_integers_among_floats(arr.tolist()))):
@@ -48,8 +49,8 @@ def as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) ->
         try:
             arr = arr.astype(np.float64)
         except OverflowError:                  # a Python int or Fraction beyond the largest double
-            raise ValueError(f"{name}: expected numbers within the float64 range (about ±1.8e308), got a larger "
-                             "one") from None
+            raise ArgumentRefusal.said(name, "expected numbers within the float64 range (about ±1.8e308), got "
+                                             "a larger one") from None
         except (TypeError, ValueError) as exc:
             if any(type(v).__name__ == "NAType" for v in arr.flat):
                 # pandas' missing value inside an object column: a missing value, as NaN beside it is

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from .base import Ranker
 from .metrics import Queries, check_queries, evaluate
 from .registry import resolve
-from .validation import check_random_state_param, check_scores, effective_n_threads, int_seed
+from .validation import check_random_state_param, check_scores, effective_n_threads, int_seed, said_again
 
 __all__ = ["permutation_importance", "WITHIN", "DASK_MAX_ROWS"]
 
@@ -325,7 +325,7 @@ def _quality(model: Any, y: np.ndarray, rows: _Rows, scoring: Any,
     try:
         metric = resolve("metric", scoring)
     except (ValueError, TypeError) as exc:
-        raise type(exc)(f"scoring: {exc}") from None
+        raise said_again(exc, f"scoring: {exc}") from None
     if not getattr(metric, "scalar", True) or metric.greater_is_better is None:
         raise ValueError(f"scoring: {metric.spec!r} is not a single number; give a scalar metric such as "
                          f"'ndcg@k:10', 'prec@k:0.05' or 'pauc:0.1'")

@@ -3,9 +3,12 @@
 Each checker names the argument, says what was expected and shows what it
 received, and raises ``TypeError`` for the wrong kind of object (strings,
 sparse matrices where dense ones are needed) and ``ValueError`` for the wrong
-values (shape, NaN/inf, labels, a single class, k out of range).  Checkers
-return clean arrays (float64 or int8, C-contiguous) so kernels can take them
-as typed memoryviews without further checks.
+values (shape, NaN/inf, labels, a single class, k out of range): an
+:class:`ArgumentRefusal` whose ``parameter`` is the name the checker was
+given (``name=``) and ``detail`` the rest of its message, so that a caller
+saying it again reads the fields, not the text.  Checkers return clean
+arrays (float64 or int8, C-contiguous) so kernels can take them as typed
+memoryviews without further checks.
 """
 
 from __future__ import annotations
@@ -18,12 +21,15 @@ from typing import Any
 import numpy as np
 
 from . import _cpus, _openmp
+from ._argument_refusal import ArgumentRefusal, said_again
 from ._categories import check_numeric_categories, encode_categories
 from ._numbers import as_numeric_array, missing_labels
 from ._sparse_checks import check_sparse_structure
 from .spec import reading_model_file
 
 __all__ = [
+    "ArgumentRefusal",
+    "said_again",
     "is_list_of_eval_sets",
     "check_interaction_size",
     "INTERACTION_MAX_BYTES",
@@ -116,8 +122,8 @@ def _check_finite(arr: np.ndarray, name: str, *, locate=None, nan_hint: str = ""
     is_nan = bool(np.isnan(arr.ravel()[first]))
     where = (locate or (lambda i: _location(arr, i)))(first)
     expected = "numbers or NaN" if allow_nan else "finite numbers"
-    raise ValueError(f"{name}: expected {expected}, got {'NaN' if is_nan else 'infinite values'} {where} "
-                     f"({int(bad.sum())} in all){nan_hint if is_nan else ''}")
+    raise ArgumentRefusal.said(name, f"expected {expected}, got {'NaN' if is_nan else 'infinite values'} {where} "
+                                     f"({int(bad.sum())} in all){nan_hint if is_nan else ''}")
 
 
 #: Integers of larger magnitude are not all representable in float64.
@@ -142,11 +148,11 @@ def _integers_as_float(arr: np.ndarray, name: str, integers: str, what: str) -> 
     if out is not None and int(arr.max()) <= _EXACT_INTEGER_LIMIT and int(arr.min()) >= -_EXACT_INTEGER_LIMIT:
         return out                                  # every value is exact in float64
     if out is None and integers == "round":
-        raise ValueError(f"{name}: integer values beyond the range of float64 (e.g. {_short(arr.max())}); "
-                         "subtract a common offset or pass the scores as floats")
+        raise ArgumentRefusal.said(name, f"integer values beyond the range of float64 (e.g. {_short(arr.max())}); "
+                                         "subtract a common offset or pass the scores as floats")
     if integers == "refuse-large":                  # the caller cannot compare across calls (chunks)
-        raise ValueError(
-            f"{name}: integer values beyond ±2**53 (e.g. {_short(arr.max() if arr.max() > 0 else arr.min())}) "
+        raise ArgumentRefusal.said(
+            name, f"integer values beyond ±2**53 (e.g. {_short(arr.max() if arr.max() > 0 else arr.min())}) "
             f"cannot all be represented in float64, and {what} cannot order them exactly; subtract a common "
             f"offset (e.g. the minimum) or pass the scores as floats"
         )
@@ -155,8 +161,8 @@ def _integers_as_float(arr: np.ndarray, name: str, integers: str, what: str) -> 
         return out                                  # rounding merged no two values: the order is kept
     if integers == "rank":
         return np.ascontiguousarray(inverse.reshape(-1), dtype=np.float64)
-    raise ValueError(
-        f"{name}: integer values beyond ±2**53 that float64 cannot tell apart (e.g. {_short(distinct[-1])}), "
+    raise ArgumentRefusal.said(
+        name, f"integer values beyond ±2**53 that float64 cannot tell apart (e.g. {_short(distinct[-1])}), "
         f"and {what} depends on more than their order; subtract a common offset "
         f"(e.g. the minimum) or pass the scores as floats"
     )
@@ -195,11 +201,12 @@ def check_scores(scores: Any, *, name: str = "scores", allow_empty: bool = False
     """
     arr = as_numeric_array(scores, name, exact_integers=True)
     if arr.ndim == 2 and 1 in arr.shape:
-        raise ValueError(f"{name}: expected a 1-D array, got shape {arr.shape}; use .ravel() if a column was meant")
+        raise ArgumentRefusal.said(
+            name, f"expected a 1-D array, got shape {arr.shape}; use .ravel() if a column was meant")
     if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-D array, got {arr.ndim}-D with shape {arr.shape}")
+        raise ArgumentRefusal.said(name, f"expected a 1-D array, got {arr.ndim}-D with shape {arr.shape}")
     if arr.size == 0 and not allow_empty:
-        raise ValueError(f"{name}: expected at least one value, got an empty array")
+        raise ArgumentRefusal.said(name, "expected at least one value, got an empty array")
     if arr.dtype.kind in "iuO":                      # O: Python integers beyond int64, kept exact
         return _integers_as_float(arr, name, integers, what)
     arr = np.ascontiguousarray(arr, dtype=np.float64)
@@ -216,15 +223,15 @@ def check_binary_labels(y: Any, *, name: str = "y") -> np.ndarray:
     """
     arr = as_numeric_array(y, name)
     if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-D array of 0/1 labels, got shape {arr.shape}")
+        raise ArgumentRefusal.said(name, f"expected a 1-D array of 0/1 labels, got shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"{name}: expected at least one label, got an empty array")
+        raise ArgumentRefusal.said(name, "expected at least one label, got an empty array")
     _check_finite(arr, name)
     bad = (arr != 0) & (arr != 1)
     if bad.any():
         values = np.unique(arr[bad])
-        raise ValueError(
-            f"{name}: expected binary labels in {{0, 1}} (1 = relevant), got other values {_describe(values)}"
+        raise ArgumentRefusal.said(
+            name, f"expected binary labels in {{0, 1}} (1 = relevant), got other values {_describe(values)}"
         )
     return np.ascontiguousarray(arr, dtype=np.int8)
 
@@ -257,8 +264,8 @@ def check_both_classes(y: np.ndarray, *, name: str = "y", what: str = "this metr
     n_neg = int(y.shape[0]) - n_pos
     if n_pos == 0 or n_neg == 0:
         present = "only negatives (0)" if n_pos == 0 else "only positives (1)"
-        raise ValueError(
-            f"{name}: {what} needs both classes, got {present} in {y.shape[0]} labels"
+        raise ArgumentRefusal.said(
+            name, f"{what} needs both classes, got {present} in {y.shape[0]} labels"
         )
     return n_pos, n_neg
 
@@ -294,14 +301,14 @@ def check_k(k: Any, n: int, *, name: str = "k") -> int:
         raise TypeError(f"{name}: expected an integer count or a fraction in (0, 1), got {type(k).__name__}")
     value = float(k)
     if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name}: expected a count in [1, {n}] or a fraction in (0, 1), got {k!r}")
+        raise ArgumentRefusal.said(name, f"expected a count in [1, {n}] or a fraction in (0, 1), got {k!r}")
     if value < 1:
         return max(1, int(math.floor(value * n + 0.5)))
     if not value.is_integer():
-        raise ValueError(f"{name}: expected a whole count in [1, {n}] or a fraction in (0, 1), got {k!r}")
+        raise ArgumentRefusal.said(name, f"expected a whole count in [1, {n}] or a fraction in (0, 1), got {k!r}")
     count = int(value)
     if count > n:
-        raise ValueError(f"{name}: expected a count in [1, {n}] (the number of examples), got {count}")
+        raise ArgumentRefusal.said(name, f"expected a count in [1, {n}] (the number of examples), got {count}")
     return count
 
 
@@ -342,7 +349,7 @@ def check_matrix(
         Xs = sp.csr_matrix(X, dtype=dtype)
         check_sparse_structure(Xs, name=name)         # what LIL or DOK rows, never checked above, became
         if Xs.ndim != 2 or Xs.shape[0] < min_rows or Xs.shape[1] < 1:
-            raise ValueError(_shape_message(name, Xs.shape, min_rows))
+            raise _shape_refusal(name, Xs.shape, min_rows)
         if not Xs.has_canonical_format:
             # a value stored twice at one place means their sum (scipy's toarray), which the kernels, reading one
             # stored value per place, would not see; a copy, so the caller's matrix is not changed
@@ -353,9 +360,9 @@ def check_matrix(
     arr = as_numeric_array(X, name)
     if arr.ndim != 2:
         hint = _RESHAPE_HINT if arr.ndim == 1 else ""
-        raise ValueError(f"{name}: expected a 2-D array (n_samples, n_features), got shape {arr.shape}{hint}")
+        raise ArgumentRefusal.said(name, f"expected a 2-D array (n_samples, n_features), got shape {arr.shape}{hint}")
     if arr.shape[0] < min_rows or arr.shape[1] < 1:
-        raise ValueError(_shape_message(name, arr.shape, min_rows))
+        raise _shape_refusal(name, arr.shape, min_rows)
     arr = np.ascontiguousarray(arr, dtype=dtype)
     _check_finite(arr, name, allow_nan=allow_nan, nan_hint=NAN_HINT)
     return arr
@@ -374,21 +381,23 @@ def reject_1d(X: Any, *, name: str = "X") -> None:
         # scikit-learn's feature-name check would index it by position (KeyError: 0)
         raise TypeError(f"{name}: expected a 2-D array or a DataFrame, got a dict (pandas.DataFrame(X) makes one)")
     if isinstance(X, (list, tuple)) and len(X) == 0:
-        raise ValueError(f"{name}: expected a 2-D array (n_samples, n_features), got an empty {type(X).__name__}")
+        raise ArgumentRefusal.said(
+            name, f"expected a 2-D array (n_samples, n_features), got an empty {type(X).__name__}")
     # ndim attribute or a flat list only: np.ndim() would trip array-likes that refuse __array_function__
     flat_list = isinstance(X, (list, tuple)) and len(X) > 0 and all(np.isscalar(v) for v in X[:1])
     if getattr(X, "ndim", None) == 1 or flat_list:
         shape = getattr(X, "shape", (len(X),))
-        raise ValueError(f"{name}: expected a 2-D array (n_samples, n_features), got shape {tuple(shape)}"
-                         f"{_RESHAPE_HINT}")
+        raise ArgumentRefusal.said(name, f"expected a 2-D array (n_samples, n_features), got shape {tuple(shape)}"
+                                         f"{_RESHAPE_HINT}")
 
 
-def _shape_message(name: str, shape: tuple, min_rows: int) -> str:
+def _shape_refusal(name: str, shape: tuple, min_rows: int) -> ArgumentRefusal:
     # ends in scikit-learn's wording, which its estimator checks look for
-    text = f"{name}: expected at least {min_rows} row(s) and 1 column, got shape {shape}; found "
+    text = f"expected at least {min_rows} row(s) and 1 column, got shape {shape}; found "
     if shape[1] < 1:
-        return text + f"0 feature(s) (shape={shape}) while a minimum of 1 is required."
-    return text + f"{shape[0]} sample(s) (shape={shape}) while a minimum of {min_rows} is required."
+        return ArgumentRefusal.said(name, text + f"0 feature(s) (shape={shape}) while a minimum of 1 is required.")
+    return ArgumentRefusal.said(name, text + f"{shape[0]} sample(s) (shape={shape}) while a minimum of {min_rows} "
+                                "is required.")
 
 
 def check_sample_weight(sample_weight: Any, n: int, *, name: str = "sample_weight") -> np.ndarray:
@@ -397,11 +406,11 @@ def check_sample_weight(sample_weight: Any, n: int, *, name: str = "sample_weigh
         return np.ones(n, dtype=np.float64)
     w = check_scores(sample_weight, name=name)
     if w.shape[0] != n:
-        raise ValueError(f"{name}: expected {n} weights (one per example), got {w.shape[0]}")
+        raise ArgumentRefusal.said(name, f"expected {n} weights (one per example), got {w.shape[0]}")
     if (w < 0).any():
-        raise ValueError(f"{name}: expected non-negative weights, got {_describe(w[w < 0])}")
+        raise ArgumentRefusal.said(name, f"expected non-negative weights, got {_describe(w[w < 0])}")
     if not w.sum() > 0:
-        raise ValueError(f"{name}: expected a positive total weight, got all zeros")
+        raise ArgumentRefusal.said(name, "expected a positive total weight, got all zeros")
     return w
 
 
@@ -427,7 +436,8 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
     start threads there (``rankcore._cpus.forked_after_threads``).
     """
     if isinstance(n_jobs, bool) or (n_jobs is not None and (not isinstance(n_jobs, numbers.Integral) or n_jobs == 0)):
-        raise ValueError(f"{name}: expected None, a positive integer or a negative integer (-1 = all cores), got {n_jobs!r}")
+        raise ArgumentRefusal.said(
+            name, f"expected None, a positive integer or a negative integer (-1 = all cores), got {n_jobs!r}")
     if _cpus.forked_after_threads():
         return 1
     cpus = _cpus.available_cpus()
@@ -489,8 +499,8 @@ def check_random_state_param(random_state: Any, *, name: str = "random_state", g
     allowed = " or ".join(n for n, ok in (("RandomState", legacy), ("Generator", generator)) if ok)
     integer = isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
     shown = _short(random_state) if integer else repr(random_state)
-    raise ValueError(f"{name}: expected None, a non-negative integer seed below 2**32 or a numpy {allowed}, "
-                     f"got {shown}")
+    raise ArgumentRefusal.said(name, f"expected None, a non-negative integer seed below 2**32 or a numpy {allowed}, "
+                                     f"got {shown}")
 
 
 MAX_SEED = 2**32 - 1     #: The largest integer ``random_state``.
@@ -527,7 +537,8 @@ def check_category_order(y: Any, *, name: str = "y") -> None:
     except TypeError:
         agrees = False
     if not agrees:
-        raise ValueError(f"{name}: an ordered categorical whose order ({' < '.join(map(str, present))}) is not its "
+        raise ArgumentRefusal.said(
+            name, f"an ordered categorical whose order ({' < '.join(map(str, present))}) is not its "
                          f"labels' sorted order; the greater label by value ranks first here, so give the relevant "
                          f"class as 1: (y == {present[-1]!r}).astype(int)")
 
@@ -558,25 +569,28 @@ def check_bipartite_target(y: Any, *, name: str = "y", more_classes_hint: str = 
     check_category_order(y, name=name)
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
-        raise ValueError(f"{name}: expected a 1-D array of labels, got a column of shape {arr.shape}; use y.ravel()")
+        raise ArgumentRefusal.said(
+            name, f"expected a 1-D array of labels, got a column of shape {arr.shape}; use y.ravel()")
     if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-D array of labels, got shape {arr.shape}")
+        raise ArgumentRefusal.said(name, f"expected a 1-D array of labels, got shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"{name}: expected at least one label, got an empty array")
+        raise ArgumentRefusal.said(name, "expected at least one label, got an empty array")
     if arr.dtype.kind == "f":
         _check_finite(arr, name)
     if arr.dtype == object and arr.ndim == 1:      # a nullable boolean or object column: None / pd.NA is missing
         missing = missing_labels(arr)
         if missing.size:
-            raise ValueError(f"{name}: expected a label in every row, got a missing one (None or pd.NA) at position "
+            raise ArgumentRefusal.said(
+                name, f"expected a label in every row, got a missing one (None or pd.NA) at position "
                              f"{int(missing[0])} ({missing.size} in all)")
     classes, inverse = ordered_labels(arr, name)
     if classes.shape[0] != 2:
         if classes.shape[0] < 2:
-            raise ValueError(f"{name}: a ranking needs both classes, got only the label {_describe(classes)} (one class)")
+            raise ArgumentRefusal.said(
+                name, f"a ranking needs both classes, got only the label {_describe(classes)} (one class)")
         hint = f"; {more_classes_hint}" if more_classes_hint else ""
-        raise ValueError(f"{name}: expected two classes (bipartite ranking), got {classes.shape[0]}: "
-                         f"{_describe(classes)}{hint}")
+        raise ArgumentRefusal.said(name, f"expected two classes (bipartite ranking), got {classes.shape[0]}: "
+                                         f"{_describe(classes)}{hint}")
     return np.ascontiguousarray(inverse.reshape(-1), dtype=np.int8), classes
 
 
@@ -652,10 +666,10 @@ def check_eval_columns(X: Any, feature_names: Any, *, name: str = "eval_set X") 
             f"missing {', '.join(map(repr, missing[:5]))}{', ...' if len(missing) > 5 else ''}" if missing else "",
             f"not in fit {', '.join(map(repr, unknown[:5]))}{', ...' if len(unknown) > 5 else ''}" if unknown else "",
         ) if part)
-        raise ValueError(f"{name}: its columns must be X's in fit ({detail})")
+        raise ArgumentRefusal.said(name, f"its columns must be X's in fit ({detail})")
     shown = ", ".join(map(repr, expected[:4])) + (", ..." if len(expected) > 4 else "")
-    raise ValueError(f"{name}: its columns are X's in fit in another order; put them in the fit's order "
-                     f"({shown}), as decision_function needs them")
+    raise ArgumentRefusal.said(name, f"its columns are X's in fit in another order; put them in the fit's order "
+                                     f"({shown}), as decision_function needs them")
 
 
 def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: list | None = None,
@@ -719,22 +733,23 @@ def check_categorical_features(value: Any, n_features: int, feature_names: Any =
         return ()
     if all(isinstance(v, (bool, np.bool_)) for v in items):
         if len(items) != n_features:
-            raise ValueError(f"{name}: a boolean mask must have one entry per column ({n_features}), "
-                             f"got {len(items)}")
+            raise ArgumentRefusal.said(name, f"a boolean mask must have one entry per column ({n_features}), "
+                                             f"got {len(items)}")
         return tuple(int(j) for j in np.flatnonzero(items))
     if all(isinstance(v, str) for v in items):
         if feature_names is None:
-            raise ValueError(f"{name}: column names need X as a DataFrame with those columns, got names "
-                             f"{items[:3]!r}")
+            raise ArgumentRefusal.said(name, f"column names need X as a DataFrame with those columns, got names "
+                                             f"{items[:3]!r}")
         position = {str(c): j for j, c in enumerate(feature_names)}
         unknown = [v for v in items if v not in position]
         if unknown:
-            raise ValueError(f"{name}: {unknown[0]!r} is not a column of X (columns: {list(position)[:8]!r}...)")
+            raise ArgumentRefusal.said(
+                name, f"{unknown[0]!r} is not a column of X (columns: {list(position)[:8]!r}...)")
         return tuple(sorted({position[v] for v in items}))
     if all(isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in items):
         bad = [int(v) for v in items if not 0 <= int(v) < n_features]
         if bad:
-            raise ValueError(f"{name}: column {bad[0]} is not one of the {n_features} columns of X")
+            raise ArgumentRefusal.said(name, f"column {bad[0]} is not one of the {n_features} columns of X")
         return tuple(sorted({int(v) for v in items}))
     raise TypeError(f"{name}: expected column indices, a boolean mask or column names, not a mix, "
                     f"got {items[:5]!r}")

@@ -131,10 +131,11 @@ def fit_error(exc: BaseException, data, validation_path: str | None) -> CommandE
                                 f"effects ({_TAKE_POSITIONS}), or leave out --position and pass --drop "
                                 f"{data.position_name}")
         return None
-    if data.position is not None and text.startswith("position:"):
+    if data.position is not None:
         from ._queries import position_error
 
-        return position_error(exc, data.position_name)
+        if (error := position_error(exc, data.position_name)) is not None:
+            return error
     if (error := eval_metric_error(exc, validation_path)) is not None:       # --eval-metric's, on the file
         return error
     if validation_path is not None and isinstance(exc, MetricRefusal) and exc.reason == "k_beyond" \

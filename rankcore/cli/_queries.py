@@ -247,6 +247,15 @@ def position_effects_note(estimator, column: str, shown: int = 10) -> str | None
     return f"position effects ({column}): {', '.join(pairs)}; the model ranks without them"
 
 
-def position_error(exc: Exception, column: str) -> CommandError:
-    """The library's error ``position: ...`` (an objective without a curvature) as one naming ``--position``."""
-    return CommandError(f"--position {column}:{str(exc)[len('position:'):]}")
+def position_error(exc: Exception, column: str) -> CommandError | None:
+    """The library's refusal of ``position`` (an objective without a curvature...) as one naming ``--position``;
+    None for another error.
+
+    Chosen by the refusal's class and fields (:class:`rankcore.validation.ArgumentRefusal`), never its text: a
+    reworded library message keeps the option's name.
+    """
+    from ..validation import ArgumentRefusal
+
+    if not (isinstance(exc, ArgumentRefusal) and exc.parameter == "position"):
+        return None
+    return CommandError(f"--position {column}: {exc.detail}")

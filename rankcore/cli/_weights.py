@@ -75,20 +75,21 @@ def weight_facts(weight: np.ndarray, column: str) -> str:
 
 
 def weight_error(exc: Exception, column: str) -> CommandError | None:
-    """The library's errors that the weights caused, as one naming ``--weight`` (None: another error).
+    """The library's refusals of the weights, as one naming ``--weight`` (None: another error).
 
-    ``sample_weight: ...`` (an objective that takes no weights, weights that
-    leave nothing) and an objective's "positive total weight" (a class or
-    every query weighted 0).
+    A refusal of ``sample_weight`` (:class:`rankcore.validation.ArgumentRefusal`): of the weights themselves (an
+    objective that takes none...), or, reason ``"zero_total"``, of what they leave an objective (a class or every
+    query weighted 0).  Chosen by the fields, never the text: a reworded library message keeps the option's name.
     """
-    text = str(exc)
-    if text.startswith("sample_weight:"):
-        return CommandError(f"--weight {column}:{text[len('sample_weight:'):]}; choose another objective, or leave "
-                            f"out --weight and pass --drop {column}")
-    if "positive total weight" in text:
+    from ..validation import ArgumentRefusal
+
+    if not (isinstance(exc, ArgumentRefusal) and exc.parameter == "sample_weight"):
+        return None
+    if exc.reason == "zero_total":
         return CommandError(f"--weight {column}: the weights of the training rows leave the fit nothing to learn "
-                            f"from ({text})")
-    return None
+                            f"from ({exc})")
+    return CommandError(f"--weight {column}: {exc.detail}; choose another objective, or leave out --weight and pass "
+                        f"--drop {column}")
 
 
 def check_training_weights(weight, column: str, where: str) -> None:

@@ -158,9 +158,7 @@ def _fit_error(exc: Exception, args, data, init_model, monitor_spec: str) -> Com
         return error
     if (advice := constraint_advice(exc, data.feature_names)) is not None:     # the learner's monotone, interactions
         return CommandError(f"{exc}; {advice}")
-    if data.position is None or not str(exc).startswith("position:"):
-        return None
-    return position_error(exc, data.position_name)
+    return None if data.position is None else position_error(exc, data.position_name)
 
 
 def training_facts(data, y) -> str:

@@ -58,6 +58,7 @@ import numpy as np
 from .._vector import dot as _dot
 from ..objectives import CheckedLine, LinePoint
 from ..push import ObjectiveState, check_sign_sums
+from ..validation import ArgumentRefusal
 
 __all__ = ["DaskBackend", "PairwiseDaskBackend", "make_backend", "backend_kind", "pairwise_trees_refusal"]
 
@@ -192,7 +193,7 @@ class DaskBackend(_ShardCaller):
     def __init__(self, shards, problem, layout, *, fast: bool, addresses=None, effects=None):
         super().__init__(shards)
         if effects is not None and fast:
-            raise ValueError("position: the fast path has no position effects")
+            raise ArgumentRefusal.said("position", "the fast path has no position effects")
         self.effects = effects
         self.addresses = list(addresses) if addresses is not None else None      # each shard's worker
         self.problem = problem

@@ -31,7 +31,7 @@ from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping,
                     plan_validation, read_eval_sets, refuse_click_model, refuse_positions_without_queries,
                     resolve_early_stopping, searches_from_start, warn_sparse_places)
 from ..spec import Kind, Parameter
-from ..validation import check_learner_matrix
+from ..validation import ArgumentRefusal, check_learner_matrix, said_again
 from ._client import ClientParameter
 from ._click_model import fit_click_model_on_dask
 from ._explain import DaskExplanations
@@ -372,7 +372,7 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
             probe = self._distributed_form(setup, eval_set, within_queries)
         except ValueError as exc:
             if setup.params.placement == "distributed":
-                raise ValueError(f"{exc} (placement='one_worker' fits it in memory on one worker)") from None
+                raise said_again(exc, f"{exc} (placement='one_worker' fits it in memory on one worker)") from None
             refusal = exc
         if positions and probe is not None:
             require_curvature(probe)      # the in-memory fit's error (an objective refused here gets it there)
@@ -451,7 +451,8 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
                 setup, probe = placed, block_problem(placed.objective, placed.task, True)
         objective, learner, task = setup.objective, setup.learner, setup.task
         if sample_weight is not None and not objective.supports_sample_weight:
-            raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
+            raise ArgumentRefusal.said("sample_weight",
+                                       f"the objective {objective.spec!r} does not support sample weights")
         # computed once for the passes below (summary, bin-edge sample, encoding), released once the shards
         # hold their blocks: only the session's chunk count outlives this method
         data = data.persisted_for_setup(client)
@@ -467,7 +468,8 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
             # the push objective's check reads class totals only: the compressed labels are exact for it
             objective.check_target(placeholder_labels(task), summary.class_weight[[0, 1]])
         elif not summary.weight > 0:
-            raise ValueError(f"sample_weight: the objective {objective.spec!r} needs a positive total weight")
+            raise ArgumentRefusal.said("sample_weight", f"the objective {objective.spec!r} needs a positive total "
+                                                        "weight")
 
         # "auto" above AUTO_MIN_ROWS rows: early stopping on eval_set, else on the in-memory fit's hold-out
         stopping, holdout = NO_STOPPING, None

@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._categories import refuse_inexact_ids, wide_integer_columns
-from ..validation import check_categorical_features
+from ..validation import ArgumentRefusal, check_categorical_features
 from ._categories import (check_frame_columns, coded_dask_frame, coded_local_frame, fitted_categories_of,
                           refuse_category_columns)
 from ._workers import worker_info
@@ -205,13 +205,13 @@ def _as_dask_vector(v: Any, chunks: tuple[int, ...], *, name: str):
         local = np.asarray(v)
         arr = da.from_array(local, chunks=(chunks,) if local.ndim == 1 and local.shape[0] == sum(chunks) else -1)
     if arr.ndim == 2 and arr.shape[1] == 1:
-        raise ValueError(f"{name}: expected a 1-D array, got a column of shape {arr.shape}; use .ravel()")
+        raise ArgumentRefusal.said(name, f"expected a 1-D array, got a column of shape {arr.shape}; use .ravel()")
     if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-D array, got shape {arr.shape}")
+        raise ArgumentRefusal.said(name, f"expected a 1-D array, got shape {arr.shape}")
     arr = _known_chunks(arr, name)
     n = sum(chunks)
     if arr.shape[0] != n:
-        raise ValueError(f"{name}: expected {n} entries (one per row of X), got {arr.shape[0]}")
+        raise ArgumentRefusal.said(name, f"expected {n} entries (one per row of X), got {arr.shape[0]}")
     if arr.chunks[0] != tuple(chunks):
         arr = arr.rechunk((tuple(chunks),))
     return arr

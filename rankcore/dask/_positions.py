@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..objectives import check_positions
+from ..validation import said_again
 from ._inputs import RowChunks, _as_dask_vector, gather_in_chunk_order
 
 __all__ = ["DaskPositions", "PlaceEffects", "position_vector", "survey_positions"]
@@ -57,7 +58,7 @@ def _chunk_places(i: int, offset: int, position) -> np.ndarray:
     try:
         ids, _ = check_positions(position, position.shape[0])
     except (TypeError, ValueError) as exc:
-        raise type(exc)(f"{exc} (chunk {i}, whose first row is row {offset} of X)") from None
+        raise said_again(exc, f"{exc} (chunk {i}, whose first row is row {offset} of X)") from None
     return ids
 
 

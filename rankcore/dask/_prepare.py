@@ -43,8 +43,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..learners import RowSource, sample_rows
-from ..validation import (_describe, check_bipartite_target, check_graded_labels, check_matrix, check_scores,
-                          ordered_labels)
+from ..validation import (ArgumentRefusal, _describe, check_bipartite_target, check_graded_labels, check_matrix,
+                          check_scores, ordered_labels)
 from ._order import RankSearch, float_keys, interval_counts
 
 __all__ = ["DataSummary", "summarize", "DaskRows", "stump_edges", "check_chunk"]
@@ -70,7 +70,8 @@ def check_chunk(i: int, X, y, w, *, task: str | None):
     if w is not None:
         w = check_scores(w, name=f"sample_weight (chunk {i})", allow_empty=True)
         if (w < 0).any():
-            raise ValueError(f"sample_weight (chunk {i}): expected non-negative weights, got {_describe(w[w < 0])}")
+            raise ArgumentRefusal.said(f"sample_weight (chunk {i})",
+                                       f"expected non-negative weights, got {_describe(w[w < 0])}")
     if y is not None:
         y = np.asarray(y)
         if y.ndim != 1:
@@ -178,11 +179,11 @@ def summarize(client, data, *, task: str | None, sample: tuple | None = None) ->
     lows = [p["lows"] for p in parts if p["lows"] is not None]
     highs = [p["highs"] for p in parts if p["highs"] is not None]
     if not lows:
-        raise ValueError("sample_weight: expected a positive total weight, got all zeros")
+        raise ArgumentRefusal.said("sample_weight", "expected a positive total weight, got all zeros")
     dtype = np.float32 if all(p["dtype"] == np.dtype(np.float32).str for p in parts) else np.float64
     weight = float(sum(p["weight"] for p in parts))
     if data.weight is not None and not weight > 0:
-        raise ValueError("sample_weight: expected a positive total weight, got all zeros")
+        raise ArgumentRefusal.said("sample_weight", "expected a positive total weight, got all zeros")
     classes = class_weight = None
     if task == "bipartite" and data.y is not None:
         union = np.concatenate([p["labels"] for p in parts])

@@ -28,6 +28,8 @@ from typing import Any
 
 from ._adapter import MetricAdapter, ObjectiveAdapter
 
+from ..validation import ArgumentRefusal
+
 __all__ = ["LightGBMObjective", "LightGBMMetric", "lightgbm_objective", "lightgbm_metric"]
 
 
@@ -52,9 +54,10 @@ class LightGBMObjective(ObjectiveAdapter):
             position = getattr(second, "get_position", lambda: None)()
             if position is not None:
                 # LightGBM's own lambdarank learns from them; a custom objective never sees them, silently
-                raise ValueError(f"position: objective {self.spec!r} through rankcore.gbdt does not learn position "
-                                 "effects, and the Dataset has positions; fit rankcore.boost(learner='trees', "
-                                 f"objective={self.spec!r}).fit(X, y, qid=..., position=...) instead, or drop them")
+                raise ArgumentRefusal.said(
+                    "position", f"objective {self.spec!r} through rankcore.gbdt does not learn position effects, "
+                    "and the Dataset has positions; fit rankcore.boost(learner='trees', "
+                    f"objective={self.spec!r}).fit(X, y, qid=..., position=...) instead, or drop them")
             return self.gradient_hessian(second.get_label(), first, second.get_weight(), second.get_group())
         return self.gradient_hessian(first, second, weight, group)   # scikit-learn: (y_true, y_pred, weight, group)
 

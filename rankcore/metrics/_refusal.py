@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._argument_refusal import ArgumentRefusal
+
 __all__ = ["MetricRefusal", "REASONS", "k_beyond", "one_class"]
 
 #: The kinds of refusal: a count k beyond every query (``k_beyond``) or beyond the rows (``k_rows``), no query
@@ -107,13 +109,21 @@ class MetricRefusal(ValueError):
         """A label check's ValueError (:mod:`rankcore.validation`, called with ``name=labels``) as the refusal of
         the metric ``spec``; a refusal already is one.
 
-        Every check of :mod:`rankcore.validation` starts its message with the
-        name it is given (``"eval_set y: expected binary labels ..."``): the
-        detail is what follows it.
+        A check of :mod:`rankcore.validation` refuses with an
+        :class:`~rankcore.validation.ArgumentRefusal` whose ``parameter`` is
+        the name it is given and ``detail`` what it says of it
+        (``"eval_set y: expected binary labels ..."``): those fields are read.
+        Another ValueError (a plugin's own check) is read by its text, as one
+        that starts with the name when it does.
         """
         if isinstance(exc, cls):
             return exc
         text = str(exc)
+        if isinstance(exc, ArgumentRefusal):
+            # said of these labels, and first (a layer above may have said more before it: then it is all detail)
+            named = exc.parameter == labels and text == f"{labels}: {exc.detail}"
+            return cls(text, spec=spec, reason="labels", detail=exc.detail if named else text,
+                       labels=labels if named else None)
         named = text.startswith(f"{labels}: ")
         return cls(text, spec=spec, reason="labels", detail=text[len(labels) + 2:] if named else text,
                    labels=labels if named else None)

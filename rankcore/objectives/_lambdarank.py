@@ -49,7 +49,7 @@ import numpy as np
 
 from ..metrics import GAIN, Queries, gain_table, outside_table
 from ..spec import Parameter, SpecError
-from ..validation import check_flag
+from ..validation import ArgumentRefusal, check_flag
 from . import _lambdarank_kernels
 from ._valueless import BoundValuelessObjective, ValuelessQueryObjective, checked_vector
 
@@ -230,7 +230,7 @@ class PreparedLambdaRank:
         if sample_weight is not None:
             w = np.asarray(sample_weight, dtype=np.float64)
             if w.shape != (n,) or not np.all(np.isfinite(w) & (w >= 0)):
-                raise ValueError(f"sample_weight: expected {n} finite weights >= 0")
+                raise ArgumentRefusal.said("sample_weight", f"expected {n} finite weights >= 0")
             grad *= w
             hess *= w
         return grad, hess

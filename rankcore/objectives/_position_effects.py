@@ -42,6 +42,7 @@ import numbers
 import numpy as np
 
 from ._base import BoundObjective
+from ..validation import ArgumentRefusal
 
 __all__ = ["PositionEffects", "check_positions", "effects_step", "place_sums", "require_curvature"]
 
@@ -63,36 +64,37 @@ def check_positions(position, n: int, *, name: str = "position") -> tuple[np.nda
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name}: expected an array-like of integer display positions; {exc}") from None
     if arr.ndim != 1:
-        raise ValueError(f"{name}: expected one display position per row (a 1-D array), got shape {arr.shape}")
+        raise ArgumentRefusal.said(name,
+                                   f"expected one display position per row (a 1-D array), got shape {arr.shape}")
     if arr.shape[0] != n:
-        raise ValueError(f"{name}: expected one display position per row ({n} rows), got {arr.shape[0]}")
+        raise ArgumentRefusal.said(name, f"expected one display position per row ({n} rows), got {arr.shape[0]}")
     if arr.dtype == object:
         for row, v in enumerate(arr.tolist()):
             if v is None or type(v).__name__ == "NAType" or (isinstance(v, float) and v != v):
-                raise ValueError(f"{name}: row {row} has no display position ({v}); every row needs one")
+                raise ArgumentRefusal.said(name, f"row {row} has no display position ({v}); every row needs one")
             if isinstance(v, bool) or not isinstance(v, numbers.Integral):
                 raise TypeError(f"{name}: expected integer display positions, row {row} has {v!r}")
         try:
             arr = np.array([int(v) for v in arr.tolist()], dtype=np.int64)
         except OverflowError:
-            raise ValueError(f"{name}: display positions must fit in 64 bits") from None
+            raise ArgumentRefusal.said(name, "display positions must fit in 64 bits") from None
     elif arr.dtype.kind == "f":
         if not np.isfinite(arr).all():
             row = int(np.flatnonzero(~np.isfinite(arr))[0])
-            raise ValueError(f"{name}: row {row} has no display position ({arr[row]}); every row needs one")
+            raise ArgumentRefusal.said(name, f"row {row} has no display position ({arr[row]}); every row needs one")
         if not np.array_equal(arr, np.round(arr)):
             row = int(np.flatnonzero(arr != np.round(arr))[0])
-            raise ValueError(f"{name}: expected integer display positions, row {row} has {arr[row]}")
+            raise ArgumentRefusal.said(name, f"expected integer display positions, row {row} has {arr[row]}")
         if arr.size and float(np.abs(arr).max()) >= 2.0 ** 63:
-            raise ValueError(f"{name}: display positions must fit in 64 bits")
+            raise ArgumentRefusal.said(name, "display positions must fit in 64 bits")
         arr = arr.astype(np.int64)
     elif arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
         raise TypeError(f"{name}: expected integer display positions, got an array of {arr.dtype}")
     elif arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
-        raise ValueError(f"{name}: display positions must fit in 64 bits")
+        raise ArgumentRefusal.said(name, "display positions must fit in 64 bits")
     if arr.size and int(arr.min()) < 0:
         row = int(np.argmin(arr))
-        raise ValueError(f"{name}: display positions are integers >= 0, row {row} has {int(arr[row])}")
+        raise ArgumentRefusal.said(name, f"display positions are integers >= 0, row {row} has {int(arr[row])}")
     ids, codes = np.unique(arr, return_inverse=True)
     return ids.astype(np.int64), codes.astype(np.intp).reshape(-1)
 
@@ -100,9 +102,9 @@ def check_positions(position, n: int, *, name: str = "position") -> tuple[np.nda
 def require_curvature(bound) -> None:
     """Raise the ValueError of ``position`` for a bound objective without a curvature (``has_hessian``)."""
     if not bound.has_hessian:
-        raise ValueError(f"position: the objective {bound.objective.spec!r} has no curvature, which the "
-                         "position effects' Newton steps need; use a per-query objective with one (the "
-                         "default, lambdarank, yetirank, xendcg)")
+        raise ArgumentRefusal.said(
+            "position", f"the objective {bound.objective.spec!r} has no curvature, which the position effects' "
+            "Newton steps need; use a per-query objective with one (the default, lambdarank, yetirank, xendcg)")
 
 
 def effects_step(effects: np.ndarray, G: np.ndarray, H: np.ndarray, *, l2: float, rate: float) -> np.ndarray | None:

@@ -50,6 +50,7 @@ from scipy.special import logsumexp
 
 from .._vector import dot as _dot
 from ..spec import Component, Parameter, SpecError
+from ..validation import ArgumentRefusal
 from ._base import BoundObjective, LinePoint, Objective, clip_hessian
 
 __all__ = ["PushObjective", "BoundPairwisePush"]
@@ -170,10 +171,11 @@ class PushObjective(Objective):
         neg = float(w[y == 0].sum())
         if not (pos > 0 and neg > 0):
             missing = "positive" if not pos > 0 else "negative"
-            raise ValueError(
-                f"objective {self.spec!r}: needs positive total weight in both classes, "
-                f"got zero total {missing} weight"
-            )
+            # said of the objective first; the weights are the argument refused (what the command line's --weight
+            # reads)
+            detail = f"needs positive total weight in both classes, got zero total {missing} weight"
+            raise ArgumentRefusal(f"objective {self.spec!r}: {detail}", parameter="sample_weight", detail=detail,
+                                  reason="zero_total")
 
     def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
         """The push on one list (0/1 labels), or within each query over relevance grades (``queries``)."""

@@ -59,7 +59,7 @@ import numpy as np
 
 from .._vector import dot as _dot
 from ..metrics import Queries
-from ..validation import check_flag
+from ..validation import ArgumentRefusal, check_flag
 from ._base import BoundObjective, LinePoint, clip_hessian
 from . import _query_pairs
 from ._query_kernels import LinearStatus, exp_linear_push, running_lse
@@ -242,11 +242,11 @@ def _check_weight(sample_weight, n_rows: int) -> np.ndarray:
         return np.ones(n_rows)
     w = np.asarray(sample_weight, dtype=np.float64)
     if w.shape != (n_rows,):
-        raise ValueError(f"sample_weight: expected one weight per row ({n_rows}), got shape {w.shape}")
+        raise ArgumentRefusal.said("sample_weight", f"expected one weight per row ({n_rows}), got shape {w.shape}")
     bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
     if bad.size:
-        raise ValueError(f"sample_weight: weights must be finite and >= 0, got {float(w[bad[0]])!r} "
-                         f"at row {int(bad[0])}")
+        raise ArgumentRefusal.said("sample_weight", f"weights must be finite and >= 0, got {float(w[bad[0]])!r} "
+                                                    f"at row {int(bad[0])}")
     return w
 
 

@@ -60,6 +60,7 @@ import numpy as np
 
 from ..metrics import Queries
 from ..spec import Parameter
+from ..validation import ArgumentRefusal
 from ._valueless import BoundValuelessObjective, RandomizedQueryObjective, checked_vector
 from ._xendcg_kernels import xendcg_gradient
 from ._yetirank import _MASK64, _mix, _stream_key, grouping
@@ -167,7 +168,7 @@ class PreparedXENDCG:
         if sample_weight is not None:
             w = np.asarray(sample_weight, dtype=np.float64)
             if w.shape != (self.n,) or not np.all(np.isfinite(w) & (w >= 0)):
-                raise ValueError(f"sample_weight: expected {self.n} finite weights >= 0")
+                raise ArgumentRefusal.said("sample_weight", f"expected {self.n} finite weights >= 0")
             grad *= w
             hess *= w
         return grad, hess

@@ -44,7 +44,7 @@ import numpy as np
 
 from ..metrics import Queries
 from ..spec import Parameter
-from ..validation import check_flag
+from ..validation import ArgumentRefusal, check_flag
 from ._valueless import BoundValuelessObjective, RandomizedQueryObjective, checked_rows
 from ._yetirank_kernels import yetirank_gradient
 
@@ -184,7 +184,7 @@ class YetiRank:
         if sample_weight is not None:
             w = np.asarray(sample_weight, dtype=np.float64)
             if w.shape != (n,) or not np.all(np.isfinite(w) & (w >= 0)):
-                raise ValueError(f"sample_weight: expected {n} finite weights >= 0")
+                raise ArgumentRefusal.said("sample_weight", f"expected {n} finite weights >= 0")
             grad *= w
             hess *= w
         return grad, hess

@@ -27,7 +27,7 @@ from .._threadsafe import fits_on_a_copy
 from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, resolve_parameter
 from ..spec import ParameterError
 from .._categories import FittedOnNumbers, category_columns, refuse_inexact_ids
-from ..validation import (check_bipartite_target, check_categorical_features,
+from ..validation import (ArgumentRefusal, check_bipartite_target, check_categorical_features,
                           check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
 from ._backend import InMemoryBackend
@@ -424,7 +424,8 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         params, objective, learner = setup.params, setup.objective, setup.learner
         w = row_weights(sample_weight, n, queries)
         if w is not None and not objective.supports_sample_weight:
-            raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
+            raise ArgumentRefusal.said("sample_weight",
+                                       f"the objective {objective.spec!r} does not support sample weights")
         w = w if rows is None else rows.take(w)
         if params.thresholds is not None and not learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")

@@ -22,7 +22,7 @@ from .._caller import outside_stacklevel
 from .._numbers import missing_labels
 from ..metrics import Queries, check_qid, check_queries
 from ..objectives import check_positions
-from ..validation import check_sample_weight
+from ..validation import ArgumentRefusal, check_sample_weight, said_again
 
 __all__ = ["QueryRows", "QueryPositions", "query_positions", "refuse_positions_without_queries", "warn_sparse_places",
            "query_rows", "check_grades", "check_query_labels", "check_rows", "row_weights",
@@ -116,8 +116,8 @@ def query_positions(position, rows: QueryRows | None, n: int) -> QueryPositions 
 
 def refuse_positions_without_queries() -> None:
     """The ValueError of ``position`` given without ``qid`` (or ``group``)."""
-    raise ValueError("position: display positions are places within each query's list; pass qid (or group) "
-                     "with them")
+    raise ArgumentRefusal.said("position", "display positions are places within each query's list; pass qid (or "
+                                           "group) with them")
 
 
 def warn_sparse_places(n_places: int, n: int) -> None:
@@ -213,11 +213,12 @@ def row_weights(sample_weight, n: int, queries: Queries | None) -> np.ndarray | 
         return check_sample_weight(sample_weight, n)
     except ValueError:
         if queries is not None and np.asarray(sample_weight).shape == (queries.n_queries,):
-            raise ValueError(f"sample_weight: expected {n} weights, one per row, got {queries.n_queries}, one per "
-                             "query (as XGBoost's ranking weights); repeat each query's weight over its rows, e.g. "
-                             "w[np.unique(qid, return_inverse=True)[1]] for w in the order of np.unique(qid) "
-                             "(np.repeat(w, group) for group sizes); the push weighs a pair by the product of its "
-                             "rows' weights (docs: ranking within queries, Weights)") from None
+            raise ArgumentRefusal.said(
+                "sample_weight", f"expected {n} weights, one per row, got {queries.n_queries}, one per query (as "
+                "XGBoost's ranking weights); repeat each query's weight over its rows, e.g. "
+                "w[np.unique(qid, return_inverse=True)[1]] for w in the order of np.unique(qid) "
+                "(np.repeat(w, group) for group sizes); the push weighs a pair by the product of its rows' weights "
+                "(docs: ranking within queries, Weights)") from None
         raise
 
 
@@ -266,5 +267,6 @@ def check_training_part(objective, y, w, queries, what: str) -> None:
     try:
         check_rows(objective, y, w, queries)
     except ValueError as exc:
-        raise ValueError(f"early_stopping: {what}: {exc}; the split draws rows without regard to sample_weight: "
-                         "pass eval_set=, or early_stopping=False") from None
+        # an ArgumentRefusal (weights that leave a class nothing) stays one: the command line's --weight reads it
+        raise said_again(exc, f"early_stopping: {what}: {exc}; the split draws rows without regard to "
+                         "sample_weight: pass eval_set=, or early_stopping=False") from None

@@ -50,6 +50,7 @@ import numpy as np
 from .._vector import dot as _dot
 from ..objectives import (BoundObjective, BoundSeparable, LinePoint, Objective, QueryRMSETerm, RowBlock,
                           clip_hessian)
+from ..validation import ArgumentRefusal
 
 __all__ = ["MagnitudePreservingSquared"]
 
@@ -182,8 +183,10 @@ class _BoundQueryMPSquared(BoundObjective):
         w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         total = float(w.sum())
         if not total > 0:      # all the training rows' weights zero: what an early-stopping hold-out can leave
-            raise ValueError(f"objective {objective.spec!r}: needs positive total weight, got zero total weight "
-                             f"over the {y.shape[0]} training rows (sample_weight)")
+            detail = (f"needs positive total weight, got zero total weight over the {y.shape[0]} training rows "
+                      "(sample_weight)")
+            raise ArgumentRefusal(f"objective {objective.spec!r}: {detail}", parameter="sample_weight", detail=detail,
+                                  reason="zero_total")
         self._scale = 4.0 / total
         # a query of zero weight has no pairs: the term gives its rows 0
         self._term = QueryRMSETerm(self.y, queries, w)

@@ -1,0 +1,105 @@
+"""``ArgumentRefusal``: a check's refusal of one argument, with the argument's name and the refusal as fields.
+
+The checks of :mod:`rankcore.validation` and the fits' checks of
+``position`` and ``sample_weight`` start their message with the argument's
+name (``"sample_weight: expected non-negative weights, got [-1.]"``).  A
+caller that says the refusal again in its own words (the command line's
+``--weight FILE: ...``, a metric's refusal of the labels it is given) reads
+``parameter`` and ``detail``, never the text: a reworded message cannot
+silently stop its rephrasing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["ArgumentRefusal", "REASONS", "said_again"]
+
+#: Why an argument is refused: its values (``"value"``: a wrong length, a negative weight, a missing position...)
+#: or, for weights, what they leave an objective (``"zero_total"``: a class or every query of total weight 0).
+REASONS = ("value", "zero_total")
+
+_FIELDS = ("parameter", "detail", "reason")
+
+
+class ArgumentRefusal(ValueError):
+    """A check refuses the argument ``parameter`` (a ``ValueError``).
+
+    Catch it as a ``ValueError`` (as before) or by this class to read the
+    fields::
+
+        try:
+            model.fit(X, y, qid=qid, sample_weight=w)
+        except rankcore.ArgumentRefusal as exc:
+            if exc.parameter == "sample_weight":
+                ...             # exc.detail: what was wrong with the weights
+
+    Parameters
+    ----------
+    message : str
+        The whole message; it ends with ``detail``.  A check says it as
+        ``f"{parameter}: {detail}"`` (:meth:`said`); an objective that
+        names itself first (``"objective 'push': needs positive total
+        weight ..."``) says the argument in the detail.
+    parameter : str
+        The argument refused, as the check names it at the start of its
+        message: ``"position"``, ``"sample_weight"``, ``"eval_set y"``,
+        ``"sample_weight (chunk 2)"``.  A layer above that says the refusal
+        again with more words before it (``"early_stopping: the training
+        part: sample_weight: ..."``) keeps it (:func:`said_again`).
+    detail : str, optional
+        The refusal without the names before it.  Default: the message.
+    reason : str, default "value"
+        One of :data:`REASONS`.
+    """
+
+    def __init__(self, message: str, *, parameter: str, detail: str | None = None, reason: str = "value") -> None:
+        super().__init__(message)
+        detail = message if detail is None else detail
+        # the rules a caller relies on instead of reading the text: a wrong raise fails here, at once
+        if not isinstance(parameter, str) or not parameter:
+            raise TypeError(f"ArgumentRefusal: parameter must be a non-empty str, got {parameter!r}")
+        if reason not in REASONS:
+            raise TypeError(f"ArgumentRefusal: reason must be one of {REASONS}, got {reason!r}")
+        if not isinstance(message, str) or not message.endswith(detail):
+            raise TypeError(f"ArgumentRefusal: the message {message!r} must end with detail {detail!r}")
+        self.parameter, self.detail, self.reason = parameter, detail, reason
+
+    def __reduce__(self) -> tuple:
+        # the fields rebuild it (BaseException's reduce would call __init__ with the message alone); the rest of the
+        # instance's dict (``add_note``'s ``__notes__``, attributes a caller set) is restored as BaseException's is
+        state = {k: v for k, v in self.__dict__.items() if k not in _FIELDS}
+        return (_rebuild, (type(self), str(self), self.parameter, self.detail, self.reason), state or None)
+
+    @classmethod
+    def said(cls, parameter: str, detail: str, reason: str = "value") -> "ArgumentRefusal":
+        """The refusal as a check says it: ``"{parameter}: {detail}"``."""
+        return cls(f"{parameter}: {detail}", parameter=parameter, detail=detail, reason=reason)
+
+    def with_context(self, message: str, **changes: Any) -> "ArgumentRefusal":
+        """The same refusal said as ``message`` (which ends with its detail) by a layer above, with ``changes``.
+
+        Raise it ``from`` the original when the chain helps.
+        """
+        return type(self)(message, **{**{name: getattr(self, name) for name in _FIELDS}, **changes})
+
+
+def said_again(exc: BaseException, message: str, **changes: Any) -> BaseException:
+    """``exc`` said as ``message`` by a layer above, which adds words before or after the words of ``exc``.
+
+    An :class:`ArgumentRefusal` stays one, with its fields and ``changes``
+    (its detail runs from where ``message`` says it to the end, taking in
+    words added after it); another exception is ``type(exc)(message)``.
+    Raise the result ``from None`` or ``from exc`` as the site did.
+    """
+    if not isinstance(exc, ArgumentRefusal):
+        return type(exc)(message)
+    at = message.rfind(exc.detail)
+    detail = message[at:] if at >= 0 else message
+    return exc.with_context(message, **{"detail": detail, **changes})
+
+
+def _rebuild(cls: Any, message: str, parameter: str, detail: str, reason: str) -> ArgumentRefusal:
+    if not message.endswith(detail):        # the message was reworded after it was raised: it is the detail now
+        detail = message
+    return cls(message, parameter=parameter, detail=detail, reason=reason)
