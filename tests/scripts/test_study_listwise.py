@@ -7,20 +7,11 @@ import numpy as np
 import pytest
 
 from _checkout_scripts import ROOT, script_module_fixture
+from _study_query_data import interleaved_queries as _data
 
 sys.path.insert(0, str(ROOT / "benchmarks"))        # the study imports the benchmarks' helpers
 
 study = script_module_fixture("studies/query_defaults_study.py", "rankcore_query_defaults_study_listwise")
-
-
-def _data(seed=0, n=40):
-    rng = np.random.default_rng(seed)
-    codes = rng.integers(0, 5, n)                    # interleaved queries
-    y = rng.integers(0, 3, n).astype(float)          # ties in grade
-    y[codes == 2] = 1.0                              # a query of one grade
-    scores = rng.normal(size=n)
-    scores[:4] = 0.5                                 # ties in score
-    return scores, y, codes
 
 
 def listmle_loss(scores, y, codes, draws):
