@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ArgumentRefusal", "REASONS", "said_again"]
+__all__ = ["ArgumentRefusal", "REASONS", "said_again", "shown_type"]
 
 #: Why an argument is refused: its values (``"value"``: a wrong length, a negative weight, a missing position...)
 #: or, for weights, what they leave an objective (``"zero_total"``: a class or every query of total weight 0).
@@ -53,6 +53,9 @@ class ArgumentRefusal(ValueError):
         One of :data:`REASONS`.
     """
 
+    #: How a message that names the class says it (``shown_type``): the ValueError it was before it had fields
+    shown_as = "ValueError"
+
     def __init__(self, message: str, *, parameter: str, detail: str | None = None, reason: str = "value") -> None:
         super().__init__(message)
         detail = message if detail is None else detail
@@ -84,19 +87,48 @@ class ArgumentRefusal(ValueError):
         return type(self)(message, **{**{name: getattr(self, name) for name in _FIELDS}, **changes})
 
 
-def said_again(exc: BaseException, message: str, **changes: Any) -> BaseException:
+def said_again(exc: BaseException, message: str, *, plain: type | None = None, **changes: Any) -> BaseException:
     """``exc`` said as ``message`` by a layer above, which adds words before or after the words of ``exc``.
 
     An :class:`ArgumentRefusal` stays one, with its fields and ``changes``
     (its detail runs from where ``message`` says it to the end, taking in
-    words added after it); another exception is ``type(exc)(message)``.
-    Raise the result ``from None`` or ``from exc`` as the site did.
+    words added after it); another exception is ``plain(message)``, by
+    default ``type(exc)(message)``.  A class that cannot be made from a
+    message alone (a plugin's error with fields of its own) is said as the
+    built-in ``ValueError`` or ``TypeError`` it is: the user's error, never
+    a ``TypeError`` of the constructor's.  Raise the result ``from None`` or
+    ``from exc`` as the site did.
     """
     if not isinstance(exc, ArgumentRefusal):
-        return type(exc)(message)
+        try:
+            return (type(exc) if plain is None else plain)(message)
+        except Exception:       # a constructor that needs more than the message
+            return (ValueError if isinstance(exc, ValueError) else TypeError if isinstance(exc, TypeError)
+                    else Exception)(message)
+    return exc.with_context(message, **{"detail": _detail_in(exc, message), **changes})
+
+
+def shown_type(exc: BaseException) -> str:
+    """The kind of ``exc`` as a message that names it says it (``"fold 1: ValueError: ..."``).
+
+    A refusal with fields (:class:`ArgumentRefusal`, ``MetricRefusal``,
+    ``ConstraintRefusal``, ``InitModelColumns``: each declares ``shown_as``)
+    is the ``ValueError`` its check raised before it had fields: a
+    leaderboard, a format error or a worker's report that names the class
+    keeps its words.
+    """
+    return getattr(type(exc), "shown_as", None) or type(exc).__name__
+
+
+def _detail_in(exc: ArgumentRefusal, message: str) -> str:
+    # where the layer above says the whole of ``exc`` its detail ends that; words it adds after may repeat the
+    # detail's words (a short detail), so the detail is not searched for on its own unless the message was reworded
+    said = str(exc)
+    at = message.find(said) if said.endswith(exc.detail) else -1
+    if at >= 0:
+        return message[at + len(said) - len(exc.detail):]
     at = message.rfind(exc.detail)
-    detail = message[at:] if at >= 0 else message
-    return exc.with_context(message, **{"detail": detail, **changes})
+    return message[at:] if at >= 0 else message
 
 
 def _rebuild(cls: Any, message: str, parameter: str, detail: str, reason: str) -> ArgumentRefusal:

@@ -54,6 +54,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from ._argument_refusal import shown_type
 from .spec import legacy_numbers
 
 __all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "model_to_dict", "model_from_dict",
@@ -354,7 +355,7 @@ def _restored_as_read(cls: type, data: dict, source: str) -> Any:
         raise
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
         # a check the estimator does not make explicitly still refuses the file, as a format error
-        raise ModelFormatError(f"{source}: invalid fitted state: {type(exc).__name__}: {exc}") from None
+        raise ModelFormatError(f"{source}: invalid fitted state: {shown_type(exc)}: {exc}") from None
     return estimator
 
 

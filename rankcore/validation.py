@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import _cpus, _openmp
-from ._argument_refusal import ArgumentRefusal, said_again
+from ._argument_refusal import ArgumentRefusal, said_again, shown_type
 from ._categories import check_numeric_categories, encode_categories
 from ._numbers import as_numeric_array, missing_labels
 from ._sparse_checks import check_sparse_structure
@@ -30,6 +30,7 @@ from .spec import reading_model_file
 __all__ = [
     "ArgumentRefusal",
     "said_again",
+    "shown_type",
     "is_list_of_eval_sets",
     "check_interaction_size",
     "INTERACTION_MAX_BYTES",

@@ -27,7 +27,7 @@ from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
 from ..metrics import Queries, check_queries
 from ..push import check_init_score, row_weights
 from ..validation import (check_bipartite_target, check_matrix, check_same_length, effective_n_threads, int_seed,
-                          reject_1d)
+                          reject_1d, shown_type)
 from ._bag import FoldBag, standardization
 from ._candidate import (NO_SAMPLE_WEIGHT, Candidate, build_estimator, candidate_scores, fit_estimator,
                          registered_candidates, warnings_named_by)
@@ -665,7 +665,7 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
                 except Warning:         # the caller's filter made a warning an error: theirs, not a failed refit
                     raise
                 except Exception as exc:  # noqa: BLE001 - recorded; the next choice is refitted
-                    failures[c] = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+                    failures[c] = " ".join(f"{shown_type(exc)}: {exc}".split())[:300]
                     break
             if len(fitted) == len(members):
                 return members, fitted, failures

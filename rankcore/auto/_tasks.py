@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..validation import shown_type
 from ._candidate import Candidate, CandidateContext, build_estimator, fit_estimator
 
 __all__ = ["Task", "TaskResult", "run_task", "fold_seed", "REFIT_FOLD"]
@@ -138,7 +139,7 @@ def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.nda
         except Exception as exc:  # noqa: BLE001 - a failing candidate is recorded and the search goes on
             if not fit_time:
                 fit_time = time.perf_counter() - start
-            return TaskResult(task.candidate, task.fold, None, fit_time, 0.0, _one_line(exc, type(exc).__name__))
+            return TaskResult(task.candidate, task.fold, None, fit_time, 0.0, _one_line(exc, shown_type(exc)))
 
 
 def _one_line(message, kind: str) -> str:

@@ -372,7 +372,9 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
             probe = self._distributed_form(setup, eval_set, within_queries)
         except ValueError as exc:
             if setup.params.placement == "distributed":
-                raise said_again(exc, f"{exc} (placement='one_worker' fits it in memory on one worker)") from None
+                # an ArgumentRefusal keeps its class and fields; another error is a ValueError, as it always was
+                raise said_again(exc, f"{exc} (placement='one_worker' fits it in memory on one worker)",
+                                 plain=ValueError) from None
             refusal = exc
         if positions and probe is not None:
             require_curvature(probe)      # the in-memory fit's error (an objective refused here gets it there)

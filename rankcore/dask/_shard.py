@@ -32,6 +32,7 @@ import numpy as np
 
 from ..objectives import BoundQueryBlocks, RowBlock
 from ..push import add_step, check_finite_gradient, sign_sums
+from ..validation import shown_type
 from ._malloc import keep_pages, release_pages
 from ._prepare import check_chunk
 from ._workers import worker_info
@@ -691,7 +692,7 @@ def _resolve_on_worker(specs):
         try:
             resolve(family, spec)
         except Exception as exc:             # any failure to resolve is reported, not raised, on a worker
-            problems[family] = f"{type(exc).__name__}: {exc}"
+            problems[family] = f"{shown_type(exc)}: {exc}"
     return problems
 
 

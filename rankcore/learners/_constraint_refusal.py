@@ -47,6 +47,9 @@ class ConstraintRefusal(ValueError):
         signs) or one X does not have (an index out of range).
     """
 
+    #: How a message that names the class says it (``shown_type``): the ValueError it was before it had fields
+    shown_as = "ValueError"
+
     def __init__(self, message: str, *, constraint: str, detail: str | None = None, columns: Any = ()) -> None:
         super().__init__(message)
         detail = message if detail is None else detail

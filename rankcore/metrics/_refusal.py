@@ -64,6 +64,9 @@ class MetricRefusal(ValueError):
         for the training rows or rows held out of them.
     """
 
+    #: How a message that names the class says it (``shown_type``): the ValueError it was before it had fields
+    shown_as = "ValueError"
+
     def __init__(self, message: str = "", *, spec: str = "", reason: str = "other", detail: str | None = None,
                  k: Any = None, longest: int | None = None, n_queries: int | None = None, labels: str | None = None,
                  parameter: str | None = None, eval_set: str | None = None) -> None:

@@ -19,6 +19,9 @@ class InitModelColumns(ValueError):
     ``str(exc)`` says the columns by index; :meth:`said` by any name.
     """
 
+    #: How a message that names the class says it (``shown_type``): the ValueError it was before it had fields
+    shown_as = "ValueError"
+
     def __init__(self, source: str, kind: str, *, columns: tuple = (), own_columns: tuple = (),
                  column: int | None = None, theirs: str = "", ours: str = "") -> None:
         if kind not in ("split", "categories"):

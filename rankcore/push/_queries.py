@@ -267,6 +267,7 @@ def check_training_part(objective, y, w, queries, what: str) -> None:
     try:
         check_rows(objective, y, w, queries)
     except ValueError as exc:
-        # an ArgumentRefusal (weights that leave a class nothing) stays one: the command line's --weight reads it
+        # an ArgumentRefusal (weights that leave a class nothing) stays one: the command line's --weight reads it;
+        # another error (a plugin objective's own class, which may need more than a message) is a ValueError
         raise said_again(exc, f"early_stopping: {what}: {exc}; the split draws rows without regard to "
-                         "sample_weight: pass eval_set=, or early_stopping=False") from None
+                         "sample_weight: pass eval_set=, or early_stopping=False", plain=ValueError) from None
