@@ -222,7 +222,11 @@ class ValidationSet:
         value = self._score_of(self.scores)
         self.curve.append(value)
         for name, score_of in self._metrics_of:
-            self.metric_curves[name].append(score_of(self.scores))
+            try:
+                self.metric_curves[name].append(score_of(self.scores))
+            except MetricRefusal as exc:        # a plugin's refusal of these scores, found as the fit goes on
+                raise eval_metric_refusal(exc, name, f"{self.label} y" if self.label else "y",
+                                          self.label or None) from None
         return value
 
 

@@ -184,7 +184,16 @@ class MetricScoring:
             s = scores if isinstance(scores, np.ndarray) else np.asarray(scores)
             if s.dtype != np.float64 or s.ndim != 1 or s.shape[0] != y_arr.shape[0] or not np.isfinite(s).all():
                 return float(metric(y, scores))
-            return float(metric.checked_value(metric.compute(y_arr, np.ascontiguousarray(s))))
+            try:
+                value = metric.compute(y_arr, np.ascontiguousarray(s))
+            except ValueError as exc:
+                # a plugin's compute refusing these scores or labels as the fit goes on (the labels were checked
+                # above): its refusal, of the labels ``name``, said as the parameter that named the metric -- as
+                # within queries, where the per-query scorer says it so
+                if self.default or self.parameter is None:
+                    raise MetricRefusal.of_metric(exc, metric.spec, name) from None
+                raise self._named(exc, name) from None
+            return float(metric.checked_value(value))
 
         return score
 

@@ -173,3 +173,51 @@ def test_auto_rankers_check_of_its_folds_keeps_the_refusal_and_names_the_metric_
     assert str(exc).startswith(f"metric '{metric}' cannot be computed on ") and str(exc).count(f"'{metric}'") == 1
     assert exc.detail.startswith(detail_start) and str(exc).endswith(exc.detail)
     assert (exc.spec, exc.reason) == (metric, reason)
+
+
+class SpreadRefusing(rankcore.Metric):
+    """A plugin metric whose ``compute`` / ``query_values`` refuse scores that are not all tied: its labels pass
+    the checks before iteration 1, and it refuses after the first tree."""
+
+    name = "test-spread-refusing"
+    requires_both_classes = False
+
+    def compute(self, y, scores):
+        if np.ptp(scores) > 0:
+            raise ValueError(f"metric {self.spec!r}: needs tied scores")
+        return 0.5
+
+    def query_values(self, y, scores, queries):
+        return np.full(queries.n_queries, self.compute(y, scores))
+
+
+SPREAD = "test-spread-refusing"
+
+
+@pytest.mark.parametrize("route, message, parameter, eval_set", [
+    (dict(scoring=SPREAD), f"scoring='{SPREAD}' on eval_set: needs tied scores", "scoring", "eval_set"),
+    (dict(scoring=SPREAD, qid=True), f"scoring='{SPREAD}' on eval_set: needs tied scores", "scoring", "eval_set"),
+    (dict(scoring=SPREAD, second=True), f"scoring='{SPREAD}' on eval_set[0]: needs tied scores", "scoring",
+     "eval_set[0]"),
+    (dict(eval_metric=[SPREAD]), f"eval_metric: the metric '{SPREAD}' cannot score eval_set y: needs tied scores",
+     "eval_metric", "eval_set"),
+    (dict(eval_metric=[SPREAD], qid=True),
+     f"eval_metric: the metric '{SPREAD}' cannot score eval_set y: needs tied scores", "eval_metric", "eval_set"),
+    (dict(eval_metric=[SPREAD], second=True),
+     f"eval_metric: the metric '{SPREAD}' cannot score eval_set[0] y: needs tied scores", "eval_metric",
+     "eval_set[0]"),
+])
+def test_a_plugin_metrics_refusal_during_the_iterations_is_said_as_before_them(route, message, parameter, eval_set):
+    """Before: one list's ``scoring`` and every ``eval_metric`` let the plugin's plain ValueError raised after a
+    tree (``metric 'x': needs tied scores``) reach the user in its own words, naming neither the parameter nor the
+    set, where its refusal before iteration 1 names both (of two sets, the first refuses first)."""
+    qid, second = route.pop("qid", False), route.pop("second", False)
+    sets = [(X, BINARY, QID) if qid else (X, BINARY)] * (2 if second else 1)
+    with components_registered("rankcore_register_metrics", [SpreadRefusing], "test-refusal-routes-spread"):
+        with pytest.raises(MetricRefusal) as caught:
+            rankcore.boost(n_iter=3, random_state=0, scoring=route.get("scoring")).fit(
+                X, BINARY, qid=QID if qid else None, eval_set=sets if second else sets[0],
+                eval_metric=route.get("eval_metric"))
+    exc = caught.value
+    assert str(exc) == message
+    assert (exc.spec, exc.parameter, exc.eval_set, exc.detail) == (SPREAD, parameter, eval_set, "needs tied scores")
