@@ -1,5 +1,5 @@
-"""Small per-query data with the cases a study term's gradient must handle: interleaved queries, ties in grade and
-in score, and a query of one grade (its pairs: none)."""
+"""The study terms' test helpers: small per-query data with the cases a term's gradient must handle (interleaved
+queries, ties in grade and in score, a query of one grade), and finite differences to check the gradient by."""
 
 import numpy as np
 
@@ -14,3 +14,16 @@ def interleaved_queries(seed=0, n=40):
     scores = rng.normal(size=n)
     scores[:4] = 0.5                                 # ties in score
     return scores, y, codes
+
+
+def finite_differences(loss, scores, eps=1e-5):
+    """(∂loss/∂f_i, ∂²loss/∂f_i²) of ``loss(scores)`` by central differences, one row at a time: the reference of
+    a study term's gradient and Hessian diagonal."""
+    grad, curv = np.empty_like(scores), np.empty_like(scores)
+    base = loss(scores)
+    for i in range(scores.size):
+        step = np.zeros_like(scores)
+        step[i] = eps
+        up, down = loss(scores + step), loss(scores - step)
+        grad[i], curv[i] = (up - down) / (2 * eps), (up - 2 * base + down) / eps ** 2
+    return grad, curv

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from _checkout_scripts import ROOT, script_module_fixture
+from _study_query_data import finite_differences as _numeric
 from _study_query_data import interleaved_queries as _data
 
 sys.path.insert(0, str(ROOT / "benchmarks"))        # the study imports the benchmarks' helpers
@@ -49,17 +50,6 @@ def lambdaloss_loss(scores, y, codes, draws, ranked_by, mu=10.0):
                     weight = (rho + mu * delta) * abs(gain[a] - gain[b])
                     total += weight * np.log1p(np.exp(-(scores[rows[a]] - scores[rows[b]])))
     return total
-
-
-def _numeric(loss, scores, eps=1e-5):
-    grad, curv = np.empty_like(scores), np.empty_like(scores)
-    base = loss(scores)
-    for i in range(scores.size):
-        step = np.zeros_like(scores)
-        step[i] = eps
-        up, down = loss(scores + step), loss(scores - step)
-        grad[i], curv[i] = (up - down) / (2 * eps), (up - 2 * base + down) / eps ** 2
-    return grad, curv
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from _checkout_scripts import ROOT, script_module_fixture
+from _study_query_data import finite_differences as _numeric
 from _study_query_data import interleaved_queries as _data
 
 sys.path.insert(0, str(ROOT / "benchmarks"))        # the study imports the benchmarks' helpers
@@ -23,17 +24,6 @@ def pairlogit_loss(scores, y, codes):
             if codes[a] == codes[b] and y[a] > y[b]:
                 total += np.log1p(np.exp(-(scores[a] - scores[b])))
     return total
-
-
-def _numeric(loss, scores, eps=1e-5):
-    grad, curv = np.empty_like(scores), np.empty_like(scores)
-    base = loss(scores)
-    for i in range(scores.size):
-        step = np.zeros_like(scores)
-        step[i] = eps
-        up, down = loss(scores + step), loss(scores - step)
-        grad[i], curv[i] = (up - down) / (2 * eps), (up - 2 * base + down) / eps ** 2
-    return grad, curv
 
 
 def _fit_data():
