@@ -56,23 +56,30 @@ class ArgumentRefusal(ValueError):
     #: How a message that names the class says it (``shown_type``): the ValueError it was before it had fields
     shown_as = "ValueError"
 
+    #: The constructor's keyword fields, which pickling, copying and :meth:`with_context` carry (a subclass that
+    #: takes others names them here)
+    fields = _FIELDS
+
     def __init__(self, message: str, *, parameter: str, detail: str | None = None, reason: str = "value") -> None:
         super().__init__(message)
         detail = message if detail is None else detail
         # the rules a caller relies on instead of reading the text: a wrong raise fails here, at once
         if not isinstance(parameter, str) or not parameter:
-            raise TypeError(f"ArgumentRefusal: parameter must be a non-empty str, got {parameter!r}")
+            raise TypeError(f"{type(self).__name__}: parameter must be a non-empty str, got {parameter!r}")
         if reason not in REASONS:
-            raise TypeError(f"ArgumentRefusal: reason must be one of {REASONS}, got {reason!r}")
+            raise TypeError(f"{type(self).__name__}: reason must be one of {REASONS}, got {reason!r}")
         if not isinstance(message, str) or not message.endswith(detail):
-            raise TypeError(f"ArgumentRefusal: the message {message!r} must end with detail {detail!r}")
+            raise TypeError(f"{type(self).__name__}: the message {message!r} must end with detail {detail!r}")
         self.parameter, self.detail, self.reason = parameter, detail, reason
 
     def __reduce__(self) -> tuple:
         # the fields rebuild it (BaseException's reduce would call __init__ with the message alone); the rest of the
         # instance's dict (``add_note``'s ``__notes__``, attributes a caller set) is restored as BaseException's is
-        state = {k: v for k, v in self.__dict__.items() if k not in _FIELDS}
-        return (_rebuild, (type(self), str(self), self.parameter, self.detail, self.reason), state or None)
+        state = {k: v for k, v in self.__dict__.items() if k not in self.fields + _FIELDS}
+        return (_rebuild, (type(self), str(self), self._field_values()), state or None)
+
+    def _field_values(self) -> dict:
+        return {name: getattr(self, name) for name in self.fields}
 
     @classmethod
     def said(cls, parameter: str, detail: str, reason: str = "value") -> "ArgumentRefusal":
@@ -84,7 +91,7 @@ class ArgumentRefusal(ValueError):
 
         Raise it ``from`` the original when the chain helps.
         """
-        return type(self)(message, **{**{name: getattr(self, name) for name in _FIELDS}, **changes})
+        return type(self)(message, **{**self._field_values(), **changes})
 
 
 def said_again(exc: BaseException, message: str, *, plain: type | None = None, **changes: Any) -> BaseException:
@@ -111,8 +118,9 @@ def said_again(exc: BaseException, message: str, *, plain: type | None = None, *
 def shown_type(exc: BaseException) -> str:
     """The kind of ``exc`` as a message that names it says it (``"fold 1: ValueError: ..."``).
 
-    A refusal with fields (:class:`ArgumentRefusal`, ``MetricRefusal``,
-    ``ConstraintRefusal``, ``InitModelColumns``: each declares ``shown_as``)
+    A refusal with fields (:class:`ArgumentRefusal` and its subclass
+    ``ConstraintRefusal``, ``MetricRefusal``, ``InitModelColumns``: each
+    declares ``shown_as``)
     is the ``ValueError`` its check raised before it had fields: a
     leaderboard, a format error or a worker's report that names the class
     keeps its words.
@@ -123,15 +131,16 @@ def shown_type(exc: BaseException) -> str:
 def _detail_in(exc: ArgumentRefusal, message: str) -> str:
     # where the layer above says the whole of ``exc`` its detail ends that; words it adds after may repeat the
     # detail's words (a short detail), so the detail is not searched for on its own unless the message was reworded
+    # (a message reworded after the raise, said whole, is its own detail there, as when unpickled)
     said = str(exc)
-    at = message.find(said) if said.endswith(exc.detail) else -1
+    at = message.find(said)
     if at >= 0:
-        return message[at + len(said) - len(exc.detail):]
+        return message[at + len(said) - len(exc.detail):] if said.endswith(exc.detail) else message[at:]
     at = message.rfind(exc.detail)
     return message[at:] if at >= 0 else message
 
 
-def _rebuild(cls: Any, message: str, parameter: str, detail: str, reason: str) -> ArgumentRefusal:
-    if not message.endswith(detail):        # the message was reworded after it was raised: it is the detail now
-        detail = message
-    return cls(message, parameter=parameter, detail=detail, reason=reason)
+def _rebuild(cls: Any, message: str, fields: dict) -> ArgumentRefusal:
+    if not message.endswith(fields["detail"]):     # the message was reworded after it was raised: it is the detail
+        fields = {**fields, "detail": message}
+    return cls(message, **fields)

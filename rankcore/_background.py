@@ -47,8 +47,8 @@ def check_background(check: Callable[[Any], np.ndarray], background) -> np.ndarr
         message = str(exc).strip()
         named = re.sub(r"^X\b", "background", message)
         # an ArgumentRefusal of X (rankcore.validation's checks) is one of background here
-        raise said_again(exc, named if named != message else f"background: {message}",
-                         **({"parameter": "background"} if isinstance(exc, ArgumentRefusal) else {})) from None
+        renamed = {"parameter": "background"} if isinstance(exc, ArgumentRefusal) and "parameter" in exc.fields else {}
+        raise said_again(exc, named if named != message else f"background: {message}", **renamed) from None
 
 
 def check_groups(groups, n_features: int, background) -> np.ndarray | None:

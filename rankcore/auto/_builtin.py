@@ -132,7 +132,7 @@ class TreesCandidate(Candidate):
         ``feature_names`` (as ``PushBoost`` resolves its learner's), shown by the spec as given; ``self`` when it
         names none.  A name that is not among them, or X without column names: a ValueError naming ``candidates``,
         the name and the columns (the trees learner's ``with_column_names``)."""
-        from ..learners import ConstraintRefusal
+        from ..validation import said_again
         from ..registry import resolve
 
         if not self.interactions:
@@ -140,12 +140,8 @@ class TreesCandidate(Candidate):
         try:
             named = resolve("learner", self.learner_spec()).with_column_names(feature_names)
         except ValueError as exc:
-            said = f"candidates: {self.spec!r}: {exc}"
-            if isinstance(exc, ConstraintRefusal):      # keeps its class and fields, said of the candidate
-                # a message reworded after the raise no longer ends with its detail: it is the detail then
-                detail = exc.detail if said.endswith(exc.detail) else str(exc)
-                raise ConstraintRefusal(said, constraint=exc.constraint, detail=detail, columns=exc.columns) from None
-            raise ValueError(said) from None
+            # a refusal (of the constraints) keeps its class and fields, said of the candidate
+            raise said_again(exc, f"candidates: {self.spec!r}: {exc}", plain=ValueError) from None
         if feature_names is None:       # columns by index, named by nothing
             return self
         resolved = type(self)(**{**self.params, "interactions": named.interactions}).shown_as(self.spec)

@@ -13,14 +13,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._argument_refusal import ArgumentRefusal
+
 __all__ = ["ConstraintRefusal", "CONSTRAINTS"]
 
 #: The constraints a refusal is of: the learner parameters that name them.
 CONSTRAINTS = ("monotone", "interactions")
 
 
-class ConstraintRefusal(ValueError):
+class ConstraintRefusal(ArgumentRefusal):
     """A learner refuses its ``monotone`` or ``interactions`` constraints against X (a ``ValueError``).
+
+    An :class:`~rankcore.validation.ArgumentRefusal` of the learner parameter
+    ``constraint`` (``parameter`` is the same name), with the columns of X it
+    is about.
 
     Catch it as a ``ValueError`` (as before) or by this class to read the
     fields::
@@ -47,33 +53,18 @@ class ConstraintRefusal(ValueError):
         signs) or one X does not have (an index out of range).
     """
 
-    #: How a message that names the class says it (``shown_type``): the ValueError it was before it had fields
-    shown_as = "ValueError"
+    #: The constructor's keyword fields (see :class:`~rankcore.validation.ArgumentRefusal`)
+    fields = ("constraint", "detail", "columns")
 
     def __init__(self, message: str, *, constraint: str, detail: str | None = None, columns: Any = ()) -> None:
-        super().__init__(message)
-        detail = message if detail is None else detail
-        # the rules a caller relies on instead of reading the text: a wrong raise fails here, at once
+        # the rule a caller relies on instead of reading the text: a wrong raise fails here, at once
         if constraint not in CONSTRAINTS:
             raise TypeError(f"ConstraintRefusal: constraint must be one of {CONSTRAINTS}, got {constraint!r}")
-        if not message.endswith(detail):
-            raise TypeError(f"ConstraintRefusal: the message {message!r} must end with detail {detail!r}")
-        self.constraint, self.detail = constraint, detail
+        super().__init__(message, parameter=constraint, detail=detail)
+        self.constraint = constraint
         self.columns = tuple(int(j) for j in columns)
-
-    def __reduce__(self) -> tuple:
-        # the fields rebuild it (BaseException's reduce would call __init__ with the message alone); the rest of the
-        # instance's dict (``add_note``'s ``__notes__``, attributes a caller set) is restored as BaseException's is
-        state = {k: v for k, v in self.__dict__.items() if k not in ("constraint", "detail", "columns")}
-        return (_rebuild, (type(self), str(self), self.constraint, self.detail, self.columns), state or None)
 
     @classmethod
     def said(cls, constraint: str, detail: str, columns: Any = ()) -> "ConstraintRefusal":
         """The refusal as the learner says it: ``"{constraint}: {detail}"``."""
         return cls(f"{constraint}: {detail}", constraint=constraint, detail=detail, columns=columns)
-
-
-def _rebuild(cls: Any, message: str, constraint: str, detail: str, columns: tuple) -> ConstraintRefusal:
-    if not message.endswith(detail):        # the message was reworded after it was raised: it is the detail now
-        detail = message
-    return cls(message, constraint=constraint, detail=detail, columns=columns)

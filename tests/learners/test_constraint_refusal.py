@@ -114,3 +114,15 @@ def test_an_auto_candidate_says_a_reworded_refusal_without_failing(monkeypatch):
     assert str(exc).startswith("candidates: 'trees:n_iter=2,interactions=a+zz': interactions: 'zz' names no column")
     assert exc.constraint == "interactions" and exc.detail == str(exc)[len("candidates: 'trees:n_iter=2,"
                                                                             "interactions=a+zz': "):]
+
+
+def test_it_is_an_argument_refusal_of_its_constraint_and_said_again_keeps_its_fields():
+    """One refusal machinery: a constraint refusal is the ArgumentRefusal of the learner parameter it names, so a
+    layer that says it again (``said_again``) keeps its class, constraint and columns."""
+    from rankcore.validation import ArgumentRefusal, said_again
+
+    exc = ConstraintRefusal.said("interactions", "column 3 is given twice", columns=(3,))
+    assert isinstance(exc, ArgumentRefusal) and (exc.parameter, exc.reason) == ("interactions", "value")
+    again = said_again(exc, f"candidates: 'trees': {exc}")
+    assert type(again) is ConstraintRefusal and str(again) == f"candidates: 'trees': {exc}"
+    assert (again.constraint, again.detail, again.columns) == ("interactions", "column 3 is given twice", (3,))
