@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ._argument_refusal import ArgumentRefusal
 from ._caller import outside_stacklevel
 
 __all__ = ["encode_categories", "check_numeric_categories", "categories_to_state", "categories_from_state",
@@ -91,9 +92,10 @@ def encode_categories(X: Any, fitted: list | None, *, name: str = "X",
 
     Raises
     ------
-    ValueError
-        With ``fitted``: a column categorical in fit but not in ``X`` or the
-        reverse, or ``X`` not a DataFrame though the fit had category columns.
+    ArgumentRefusal
+        A ``ValueError`` of the argument ``name``.  With ``fitted``: a column
+        categorical in fit but not in ``X`` or the reverse, or ``X`` not a
+        DataFrame though the fit had category columns.
     """
     if fitted is None:
         if not _is_frame(X):
@@ -105,25 +107,25 @@ def encode_categories(X: Any, fitted: list | None, *, name: str = "X",
         fitted_cat = [j for j, c in enumerate(fitted) if c is not None]
         if fitted_cat and X is not None:
             labels = [_label(j, feature_names) for j in fitted_cat]
-            raise ValueError(f"{name}: the model was fitted on a DataFrame with the category column(s) "
-                             f"{', '.join(map(repr, labels[:5]))}{', ...' if len(labels) > 5 else ''}; pass a "
-                             f"DataFrame with these columns of pandas 'category' dtype (their values are matched "
-                             f"to the fit's categories), got {type(X).__name__}")
+            raise ArgumentRefusal.said(name, "the model was fitted on a DataFrame with the category column(s) "
+                                       f"{', '.join(map(repr, labels[:5]))}{', ...' if len(labels) > 5 else ''}; "
+                                       "pass a DataFrame with these columns of pandas 'category' dtype (their values "
+                                       f"are matched to the fit's categories), got {type(X).__name__}")
         return X, fitted
     if X.shape[1] != len(fitted):
         return X, fitted              # the caller's width check names the mismatch
     for j, (now, then) in enumerate(zip(_category_columns(X), fitted)):
         if now and isinstance(fitted, FittedOnNumbers):
-            raise ValueError(f"{name}: column {X.columns[j]!r} is a pandas 'category' column, {NUMBERS_FIT} "
-                             f"(e.g. X[{X.columns[j]!r}].astype(float))")
+            raise ArgumentRefusal.said(name, f"column {X.columns[j]!r} is a pandas 'category' column, "
+                                       f"{NUMBERS_FIT} (e.g. X[{X.columns[j]!r}].astype(float))")
         if now and then is None:
-            raise ValueError(f"{name}: column {X.columns[j]!r} is a pandas 'category' column but was not "
-                             f"categorical in fit; pass its values as in fit "
-                             f"(e.g. X[{X.columns[j]!r}].astype(float))")
+            raise ArgumentRefusal.said(name, f"column {X.columns[j]!r} is a pandas 'category' column but was not "
+                                       f"categorical in fit; pass its values as in fit "
+                                       f"(e.g. X[{X.columns[j]!r}].astype(float))")
         if then is not None and not now:
-            raise ValueError(f"{name}: column {X.columns[j]!r} was a pandas 'category' column in fit but is "
-                             f"{X.dtypes.iloc[j]} here; make it categorical (X[{X.columns[j]!r}]."
-                             f"astype('category')): its values are matched to the fit's categories")
+            raise ArgumentRefusal.said(name, f"column {X.columns[j]!r} was a pandas 'category' column in fit but is "
+                                       f"{X.dtypes.iloc[j]} here; make it categorical (X[{X.columns[j]!r}]."
+                                       f"astype('category')): its values are matched to the fit's categories")
     return _codes(X, fitted, warn), fitted
 
 
@@ -151,8 +153,8 @@ def refuse_inexact_ids(X: Any, columns: Any, *, name: str = "X", labels: Any = N
 
     Raises
     ------
-    ValueError
-        Naming the first such column, its value and what to do.
+    ArgumentRefusal
+        A ``ValueError`` of the argument ``name``, naming the first such column, its value and what to do.
     """
     if not columns or X is None:
         return
@@ -166,11 +168,12 @@ def refuse_inexact_ids(X: Any, columns: Any, *, name: str = "X", labels: Any = N
         low, high = int(values.min()), int(values.max())
         if max(-low, high) > EXACT_INTEGERS:
             column = X.columns[j] if frame and labels is None else _label(j, labels)
-            raise ValueError(f"{name}: column {column!r} holds the integer {high if high > EXACT_INTEGERS else low}, "
-                             f"beyond ±2**53, where float64 does not tell integers apart, so categorical_features "
-                             f"would merge distinct ids silently; make the column a pandas 'category' column "
-                             f"(X[{column!r}].astype('category')), whose values are matched exactly, or map its "
-                             "ids to smaller numbers")
+            value = high if high > EXACT_INTEGERS else low
+            raise ArgumentRefusal.said(name, f"column {column!r} holds the integer {value}, beyond ±2**53, where "
+                                       "float64 does not tell integers apart, so categorical_features would merge "
+                                       "distinct ids silently; make the column a pandas 'category' column "
+                                       f"(X[{column!r}].astype('category')), whose values are matched exactly, or map "
+                                       "its ids to smaller numbers")
 
 
 def check_numeric_categories(X: Any, reader: str, *, name: str = "X") -> None:

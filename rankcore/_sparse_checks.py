@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from ._argument_refusal import ArgumentRefusal
+
 __all__ = ["check_sparse_structure"]
 
 
@@ -33,8 +35,9 @@ def check_sparse_structure(X: Any, *, name: str = "X") -> None:
 
     Raises
     ------
-    ValueError
-        Naming ``name``, the array at fault, the rule and the value found.
+    ArgumentRefusal
+        A ``ValueError`` of the argument ``name`` (its ``parameter``), naming
+        the array at fault, the rule and the value found.
     """
     fmt = getattr(X, "format", None)
     if fmt not in ("csr", "csc", "bsr", "coo") or len(X.shape) != 2:
@@ -44,13 +47,13 @@ def check_sparse_structure(X: Any, *, name: str = "X") -> None:
     if fmt == "coo":
         data = np.asarray(X.data)
         for label, bound in (("row", shape[0]), ("col", shape[1])):
-            index = _index_array(getattr(X, label), f"{where}: {label}")
+            index = _index_array(getattr(X, label), f"{where}: {label}", name)
             if index.shape[0] != data.shape[0]:
-                raise ValueError(f"{where}: {label} and data must have the same length, got "
+                raise _refused(name, f"{where}: {label} and data must have the same length, got "
                                  f"{index.shape[0]} and {data.shape[0]}")
             k = _first_outside(index, bound)
             if k is not None:
-                raise ValueError(f"{where}: every {label} index must lie in [0, {bound}), got {int(index[k])} "
+                raise _refused(name, f"{where}: every {label} index must lie in [0, {bound}), got {int(index[k])} "
                                  f"at stored value {k}")
         return
     major, minor = _COMPRESSED[fmt]
@@ -59,38 +62,43 @@ def check_sparse_structure(X: Any, *, name: str = "X") -> None:
         n_major, n_minor = shape[0] // block_rows, shape[1] // block_columns
     else:
         n_major, n_minor = (shape[0], shape[1]) if fmt == "csr" else (shape[1], shape[0])
-    indptr = _index_array(X.indptr, f"{where}: indptr")
-    indices = _index_array(X.indices, f"{where}: indices")
+    indptr = _index_array(X.indptr, f"{where}: indptr", name)
+    indices = _index_array(X.indices, f"{where}: indices", name)
     n_data = int(np.shape(X.data)[0]) if np.ndim(X.data) else 0
     if indptr.shape[0] != n_major + 1:
-        raise ValueError(f"{where}: indptr must have one entry per {major} plus one ({n_major + 1}), "
+        raise _refused(name, f"{where}: indptr must have one entry per {major} plus one ({n_major + 1}), "
                          f"got {indptr.shape[0]}")
     if indices.shape[0] != n_data:
-        raise ValueError(f"{where}: indices and data must have the same length, got {indices.shape[0]} "
+        raise _refused(name, f"{where}: indices and data must have the same length, got {indices.shape[0]} "
                          f"and {n_data}")
     if int(indptr[0]) != 0:
-        raise ValueError(f"{where}: indptr must start at 0, got {int(indptr[0])}")
+        raise _refused(name, f"{where}: indptr must start at 0, got {int(indptr[0])}")
     steps = np.diff(indptr)
     if steps.size and int(steps.min()) < 0:
         i = int(np.flatnonzero(steps < 0)[0])
-        raise ValueError(f"{where}: indptr must not decrease, got {int(indptr[i])} then {int(indptr[i + 1])} "
+        raise _refused(name, f"{where}: indptr must not decrease, got {int(indptr[i])} then {int(indptr[i + 1])} "
                          f"at {major} {i}")
     nnz = int(indptr[-1])
     if nnz > n_data:
-        raise ValueError(f"{where}: indptr ends at {nnz}, past the {n_data} stored values")
+        raise _refused(name, f"{where}: indptr ends at {nnz}, past the {n_data} stored values")
     k = _first_outside(indices[:nnz], n_minor)
     if k is not None:
         i = int(np.searchsorted(indptr, k, side="right") - 1)
-        raise ValueError(f"{where}: every {minor} index must lie in [0, {n_minor}), got {int(indices[k])} "
+        raise _refused(name, f"{where}: every {minor} index must lie in [0, {n_minor}), got {int(indices[k])} "
                          f"in {major} {i}")
 
 
-def _index_array(values: Any, what: str) -> np.ndarray:
-    """``values`` as a 1-D integer array (no copy), or a ValueError saying what it is instead."""
+def _index_array(values: Any, what: str, name: str) -> np.ndarray:
+    """``values`` as a 1-D integer array (no copy), or the refusal of the matrix ``name`` saying what it is instead."""
     arr = np.asarray(values)
     if arr.ndim != 1 or arr.dtype.kind not in "iu":
-        raise ValueError(f"{what} must be a 1-D array of integers, got dtype {arr.dtype} and shape {arr.shape}")
+        raise _refused(name, f"{what} must be a 1-D array of integers, got dtype {arr.dtype} and shape {arr.shape}")
     return arr
+
+
+def _refused(name: str, message: str) -> ArgumentRefusal:
+    """The refusal of the matrix ``name`` said as ``message`` (which starts with ``f"{name}: "``)."""
+    return ArgumentRefusal(message, parameter=name, detail=message[len(name) + 2:])
 
 
 def _first_outside(index: np.ndarray, bound: int) -> int | None:

@@ -42,6 +42,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags
 
+from ._argument_refusal import ArgumentRefusal, said_again
 from ._state_fields import checked_relevant_label, relevant_label_to_state
 from ._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .spec import REQUIRED, Component, Kind, Parameter, ParameterError, show_value
@@ -130,6 +131,8 @@ def resolve_parameter(name: str, family: str, value: Any):
         text = str(exc)
         if not text.startswith(f"{name}"):
             text = f"{name}={_spec_repr(value)}: {text}"
+        if isinstance(exc, ArgumentRefusal):        # a learner's monotone value holding no sign: class and fields kept
+            raise said_again(exc, text) from None
         raise type(exc)(text) if _rebuildable(exc) else ParameterError(text) from None
 
 

@@ -32,6 +32,7 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 
+from ._argument_refusal import ArgumentRefusal
 from ._spec_numbers import (_INTEGER_RE, legacy_numbers, number_like, read_float, read_int,
                             reading_model_file)
 
@@ -476,9 +477,13 @@ class Parameter:
         try:
             out = func(value)
         except (TypeError, ValueError) as exc:
-            raise SpecError(
-                f"{owner}: {self.name} must be {self.describe()}, got {show_value(value)} ({_cut(str(exc))})"
-            ) from None
+            message = f"{owner}: {self.name} must be {self.describe()}, got {show_value(value)} ({_cut(str(exc))})"
+            if isinstance(exc, SpecError) and isinstance(exc, ArgumentRefusal):
+                # a kind's refusal with fields (a learner's monotone value that holds no sign) keeps its class and
+                # fields, said as the parameter's: a caller reads them, not the words
+                message = abbreviate(message)
+                raise exc.with_context(message, detail=message[len(owner) + 2:]) from None
+            raise SpecError(message) from None
         bad = self._outside(out)
         if self.choices is not None:
             bad |= out not in self.choices

@@ -6,6 +6,8 @@
   :func:`build_estimator` and :func:`fit_estimator` build and fit one as
   AutoRanker does (``NO_SAMPLE_WEIGHT``: the skip reason of a candidate
   taking no weights on a weighted fit).
+* :func:`part_advice` -- the advice of a refusal of the metric on the parts
+  scored (``MetricRefusal.remedy``), said of another name for the set.
 * :class:`Leaderboard`, :class:`LeaderboardRow` -- the outcome of a search.
 * :class:`RankAverage` -- the fitted rank-average blend.
 * :class:`FoldBag` -- the choice's refit averaged with its cross-validation fold models.
@@ -25,7 +27,7 @@ from ._candidate import NO_SAMPLE_WEIGHT, Candidate, CandidateContext, build_est
 from ._estimator import DEFAULT_METRIC, AutoRanker, check_params, default_specs
 from ._impute import MissingValueImputer
 from ._executors import LocalExecutor
-from ._folds import MAX_CV_REPEATS
+from ._folds import MAX_CV_REPEATS, part_advice
 from ._leaderboard import Leaderboard, LeaderboardRow
 from ._progress import SearchEvent, SearchProgress
 from ._queries import QUERY_METRIC
@@ -36,4 +38,5 @@ from ._tasks import Task, TaskResult, make_context, run_task
 __all__ = ["AutoRanker", "DEFAULT_METRIC", "QUERY_METRIC", "Candidate", "CandidateContext", "FoldBag", "Leaderboard", "LeaderboardRow",
            "MAX_CV_REPEATS", "MissingValueImputer", "RankAverage", "SearchEvent", "SMALL_DATA_ROWS", "default_specs",
            "small_data_specs", "LocalExecutor", "Task", "TaskResult", "run_task", "SearchProgress", "check_params",
-           "build_estimator", "make_context", "encode_fitted", "decode_fitted", "fit_estimator", "NO_SAMPLE_WEIGHT"]
+           "build_estimator", "make_context", "encode_fitted", "decode_fitted", "fit_estimator", "NO_SAMPLE_WEIGHT",
+           "part_advice"]

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics import MetricRefusal
+from ..validation import said_again
 from ._fit_inputs import EvalChoice, SearchRows, check_row_extras, joined_rows, read_auto_eval_sets
 from ._folds import check_metric_on_units, plan_folds, plan_units
 from ._queries import (PerQueryMean, QueryData, check_metric_on_query_units, counted_queries, longest_query,
@@ -62,7 +63,7 @@ def check_metric_on_set(metric, rows, *, default: bool) -> None:
     except MetricRefusal as exc:
         raise exc.with_context(f"{rows.label}: {exc}", eval_set=rows.label) from None
     except ValueError as exc:
-        raise ValueError(f"{rows.label}: {exc}") from None
+        raise said_again(exc, f"{rows.label}: {exc}", plain=ValueError) from None     # a refusal keeps its fields
 
 
 def one_list_data(estimator, X, y, sample_weight, setup, seed, *, init_score, position, **eval_args) -> FitData:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..metrics import MetricRefusal
 
-__all__ = ["FoldPlan", "Units", "plan_folds", "plan_units", "check_cv", "check_metric_on_units",
+__all__ = ["FoldPlan", "Units", "plan_folds", "plan_units", "check_cv", "check_metric_on_units", "part_advice",
            "CV_MAX_ROWS", "N_FOLDS", "MAX_REPEATS", "MAX_CV_REPEATS", "HOLDOUT_FRACTION", "HOLDOUT_UNITS"]
 
 #: ``cv="auto"`` uses repeated K-fold up to this many rows, one hold-out beyond.  Up to here five folds (and
@@ -297,6 +297,16 @@ class _FoldPart(Sequence):
         return validation if self._part == "rows" else np.arange(validation.shape[0])
 
 
+def part_advice(remedy: str, larger: str, both: str | None = None) -> str:
+    """The advice that ends a refusal of the metric on the parts scored (``MetricRefusal.remedy``): a metric that
+    fits them or ``larger`` parts (``"metric_or_larger"``), or ``both`` (default ``larger``) for parts that hold both
+    classes (``"both_classes"``); ``larger``: ``"a larger eval_set"``, or the command line's ``"a larger file"``."""
+    if remedy == "metric_or_larger":
+        return ("Use a metric that fits them (for precision at the top, a fraction such as 'prec@k:0.05') or larger "
+                f"validation parts ({larger})")
+    return f"Each needs both classes: use {larger if both is None else both}"
+
+
 def check_metric_on_units(metric, y: np.ndarray, plan: FoldPlan, units: Units, eval_set: str | None = None) -> None:
     """Raise a :class:`~rankcore.metrics.MetricRefusal`, before any fit, if ``metric`` cannot be computed on some
     scoring unit.
@@ -328,16 +338,16 @@ def check_metric_on_units(metric, y: np.ndarray, plan: FoldPlan, units: Units, e
             metric(y_val, np.zeros(y_val.shape[0]))
         except (ValueError, TypeError) as exc:
             positives = int(np.count_nonzero(y_val))
-            if 0 < positives < y_val.shape[0]:
-                advice = ("use a metric that fits them (for precision at the top, a fraction such as "
-                          f"'prec@k:0.05') or larger validation parts ({larger})")
-            else:
-                advice = f"each needs both classes: use {both}"
+            remedy = "metric_or_larger" if 0 < positives < y_val.shape[0] else "both_classes"
+            advice = part_advice(remedy, larger, both)
             # a refusal keeps its class and fields, said by its detail (the sentence names the metric once)
-            detail = f"{exc.detail if isinstance(exc, MetricRefusal) else exc}. {advice[0].upper()}{advice[1:]}"
+            detail = f"{exc.detail if isinstance(exc, MetricRefusal) else exc}. {advice}"
             message = (f"metric {metric.spec!r} cannot be computed on {where}; {part} {number} has "
                        f"{y_val.shape[0]} rows, {positives} relevant): {detail}")
-            facts = {} if eval_set is None else {"parameter": "metric", "eval_set": eval_set}
+            # the advice as a field: a caller that names the eval_set its own way says its own (``part_advice``)
+            facts = {"advice": advice, "remedy": remedy}
+            if eval_set is not None:
+                facts.update(parameter="metric", eval_set=eval_set)
             if isinstance(exc, MetricRefusal):
                 raise exc.with_context(message, detail=detail, **facts) from None
             # a plugin's own error: a refusal of no known kind, its fields said all the same

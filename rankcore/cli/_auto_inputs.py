@@ -147,8 +147,13 @@ def fit_error(exc: BaseException, data, validation_path: str | None) -> CommandE
         return CommandError(f"--validation {validation_path}:{text[len('eval_set'):].lstrip(':')}")
     if validation_path is not None and isinstance(exc, MetricRefusal) and exc.parameter == "metric" \
             and exc.eval_set == "eval_set":
-        # the search's metric cannot be computed on the file's parts: its advice names the eval_set, here the file
-        return CommandError(f"--validation {validation_path}: {text.replace('a larger eval_set', 'a larger file')}")
+        # the search's metric cannot be computed on the file's parts: the library's advice names the eval_set, the
+        # command line's the file, chosen by the refusal's remedy (a reworded message keeps it)
+        if exc.remedy is not None and text.endswith(exc.advice):
+            from ..auto import part_advice
+
+            text = text[:len(text) - len(exc.advice)] + part_advice(exc.remedy, "a larger file")
+        return CommandError(f"--validation {validation_path}: {text}")
     return None
 
 

@@ -3,25 +3,61 @@
 ``--learner trees:monotone=1/0/-1`` gives a sign per feature column in
 order and ``trees:interactions=0+1/2`` counts the columns from 0: when the
 learner refuses them (:class:`~rankcore.learners.ConstraintRefusal`), the
-command line lists the columns in that order, which the user may not have
-counted (``--drop`` and the label leave them out).  The advice is chosen by
-the refusal's ``constraint``, never by its text.
+command line names the columns the refusal is about by the file's names
+(``columns``: a categorical column given a sign, a column given twice), or,
+when it is about none (a count of signs, an index beyond the columns, a
+value that cannot be read), lists the columns in the order they are counted,
+which the user may not have counted (``--drop`` and the label leave them
+out).  The advice is chosen by the refusal's class and fields, never by its
+text.
+
+``feature_names`` are the columns of X the learner is given, in order: the
+file's feature columns after ``--drop`` and the label, query, position,
+weight and initial-score columns are taken out (``data.feature_names``).
 """
 
 from __future__ import annotations
 
-__all__ = ["constraint_advice"]
+__all__ = ["constraint_advice", "deferred_constraints", "say_unread_constraints"]
 
 
 def constraint_advice(exc: BaseException, feature_names) -> str | None:
-    """``"the signs follow the feature columns in order: a, b, c"`` (``monotone``) or ``"the indices count the
-    feature columns in order from 0: ..."`` (``interactions``) for the learner's refusal ``exc``; None for another
-    error, or without the columns' names."""
+    """What to add to the learner's refusal ``exc`` of its ``monotone`` or ``interactions``: the columns it is about
+    by name (``"that is column 'age' (index 3) of the feature columns"``), else the columns in order (``"the signs
+    follow the feature columns in order: a, b, c"``); None for another error, or without the columns' names."""
     from ..learners import ConstraintRefusal
 
     if not isinstance(exc, ConstraintRefusal) or not feature_names:
         return None
-    names = ", ".join(map(str, feature_names))
+    names = [str(name) for name in feature_names]
+    if exc.columns and all(0 <= j < len(names) for j in exc.columns):
+        named = [f"{names[j]!r} (index {j})" for j in exc.columns]
+        if len(named) == 1:
+            return f"that is column {named[0]} of the feature columns"
+        return f"those are columns {', '.join(named[:-1])} and {named[-1]} of the feature columns"
+    listed = ", ".join(names)
     if exc.constraint == "monotone":
-        return f"the signs follow the feature columns in order: {names}"
-    return f"the indices count the feature columns in order from 0: {names} (a column may also be given by its name)"
+        return f"the signs follow the feature columns in order: {listed}"
+    return f"the indices count the feature columns in order from 0: {listed} (a column may also be given by its name)"
+
+
+def deferred_constraints(exc: BaseException) -> bool:
+    """Whether a spec's refusal ``exc`` (resolved before the data are read, ``check_specs``) waits for the feature
+    columns: a ``monotone`` or ``interactions`` value that cannot be read is said once they are known, with their
+    order (:func:`say_unread_constraints`), as a learner's refusal against X is."""
+    from ..learners import ConstraintRefusal
+
+    return isinstance(exc, ConstraintRefusal)
+
+
+def say_unread_constraints(configs, feature_names) -> None:
+    """Raise the first deferred refusal of the models ``configs`` (a ``monotone`` or ``interactions`` value that
+    cannot be read: ``config.unread``, ``(what the option said, the refusal)``) with the feature columns' advice;
+    call it once the training file is read, before anything resolves the learners."""
+    from . import CommandError
+
+    for config in configs:
+        if config.unread:
+            said, exc = config.unread
+            advice = constraint_advice(exc, feature_names)
+            raise CommandError(said if advice is None else f"{said}; {advice}")

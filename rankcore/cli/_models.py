@@ -28,6 +28,7 @@ import numpy as np
 
 from . import CommandError
 from ._common import integer, parse_value, registered_names, scalar_metric, seed, split_specs
+from ._constraints import deferred_constraints
 from ._learner_hint import chosen_learner, learner_hint
 
 # --------------------------------------------------------------------------
@@ -187,6 +188,9 @@ class ModelConfig:
     kind: ModelKind
     params: dict[str, Any]
     label: str = ""
+    #: (what the option said, the refusal) of a constraint value that cannot be read, said once the feature columns
+    #: are known (:func:`~rankcore.cli._constraints.say_unread_constraints`); () when none
+    unread: tuple = ()
 
     def build(self):
         cls = estimator_class(self.kind)
@@ -417,6 +421,9 @@ def check_specs(config: ModelConfig) -> None:
         try:
             resolve(option.family, value)
         except (ValueError, TypeError) as exc:
+            if deferred_constraints(exc):       # said with the feature columns' order, once the data are read
+                config.unread = config.unread or (f"{option.flag} {value!r}: {exc}", exc)
+                continue
             raise CommandError(f"{option.flag} {value!r}: {exc}") from None
 
 

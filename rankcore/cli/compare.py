@@ -50,7 +50,7 @@ from ._models import (
 )
 from ._missing import check_missing, missing_facts
 from ._columns import estimator_input, like_training
-from ._constraints import constraint_advice
+from ._constraints import constraint_advice, say_unread_constraints
 from ._eval_metrics import monitor_error
 from ._outputs import refuse_stdout
 from ._intervals import add_interval_options, comparison_tables, render_tables
@@ -503,6 +503,7 @@ def run(args) -> int:
     check_outputs(args, {"DATA": args.data, "--test": args.test}, configs,
                   QUERY_FIGURES if args.qid is not None or _gives_queries(args) else FIGURES)
     data = load(args, args.data, queries=True)
+    say_unread_constraints(configs, data.feature_names)     # a monotone value that holds no sign, said with the columns
     if data.qid is not None:
         if args.qid is None:                 # a LIBSVM file's qid: -- the figures are those of queries
             check_outputs(args, {"DATA": args.data, "--test": args.test}, configs, QUERY_FIGURES)

@@ -16,7 +16,7 @@ from ._common import (
     scalar_metric,
 )
 from ._columns import estimator_input, like_training, load_to_continue
-from ._constraints import constraint_advice
+from ._constraints import constraint_advice, say_unread_constraints
 from ._eval_metrics import (EVAL_METRIC_HELP, check_fit_with_eval_metrics, eval_metric_error, eval_metric_lines,
                             eval_metric_specs, monitor_error)
 from ._init_models import (HELP as INIT_MODEL_HELP, check_relevant_label, init_model_categorical, init_model_error,
@@ -208,6 +208,7 @@ def run(args) -> int:
     init_model = None if args.init_model is None else load_init_model(args.init_model, config)
 
     data = read_training(args, init_model)
+    say_unread_constraints([config], data.feature_names)    # a monotone value holding no sign: said with the columns
     qid = data.qid
     monitor_spec = args.monitor or ("auc" if qid is None else query_defaults(QUERY_MONITOR, qid))
     if qid is None:

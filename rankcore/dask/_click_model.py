@@ -34,6 +34,7 @@ from ..push import (GAMMA_EDGE, adopt_last_round, check_both_kinds, check_clicks
                     propensities_from_click_rates, propensities_from_sums, round_seeds, round_stops_rounds)
 from ._init_models import read_dask_init_model
 from ._inputs import _as_dask_vector, gather_in_chunk_order, is_dask_collection
+from ..validation import said_again
 from ._positions import survey_positions
 
 __all__ = ["fit_click_model_on_dask"]
@@ -45,7 +46,8 @@ def _chunk_clicks(y, offset: int, i: int) -> np.ndarray:
     try:
         return check_clicks(y, y.shape[0], part=True)        # a chunk may be all clicks or none: the whole is checked
     except ValueError as exc:
-        raise ValueError(f"{exc} (chunk {i}, whose first row is row {offset} of X)") from None
+        # a refusal keeps its class and fields (its detail takes in the chunk); another error is a ValueError
+        raise said_again(exc, f"{exc} (chunk {i}, whose first row is row {offset} of X)", plain=ValueError) from None
 
 
 def _chunk_weight(w):

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics import Queries, check_qid, check_queries
+from ..validation import said_again
 from ._inputs import RowChunks, _as_dask_vector, gather_in_chunk_order, is_dask_collection
 
 __all__ = ["QuerySurvey", "query_vector", "survey_queries", "place_queries"]
@@ -84,7 +85,7 @@ def _chunk_survey(i: int, offset: int, y, qid, max_grade: float, spec: str, whol
         queries = check_qid(qid, qid.shape[0], name="qid")
         grades = check_grades(np.asarray(y), qid.shape[0], name="y")
     except ValueError as exc:
-        raise ValueError(f"{exc}{where}") from None
+        raise said_again(exc, f"{exc}{where}", plain=ValueError) from None     # a refusal keeps class and fields
     top = np.flatnonzero((grades > max_grade) | (whole & (grades != np.floor(grades))))
     if top.size:
         raise ValueError(f"y: the objective {spec!r} {reason}, so grades must be {'whole numbers ' if whole else ''}"

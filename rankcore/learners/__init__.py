@@ -1,7 +1,7 @@
 """The ``learner`` plugin family: weak-ranker families searched by boosting."""
 
 from ._base import Candidate, Learner, LearnerLayout, WeakRanker, multi_pass_search
-from ._constraint_refusal import ConstraintRefusal
+from ._constraint_refusal import ConstraintRefusal, ConstraintSpecError
 from ._curvature_floor import curvature_floor
 from ._feature_names import checked_feature_names
 from ._binning import MAX_BINS, bin_edges, check_binning_options, check_thresholds, quantile_thresholds, sample_rows
@@ -19,5 +19,5 @@ __all__ = [
     "bin_edges", "quantile_thresholds", "check_thresholds", "sample_rows", "MAX_BINS", "check_binning_options",
     "RowSource", "InMemoryRows", "multi_pass_search", "lightgbm_model_string", "lightgbm_feature_names",
     "xgboost_json_string", "xgboost_model_string", "xgboost_leaf_sources", "checked_feature_names",
-    "numeric_split_on", "curvature_floor", "ConstraintRefusal",
+    "numeric_split_on", "curvature_floor", "ConstraintRefusal", "ConstraintSpecError",
 ]

@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from .._argument_refusal import ArgumentRefusal
+from ..spec import SpecError, abbreviate
 
-__all__ = ["ConstraintRefusal", "CONSTRAINTS"]
+__all__ = ["ConstraintRefusal", "ConstraintSpecError", "CONSTRAINTS"]
 
 #: The constraints a refusal is of: the learner parameters that name them.
 CONSTRAINTS = ("monotone", "interactions")
@@ -68,3 +69,30 @@ class ConstraintRefusal(ArgumentRefusal):
     def said(cls, constraint: str, detail: str, columns: Any = ()) -> "ConstraintRefusal":
         """The refusal as the learner says it: ``"{constraint}: {detail}"``."""
         return cls(f"{constraint}: {detail}", constraint=constraint, detail=detail, columns=columns)
+
+
+class ConstraintSpecError(ConstraintRefusal, SpecError):
+    """A learner's ``monotone`` or ``interactions`` value that cannot be read, before any X (a ``SpecError``).
+
+    The spec ``"trees:monotone=1/2/0"`` (2 is no sign) or
+    ``"trees:interactions=0++1"`` (an empty group) is refused when it is
+    read, as any spec that cannot be configured: a
+    :class:`~rankcore.spec.SpecError`, as before, and a
+    :class:`ConstraintRefusal` of the constraint, so that a caller that
+    knows the columns (the command line) says how they are counted for it
+    as for a refusal against X.  ``columns``: the column indices the value
+    names twice, where it does (no X is known yet: any other index may be
+    out of range).
+    """
+
+    #: How a message that names the class says it (``shown_type``): the SpecError it was before it had fields
+    shown_as = "SpecError"
+
+    def __init__(self, message: str, *, constraint: str, detail: str | None = None, columns: Any = ()) -> None:
+        # a SpecError's message never repeats a very long value whole: the detail is cut as the message is
+        # (ArgumentRefusal's check that the message ends with it then holds)
+        message = abbreviate(message)
+        detail = None if detail is None else abbreviate(detail)
+        if detail is not None and not message.endswith(detail):
+            detail = message
+        super().__init__(message, constraint=constraint, detail=detail, columns=columns)

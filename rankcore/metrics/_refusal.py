@@ -13,14 +13,20 @@ from typing import Any
 
 from .._argument_refusal import ArgumentRefusal
 
-__all__ = ["MetricRefusal", "REASONS", "k_beyond", "one_class"]
+__all__ = ["MetricRefusal", "REASONS", "REMEDIES", "k_beyond", "one_class"]
 
 #: The kinds of refusal: a count k beyond every query (``k_beyond``) or beyond the rows (``k_rows``), no query
 #: counted (``no_query``), labels the metric does not take (``labels``), and ``other``: a layer above wrapped an
 #: error that is no refusal of these kinds (a plugin's own ValueError, a TypeError) to say it as its parameter.
 REASONS = ("k_beyond", "k_rows", "no_query", "labels", "other")
 
-_FACTS = ("spec", "reason", "detail", "k", "longest", "n_queries", "labels", "parameter", "eval_set")
+#: What a refusal's closing advice asks for, where a layer says one (AutoRanker's check of the parts it scores): a
+#: metric that fits the parts or larger parts (``"metric_or_larger"``), or parts that hold both classes
+#: (``"both_classes"``).
+REMEDIES = ("metric_or_larger", "both_classes")
+
+_FACTS = ("spec", "reason", "detail", "k", "longest", "n_queries", "labels", "parameter", "eval_set", "advice",
+          "remedy")
 
 
 class MetricRefusal(ValueError):
@@ -62,6 +68,16 @@ class MetricRefusal(ValueError):
     eval_set : str, optional
         The validation set judged (``"eval_set"``, ``"eval_set[1]"``); None
         for the training rows or rows held out of them.
+    advice : str, optional
+        The advice the message ends with (``"Use a metric that fits them
+        (...) or larger validation parts (a larger eval_set)"``), said with
+        the library's names; None without one.  A caller that names things
+        its own way (the command line's file) says the message without it
+        (``str(exc)[:-len(exc.advice)]``) and gives its own by ``remedy``.
+        A layer above that says words after it drops it (and ``remedy``):
+        the message no longer ends with it.
+    remedy : str, optional
+        One of :data:`REMEDIES`: what ``advice`` asks for; None without it.
     """
 
     #: How a message that names the class says it (``shown_type``): the ValueError it was before it had fields
@@ -69,7 +85,8 @@ class MetricRefusal(ValueError):
 
     def __init__(self, message: str = "", *, spec: str = "", reason: str = "other", detail: str | None = None,
                  k: Any = None, longest: int | None = None, n_queries: int | None = None, labels: str | None = None,
-                 parameter: str | None = None, eval_set: str | None = None) -> None:
+                 parameter: str | None = None, eval_set: str | None = None, advice: str | None = None,
+                 remedy: str | None = None) -> None:
         super().__init__(message)
         detail = message if detail is None else detail
         # the two rules the layers above rely on instead of reading the text: a wrong raise fails here, at once
@@ -81,6 +98,12 @@ class MetricRefusal(ValueError):
         self.spec, self.reason, self.detail = spec, reason, detail
         self.k, self.longest, self.n_queries = k, longest, n_queries
         self.labels, self.parameter, self.eval_set = labels, parameter, eval_set
+        if (advice is None) != (remedy is None) or (remedy is not None and remedy not in REMEDIES):
+            raise TypeError(f"MetricRefusal: advice and remedy (one of {REMEDIES}) are given together, got "
+                            f"{advice!r} and {remedy!r}")
+        if advice is not None and not (detail.endswith(advice) and advice):
+            advice = remedy = None       # words said after it: the message no longer ends with its advice
+        self.advice, self.remedy = advice, remedy
 
     def facts(self) -> dict:
         """The fields, by name (what :meth:`with_context` carries over)."""

@@ -199,6 +199,7 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 
+from .._argument_refusal import ArgumentRefusal
 from .._vector import dot as _dot
 from ..spec import Component
 
@@ -465,7 +466,9 @@ class Objective(Component):
         """
         self.check_queries(queries)
         if sample_weight is not None and not self.supports_sample_weight:
-            raise ValueError(f"objective {self.spec!r} does not support sample_weight; fit without it")
+            # the weights are the argument refused (the command line's --weight reads it), said with the objective
+            raise ArgumentRefusal(f"objective {self.spec!r} does not support sample_weight; fit without it",
+                                  parameter="sample_weight")
         return _BoundDefault(self, y, sample_weight)
 
     # ------------------------------------------------------------------

@@ -68,7 +68,7 @@ import numpy as np
 
 from ..objectives import BoundObjective, LinePoint, Objective
 from ..spec import Parameter, count_or_fraction
-from ..validation import check_k
+from ..validation import ArgumentRefusal, check_k
 
 #: The value of ``k`` that means "the number of positives".
 N_POS = "n+"
@@ -129,7 +129,9 @@ class _PrecAtKSurrogate(Objective):
 
     def check_target(self, y: np.ndarray, sample_weight: np.ndarray | None = None) -> None:
         if sample_weight is not None:
-            raise ValueError(f"objective {self.spec!r} does not support sample_weight; fit without it")
+            # the weights are the argument refused (the command line's --weight reads it), said with the objective
+            raise ArgumentRefusal(f"objective {self.spec!r} does not support sample_weight; fit without it",
+                                  parameter="sample_weight")
         if np.count_nonzero(y) == 0 or np.count_nonzero(y) == y.shape[0]:
             raise ValueError(f"objective {self.spec!r}: y needs both classes (one class given)")
         self.resolve_k(y)

@@ -133,3 +133,48 @@ def test_auto_says_the_metric_on_the_files_parts_from_the_fields(queries, tmp_pa
     one_line_error(status, err, f"rankcore: error: --validation {d / 'test.csv'}: metric 'prec@k:50' cannot score "
                                 "the validation rows (61 rows) (scored in 2 part(s)",
                    "or larger validation parts (a larger file)")
+
+
+def test_auto_says_its_own_advice_for_the_file_from_the_remedy(queries, tmp_path, monkeypatch):
+    """The library's advice reworded (its ``advice`` field follows): the command line still says its own advice
+    for the file, chosen by ``remedy``; before, it replaced the words 'a larger eval_set' in the text, and a
+    reworded advice kept the library's words (the eval_set, which the command line never names)."""
+    import rankcore.auto._folds
+
+    d, _ = queries
+    monkeypatch.setattr(rankcore.auto._folds, "part_advice", lambda remedy, larger, both=None: "Ask for more rows")
+    status, _, err = run_main("auto", d / "train.csv", "--label", "grade", "--positive", "3", "--drop",
+                              "query,prior", "--validation", d / "test.csv", "--metric", "prec@k:50", "--candidates",
+                              "stumps:n_iter=3", "-q", "-o", tmp_path / "m.json")
+    one_line_error(status, err, f"rankcore: error: --validation {d / 'test.csv'}: metric 'prec@k:50' cannot be "
+                                "computed on", "(the number of examples), got 50. Use a metric that fits them (for "
+                                "precision at the top, a fraction such as 'prec@k:0.05') or larger validation parts (a "
+                                "larger file)")
+    assert "Ask for more rows" not in err and "a larger eval_set" not in err
+
+
+def test_the_metrics_refusal_on_the_parts_carries_its_advice_and_remedy():
+    import pickle
+
+    import rankcore
+    from rankcore.metrics import MetricRefusal
+
+    rng = np.random.default_rng(0)
+    X, X_val = rng.normal(size=(300, 3)), rng.normal(size=(60, 3))
+    y, y_val = (X[:, 0] + rng.normal(size=300) > 0).astype(int), (X_val[:, 0] > 0).astype(int)
+    with pytest.raises(MetricRefusal) as caught:
+        rankcore.AutoRanker(candidates=["stumps:n_iter=3"], metric="prec@k:50", random_state=0).fit(
+            X, y, eval_set=(X_val, y_val))
+    exc = caught.value
+    assert exc.remedy == "metric_or_larger" and (exc.parameter, exc.eval_set) == ("metric", "eval_set")
+    assert exc.advice == rankcore.auto.part_advice("metric_or_larger", "a larger eval_set")
+    assert str(exc).endswith(". " + exc.advice) and exc.detail.endswith(exc.advice)
+    back = pickle.loads(pickle.dumps(exc))
+    assert (str(back), back.advice, back.remedy, back.eval_set) == (str(exc), exc.advice, exc.remedy, "eval_set")
+    # words said after the advice: it is no longer the message's end, so the fields drop it (a caller cuts nothing)
+    after = exc.with_context(f"{exc}; see the docs", detail=f"{exc.detail}; see the docs")
+    assert (after.advice, after.remedy) == (None, None)
+    with pytest.raises(TypeError, match="advice and remedy"):
+        MetricRefusal("m: x. Do y", spec="m", detail="x. Do y", advice="Do y")
+    with pytest.raises(TypeError, match="advice and remedy"):
+        MetricRefusal("m: x. Do y", spec="m", detail="x. Do y", advice="Do y", remedy="louder")

@@ -126,3 +126,48 @@ def test_it_is_an_argument_refusal_of_its_constraint_and_said_again_keeps_its_fi
     again = said_again(exc, f"candidates: 'trees': {exc}")
     assert type(again) is ConstraintRefusal and str(again) == f"candidates: 'trees': {exc}"
     assert (again.constraint, again.detail, again.columns) == ("interactions", "column 3 is given twice", (3,))
+
+
+# --- a value that cannot be read: ConstraintSpecError ---
+
+
+@pytest.mark.parametrize("learner, constraint, got, columns", [
+    ("trees:monotone=1/2/0", "monotone", "'1/2/0' ('2' is not a sign (-1, 0 or 1))", ()),
+    ("trees:interactions=0++1", "interactions", "'0++1' (a group is empty (two separators in a row, or one at an "
+                                                "end))", ()),
+    ("trees:interactions=2+0+2", "interactions", "'2+0+2' (column 2 is twice in the group 2+0+2)", (2,)),
+    ("trees:interactions=a+b+a", "interactions", "'a+b+a' (column 'a' is twice in the group a+b+a)", ()),
+])
+def test_a_value_that_cannot_be_read_is_a_spec_error_and_a_refusal_of_its_constraint(learner, constraint, got,
+                                                                                      columns):
+    """Before: a plain SpecError (or, through an estimator, a SpecError), with no field to read: the command line
+    could not tell it from another spec's error."""
+    from rankcore.learners import ConstraintSpecError
+    from rankcore.registry import resolve
+
+    for call in (lambda: resolve("learner", learner),
+                 lambda: rankcore.boost(learner=learner, n_iter=2).fit(X, y)):
+        with pytest.raises(ConstraintSpecError) as caught:
+            call()
+        exc = caught.value
+        assert isinstance(exc, rankcore.SpecError) and isinstance(exc, ConstraintRefusal)
+        assert str(exc).startswith(f"learner 'trees': {constraint} must be ") and str(exc).endswith(f", got {got}")
+        assert exc.detail == str(exc)[len("learner 'trees': "):]
+        assert (exc.constraint, exc.parameter, exc.columns) == (constraint, constraint, columns)
+
+
+def test_an_unreadable_value_pickles_with_its_fields_and_stays_short():
+    from rankcore.learners import ConstraintSpecError
+    from rankcore.registry import resolve
+
+    with pytest.raises(ConstraintSpecError) as caught:
+        resolve("learner", "trees:interactions=3+1+3")
+    back = pickle.loads(pickle.dumps(caught.value))
+    assert type(back) is ConstraintSpecError and str(back) == str(caught.value)
+    assert (back.constraint, back.detail, back.columns) == ("interactions", caught.value.detail, (3,))
+    from rankcore.validation import shown_type
+
+    assert shown_type(back) == "SpecError"        # a leaderboard's "fold 1: SpecError: ..." keeps its words
+    # a SpecError never repeats a very long value whole: neither does its detail
+    long = ConstraintSpecError("x" * 500, constraint="monotone")
+    assert len(str(long)) < 120 and str(long).endswith(long.detail)

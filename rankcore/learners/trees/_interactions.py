@@ -23,10 +23,15 @@ import re
 import numpy as np
 
 from ...spec import number_like
-from .._constraint_refusal import ConstraintRefusal
+from .._constraint_refusal import ConstraintRefusal, ConstraintSpecError
 
 __all__ = ["interaction_groups", "named_groups", "column_groups", "feature_groups", "InteractionGroups",
            "rule_arrays"]
+
+
+def _unreadable(detail: str, columns=()) -> ConstraintSpecError:
+    """A value of ``interactions`` that cannot be read: a SpecError, and the refusal of the constraint with fields."""
+    return ConstraintSpecError(detail, constraint="interactions", columns=columns)
 
 
 def _group_items(value) -> list:
@@ -39,7 +44,7 @@ def _group_items(value) -> list:
     groups = []
     for group in value:
         if isinstance(group, (str, bytes)) or not hasattr(group, "__iter__"):
-            raise ValueError(f"{group!r} is not a group of columns (a sequence of column indices or names)")
+            raise _unreadable(f"{group!r} is not a group of columns (a sequence of column indices or names)")
         groups.append(list(group))
     return groups
 
@@ -52,35 +57,35 @@ _SEPARATORS = "+/,"
 def _column_item(p) -> int | str:
     """One column of a group: an index (an integer >= 0; a string of digits is always an index) or a name."""
     if isinstance(p, (bool, np.bool_)):
-        raise ValueError(f"{p!r} is not a column index or name")
+        raise _unreadable(f"{p!r} is not a column index or name")
     if isinstance(p, str):
         if not p.strip():
-            raise ValueError("a group is empty (two separators in a row, or one at an end)")
+            raise _unreadable("a group is empty (two separators in a row, or one at an end)")
         if p != p.strip():
             # the spec's text form strips its items, so a saved model would read another name back
-            raise ValueError(f"the column name {p!r} begins or ends with white space, which the text form of "
-                             "interactions drops: give that column's index instead")
+            raise _unreadable(f"the column name {p!r} begins or ends with white space, which the text form of "
+                              "interactions drops: give that column's index instead")
         if re.fullmatch(r"[0-9]+", p):
             if p != "0" and p.startswith("0"):
                 # '03' would read as the index 3 where the user may mean a column named '03'
-                raise ValueError(f"{p!r} has a leading zero: a string of digits is a column index, written "
-                                 f"without one ({int(p)}); a column named {p!r} is given by its index")
+                raise _unreadable(f"{p!r} has a leading zero: a string of digits is a column index, written "
+                                  f"without one ({int(p)}); a column named {p!r} is given by its index")
             return int(p)
         if number_like(p):
-            raise ValueError(f"{p!r} is not a column index (an integer >= 0) or a column name (a name that "
-                             "reads as a number is not taken as one)")
+            raise _unreadable(f"{p!r} is not a column index (an integer >= 0) or a column name (a name that "
+                              "reads as a number is not taken as one)")
         if any(c in p for c in _SEPARATORS):
-            raise ValueError(f"the column name {p!r} holds one of {' '.join(_SEPARATORS)}, which separate the "
-                             "columns and groups of interactions: give that column's index instead")
+            raise _unreadable(f"the column name {p!r} holds one of {' '.join(_SEPARATORS)}, which separate the "
+                              "columns and groups of interactions: give that column's index instead")
         if p.lower() == "none":
             # the text 'none' reads back as no constraints, so a model fitted with it could not be saved
-            raise ValueError(f"the column name {p!r} reads as 'no constraints' in the text form of interactions: "
-                             "give that column's index instead")
+            raise _unreadable(f"the column name {p!r} reads as 'no constraints' in the text form of interactions: "
+                              "give that column's index instead")
         return p
     if isinstance(p, (float, np.floating)) and float(p).is_integer():
         p = int(p)
     if not isinstance(p, (int, np.integer)) or p < 0:
-        raise ValueError(f"{p!r} is not a column index (an integer >= 0) or a column name (a string)")
+        raise _unreadable(f"{p!r} is not a column index (an integer >= 0) or a column name (a string)")
     return int(p)
 
 
@@ -108,16 +113,17 @@ def interaction_groups(value) -> str:
     contained in another left out -- the rule reads only the groups that no
     other contains, so equivalent lists fit the same trees and get the same
     spec.  An empty group, a column that is neither an integer >= 0 nor a
-    name, or a column twice in one group is a ValueError.
+    name, or a column twice in one group is a :class:`ConstraintSpecError` (a ValueError).
     """
     out = []
     for group in _group_items(value):
         columns = [_column_item(p) for p in group]
         if not columns:
-            raise ValueError("a group is empty")
+            raise _unreadable("a group is empty")
         if len(set(columns)) < len(columns):
-            raise ValueError(f"column {next(j for j in columns if columns.count(j) > 1)!r} is twice in the group "
-                             f"{'+'.join(map(str, columns))}")
+            twice = next(j for j in columns if columns.count(j) > 1)
+            raise _unreadable(f"column {twice!r} is twice in the group {'+'.join(map(str, columns))}",
+                              [twice] if isinstance(twice, int) else [])
         out.append(tuple(sorted(columns, key=_order)))
     return "/".join("+".join(map(str, group)) for group in _maximal(out))
 

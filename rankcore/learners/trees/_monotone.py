@@ -19,7 +19,7 @@ import re
 
 import numpy as np
 
-from .._constraint_refusal import ConstraintRefusal
+from .._constraint_refusal import ConstraintRefusal, ConstraintSpecError
 
 __all__ = ["monotone_signs", "column_signs", "feature_signs", "unbundled", "checked_signs"]
 
@@ -44,7 +44,8 @@ def monotone_signs(value) -> str:
         elif isinstance(p, str) and re.fullmatch(r"[+-]?[0-9]+", p):
             v = int(p)
         if v not in (-1, 0, 1):
-            raise ValueError(f"{p!r} is not a sign (-1, 0 or 1)")
+            # a SpecError as before, and the refusal of monotone with fields (the command line lists the columns)
+            raise ConstraintSpecError(f"{p!r} is not a sign (-1, 0 or 1)", constraint="monotone")
         signs.append(str(v))
     return "/".join(signs)
 

@@ -1,0 +1,115 @@
+"""The command line names the columns a refusal of ``monotone`` or ``interactions`` is about by the file's names
+(``ConstraintRefusal.columns``, counted after ``--drop`` and the label), lists the feature columns in order when it
+is about none, and says a value that cannot be read (``ConstraintSpecError``, a SpecError) with that order too, once
+the file's columns are read and before any fit."""
+
+import numpy as np
+import pytest
+
+import rankcore.learners.trees._interactions
+from _cli_run import one_line_error, run_main
+
+#: The feature columns once --drop city and the label are taken out, in the order the learner counts them.
+ORDER = "age, income, height, weight"
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory):
+    """200 rows of age, income, city, height, weight and a 0/1 label."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 5))
+    y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
+    path = tmp_path_factory.mktemp("constraint_columns") / "people.csv"
+    lines = ["age,income,city,height,weight,label"]
+    lines += [",".join(map(repr, row)) + f",{label}" for row, label in zip(X.tolist(), y.tolist())]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _run(command, rows, tmp_path, learner):
+    options = ("-o", tmp_path / "m.json") if command == "fit" else ("--no-plots",)
+    return run_main(command, rows, "--learner", learner, "--drop", "city", *options, "-q")
+
+
+@pytest.mark.parametrize("command", ["fit", "compare"])
+def test_a_constrained_categorical_column_is_named_by_the_files_name(rows, tmp_path, command):
+    """Before: ``...; the signs follow the feature columns in order: age, income, height, weight``: index 1 left to
+    be counted (after --drop city)."""
+    status, _, err = _run(command, rows, tmp_path, "trees:monotone=0/1/0/0,categorical=1")
+    label = "" if command == "fit" else "push: "
+    one_line_error(status, err, f"rankcore: error: {label}learner 'trees': monotone constrains the categorical "
+                                "columns [1]; their categories have no order to be monotone in (set their sign to 0, "
+                                "or pass the columns as numbers); that is column 'income' (index 1) of the feature "
+                                "columns")
+    assert "in order" not in err
+
+
+def test_a_column_given_twice_by_name_and_index_is_named(rows, tmp_path):
+    """Before: the whole order was listed after ``column 2 is twice in the group 2+height``."""
+    status, _, err = _run("fit", rows, tmp_path, "trees:interactions=height+2")
+    one_line_error(status, err, "rankcore: error: interactions: column 2 is twice in the group 2+height (as 2 and "
+                                "'height'); that is column 'height' (index 2) of the feature columns")
+
+
+def test_several_columns_are_named_each(rows, tmp_path):
+    """A refusal about two columns (a digit name that is another column's index) names both."""
+    renamed = tmp_path / "digits.csv"
+    text = rows.read_text().splitlines()
+    renamed.write_text("\n".join(["age,2,city,height,weight,label"] + text[1:]) + "\n")
+    status, _, err = _run("fit", renamed, tmp_path, "trees:interactions=2+age")
+    one_line_error(status, err, "rankcore: error: interactions: 2 is read as the column index 2, but X also has a "
+                                "column named '2' (column 1)", "; those are columns '2' (index 1) and 'height' "
+                                "(index 2) of the feature columns")
+
+
+@pytest.mark.parametrize("command", ["fit", "compare"])
+def test_a_count_of_signs_still_lists_the_columns_in_order(rows, tmp_path, command):
+    """A refusal about no column keeps the order list (4 signs for 5 columns before --drop: 3 given here)."""
+    status, _, err = _run(command, rows, tmp_path, "trees:monotone=1/0/-1")
+    one_line_error(status, err, "got 3 ('1/0/-1'); the signs follow the feature columns in order: " + ORDER)
+
+
+@pytest.mark.parametrize("command", ["fit", "compare"])
+def test_a_monotone_value_that_holds_no_sign_gets_the_columns_order(rows, tmp_path, command):
+    """Before: ``--learner 'trees:monotone=1/2/0/0': learner 'trees': monotone must be ... ('2' is not a sign (-1,
+    0 or 1))``, said before the file was read, with no word of the columns the signs follow."""
+    status, _, err = _run(command, rows, tmp_path, "trees:monotone=1/2/0/0")
+    one_line_error(status, err, "rankcore: error: --learner 'trees:monotone=1/2/0/0': learner 'trees': monotone must "
+                                "be signs per column of X such as 1/0/-1 (each -1, 0 or 1), got '1/2/0/0' ('2' is not "
+                                f"a sign (-1, 0 or 1)); the signs follow the feature columns in order: {ORDER}")
+
+
+def test_an_interaction_value_that_cannot_be_read_gets_the_columns(rows, tmp_path):
+    status, _, err = _run("fit", rows, tmp_path, "trees:interactions=0++1")
+    one_line_error(status, err, "got '0++1' (a group is empty (two separators in a row, or one at an end)); the "
+                                f"indices count the feature columns in order from 0: {ORDER} (a column may also be "
+                                "given by its name)")
+    status, _, err = _run("fit", rows, tmp_path, "trees:interactions=3+1+3")
+    one_line_error(status, err, "(column 3 is twice in the group 3+1+3); that is column 'weight' (index 3) of the "
+                                "feature columns")
+
+
+def test_an_unreadable_value_is_chosen_by_its_class_not_its_words(rows, tmp_path, monkeypatch):
+    """The parse error reworded where it is made: the command line still adds the columns' order."""
+    groups = rankcore.learners.trees._interactions._column_item
+
+    def reworded(p):
+        try:
+            return groups(p)
+        except ValueError as exc:
+            exc.args = (str(exc).replace("a group is empty", "nothing between the separators"),)
+            raise
+
+    monkeypatch.setattr(rankcore.learners.trees._interactions, "_column_item", reworded)
+    status, _, err = _run("fit", rows, tmp_path, "trees:interactions=0++1")
+    one_line_error(status, err, "(nothing between the separators (two separators in a row, or one at an end)); the "
+                                f"indices count the feature columns in order from 0: {ORDER}")
+
+
+def test_an_unreadable_value_is_said_before_any_fit_and_before_other_checks_of_the_models(rows, tmp_path):
+    """Said once the columns are known: with another unreadable option (an unknown objective) that one is said
+    first, before the file is read, as before."""
+    status, _, err = run_main("fit", rows, "--learner", "trees:monotone=1/2", "--objective", "nosuch", "--drop",
+                              "city", "-o", tmp_path / "m.json", "-q")
+    one_line_error(status, err, "--objective 'nosuch'")
+    assert not (tmp_path / "m.json").exists()
