@@ -289,7 +289,7 @@ class DaskBackend(_ShardCaller):
                 moved.append(problem.merge_partials(stage, self.call("partials", self._take_update(), stage, moved)))
             value = problem.finish(moved).value
             if self._stepped or not (math.isnan(value) or value == math.inf):
-                return ObjectiveState(value, stages=moved)
+                return ObjectiveState(value, stages=moved, model_value=problem.finish(G).value)
             self._step_back()
         return ObjectiveState(problem.finish(G).value, stages=G)
 
@@ -304,6 +304,30 @@ class DaskBackend(_ShardCaller):
 
     def value(self, state: ObjectiveState) -> float:
         return state.value
+
+    @property
+    def learns_position_effects(self) -> bool:
+        """Whether the fit learns position effects beside the trees (each evaluation of the driver moves them)."""
+        return self.effects is not None
+
+    def take_back(self, ranker, alpha: float) -> None:
+        """Undo the last :meth:`apply_update` and the position effects' step of the evaluation after it (the driver's
+        ``"diverged"`` stop), on the client and the shards, as the in-memory backend does.
+
+        A step still pending (J after it came from the line summary, with no round trip) is dropped: the shards
+        never applied it.  Otherwise the effects' step is taken back (:meth:`_step_back`) and the shards apply
+        −α·h (the ranker travels again: applying the step dropped its h), at once.
+        """
+        if self._pending is not None and not getattr(self._pending, "moves_effects", False):
+            self._pending = None
+        else:
+            if self.effects is not None:
+                self._step_back()
+            self.apply_update(ranker, -alpha)
+            self.flush()
+        self._next_stages = None
+        self._summary = None
+        self._hist = None
 
     def learner_statistics(self, state: ObjectiveState) -> np.ndarray:
         if self.fast:
@@ -567,6 +591,11 @@ class PairwiseDaskBackend(_ShardCaller):
         if self._pending is not None:
             self.call("apply", self._take_update())
         self._pending = self._rankers.update(ranker, alpha)
+
+    def take_back(self, ranker, alpha: float) -> None:
+        """Undo the last :meth:`apply_update` on the shards (the driver's ``"diverged"`` stop)."""
+        self.apply_update(ranker, -alpha)
+        self.flush()
 
     def flush(self) -> None:
         if self._pending is not None:

@@ -69,12 +69,17 @@ class ObjectiveState:
     hessian : ndarray or None
         The whole curvature, computed with the gradient when the layout grows
         Newton leaves from it (non-separable objectives with a curvature).
+    model_value : float or None
+        J of the model itself where ``value`` is taken elsewhere: a fit learning position effects with a line
+        search records J at the effects after their step (the line starts there); the model -- its trees and
+        the effects its last tree was grown with -- is at the effects before it.  None: ``value``.
     """
 
     value: float
     stages: list[np.ndarray] | None = None
     gradient: np.ndarray | None = None
     hessian: np.ndarray | None = None
+    model_value: float | None = None
 
 
 def split_blocks(n_rows: int, block_rows: int | Sequence[int] | None) -> list[slice]:
@@ -229,7 +234,7 @@ class InMemoryBackend:
                         # (the driver would have no finite model to keep): the first tree's step stops the fit
                         problem.undo_advance()
                         return ObjectiveState(float(value), gradient=grad, hessian=hess)
-                    value = moved_value
+                    return ObjectiveState(float(moved_value), gradient=moved, hessian=hess, model_value=float(value))
                 grad = moved
             return ObjectiveState(float(value), gradient=grad, hessian=hess)
         if getattr(self.layout, "multi_pass", False) and getattr(problem, "has_hessian", False):
@@ -429,6 +434,29 @@ class InMemoryBackend:
         if self._summary is not None and self._summary[0] is ranker:
             _, summary, vals, G = self._summary
             self._next_stages = self.problem.stages_after_step(summary, vals, G, alpha)
+        self._summary = None
+
+    @property
+    def learns_position_effects(self) -> bool:
+        """Whether the fit learns position effects beside the trees (each evaluation of the driver moves them)."""
+        return bool(getattr(self.problem, "learns_position_effects", False))
+
+    def take_back(self, ranker: WeakRanker, alpha: float) -> None:
+        """Undo the last :meth:`apply_update` (f ← f − α·h) and the position effects' step of the evaluation after it.
+
+        The driver's ``"diverged"`` stop: the step raised J above its start, and the fit ends at the model before
+        it.  The scores come back to rounding (f + α·h − α·h); the fit stops here, so nothing is computed from them.
+        """
+        if self.learns_position_effects:
+            self.problem.undo_advance()
+        self._h_cache = None
+        directions = self._directions(ranker)
+        try:
+            add_step([self._scores[s] for s in self.slices], directions, -alpha)
+        finally:
+            self._h_cache = None
+        self._grad_cache = None
+        self._next_stages = None
         self._summary = None
 
 

@@ -672,8 +672,10 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             if one is watched:
                 best.update(iteration=0, loss=to_loss(start), start=start)
         progress.start()
-        result = run_boosting(backend, layout, n_iter=n_iter, log_value=setup.objective.log_value,
-                              has_value=setup.objective.has_value, tol=float(setup.params.tol), callback=callback)
+        objective = setup.objective
+        result = run_boosting(backend, layout, n_iter=n_iter, log_value=objective.log_value,
+                              has_value=objective.has_value, fixed_value=bool(getattr(objective, "fixed_value", True)),
+                              tol=float(setup.params.tol), callback=callback)
         records = result.records
         if stop_early and best["iteration"] < len(records):
             records = records[: best["iteration"]]

@@ -338,7 +338,7 @@ def mean_change(change: float, total: float) -> float:
 
 
 #: The stop reasons of a round's fit that are its own (any other is a callback's, which stops the rounds).
-_FIT_REASONS = ("n_iter", "converged", "early_stopping", "overflow", "no_split", "no_validation_split")
+_FIT_REASONS = ("n_iter", "converged", "early_stopping", "diverged", "overflow", "no_split", "no_validation_split")
 
 
 def round_stops_rounds(model, moved: float, rounds: int, bias: PositionBias, *, changed: float | None = None,

@@ -28,6 +28,19 @@ The driver knows nothing about losses, prices, learners' internals or where
 the rows are: it sees a backend (``_backend.py``), a learner layout's
 ``select`` and the line search.
 
+A step after which J stands above its value at the start, J_0 (the initial
+scores: zeros, ``init_score`` or ``init_model``'s), by more than
+``DIVERGENCE_RTOL`` (relative to |J_0|; on R = exp J for a log value) is
+not kept: the backend takes it back (``backend.take_back``) and the fit
+stops with ``"diverged"`` and a ``ConvergenceWarning`` naming the learning
+rate -- the line search's step times a learning rate > 1, or a Newton
+step (trees without line search, the position effects' step) times a
+large one, overshoots the minimum and can climb at every tree.  A rise
+that stays at or below J_0 (a Newton path's ordinary non-monotone step)
+is left alone: only a model worse than the one it started from stops.  An
+objective whose J is not one fixed function of the scores (``fixed_value``
+False: weights read at each evaluation's scores) is not compared.
+
 A layout with ``leaf_newton_steps = k > 1`` (``trees:leaf_newton_steps=k``)
 has the backend take k − 1 more Newton steps on each tree's leaf values
 before step 3 (``backend.leaf_newton_steps``: the gradient and curvature
@@ -48,6 +61,11 @@ from ._line_search import MAX_STEP, line_search
 
 __all__ = ["BoostingRecord", "BoostingResult", "run_boosting", "check_newton_steps"]
 
+
+#: A step that leaves J above J_0 by more than DIVERGENCE_RTOL·|J_0| (by DIVERGENCE_RTOL for a log value J = log R:
+#: R up by that factor) stops the fit as "diverged".  Far above the roundings of J on a flat start (a step that
+#: barely moves it), far below any rise of a step that overshoots.
+DIVERGENCE_RTOL = 1e-9
 
 #: Monotone trees in a row whose line search finds no descent before a fit counts as converged.  Each is left out
 #: rather than added with α <= 0, which would reverse its order: a tree grown on a row sample need not descend on
@@ -78,7 +96,12 @@ class BoostingResult:
     records : list of BoostingRecord
     stop_reason : str
         ``"n_iter"``, ``"converged"`` (no weak ranker has |derivative| > tol),
-        ``"no_decrease"`` (the best step does not lower J), ``"overflow"``
+        ``"no_decrease"`` (the best step does not lower J), ``"diverged"``
+        (a step left J of the model above its value before any step --
+        ``initial_value``, or with position effects and a line search J at
+        the effects before their first step: it is taken back, the records
+        end before it, and a ``ConvergenceWarning`` names the learning rate),
+        ``"overflow"``
         (the gradient or curvature the learner sums, the derivative, the line
         search, the step's scores or J became non-finite: the records end at
         the last finite model, and a ``RuntimeWarning`` says so),
@@ -103,6 +126,7 @@ def run_boosting(
     n_iter: int,
     log_value: bool,
     has_value: bool = True,
+    fixed_value: bool = True,
     tol: float = 0.0,
     max_step: float = MAX_STEP,
     callback: Callable[[BoostingRecord], str | None] | None = None,
@@ -119,6 +143,8 @@ def run_boosting(
     has_value : bool
         False: the objective gives gradients and curvature only; every step is the weak ranker's Newton
         step (α = 1 before shrinkage), with no line search, and the records' values are NaN.
+    fixed_value : bool
+        ``Objective.fixed_value``: False (J is not one fixed function of the scores), no ``"diverged"`` stop.
     tol : float
         Stop when the best weak ranker's |Σ g h| is at most ``tol``.
     max_step : float
@@ -138,20 +164,13 @@ def run_boosting(
         becomes non-finite later stops the fit with ``stop_reason = "overflow"`` and a ``RuntimeWarning``
         instead: it is never reported as convergence.
     """
-    leaf_steps = int(getattr(layout, "leaf_newton_steps", 1))
-    if leaf_steps > 1 and not callable(getattr(backend, "leaf_newton_steps", None)):
-        raise ValueError(f"leaf_newton_steps={leaf_steps}: this backend ({type(backend).__name__}) takes one Newton "
-                         "step per tree; fit in memory, or leave leaf_newton_steps at 1")
-    missing = getattr(layout, "missing_row_groups", None)
-    if missing:
-        # said before the first tree (the trees' bootstrap by query without queries), rather than from inside a
-        # search -- a Dask worker's, say
-        raise ValueError(missing)
+    leaf_steps = _leaf_steps(backend, layout)
     state = backend.objective_state()
     value = backend.value(state) if has_value else math.nan
     if has_value:
         _check_initial_value(backend, value)
     result = BoostingResult(initial_value=value)
+    start = _model_value(backend, state) if has_value else math.nan     # J_0, of the model before any step
     from_init = getattr(backend, "from_init", False) or False     # True/"init_score", or "init_model"
     refresh_threads = getattr(backend, "refresh_threads", _nothing)  # in memory: fewer threads if the CPUs filled up
     skipped = 0
@@ -178,6 +197,9 @@ def run_boosting(
         alpha = step * float(getattr(layout, "shrinkage", 1.0))
         if (stepped := _apply_step(backend, candidate.ranker, alpha, has_value, result, iteration)) is None:
             break
+        if has_value and fixed_value and _diverging(backend, layout, stepped, candidate.ranker, alpha, start,
+                                                    log_value, result, iteration, from_init):
+            break
         state = stepped
         if has_value:
             value = backend.value(state)
@@ -192,6 +214,20 @@ def run_boosting(
     if not result.records and n_iter >= 1 and result.stop_reason in ("converged", "no_decrease"):
         _warn_constant(result, tol, from_init)
     return result
+
+
+def _leaf_steps(backend, layout) -> int:
+    """The layout's Newton steps per tree, checked against the backend; a ValueError for a layout that cannot run."""
+    leaf_steps = int(getattr(layout, "leaf_newton_steps", 1))
+    if leaf_steps > 1 and not callable(getattr(backend, "leaf_newton_steps", None)):
+        raise ValueError(f"leaf_newton_steps={leaf_steps}: this backend ({type(backend).__name__}) takes one Newton "
+                         "step per tree; fit in memory, or leave leaf_newton_steps at 1")
+    missing = getattr(layout, "missing_row_groups", None)
+    if missing:
+        # said before the first tree (the trees' bootstrap by query without queries), rather than from inside a
+        # search -- a Dask worker's, say
+        raise ValueError(missing)
+    return leaf_steps
 
 
 def _apply_step(backend, ranker, alpha: float, has_value: bool, result: BoostingResult, iteration: int):
@@ -209,6 +245,43 @@ def _apply_step(backend, ranker, alpha: float, has_value: bool, result: Boosting
             _overflow(result, iteration, f"the objective became {value} after the step")
             return None
     return state
+
+
+def _above_start(value: float, start: float, log_value: bool) -> bool:
+    """Whether J = ``value`` after a step stands above J_0 = ``start`` by more than :data:`DIVERGENCE_RTOL` (relative
+    to |J_0|, or on R = exp J for a log value: J − J_0 > DIVERGENCE_RTOL).  A start of −inf never is (the loop stops
+    there as converged)."""
+    if not math.isfinite(start):
+        return False
+    slack = DIVERGENCE_RTOL if log_value else DIVERGENCE_RTOL * abs(start)
+    return value - start > slack
+
+
+def _diverging(backend, layout, state, ranker, alpha: float, start: float, log_value: bool, result: BoostingResult,
+               iteration: int, from_init: bool | str) -> bool:
+    """Whether the step just applied left J of the model above J_0 = ``start``: then it is taken back and the fit
+    stops with ``"diverged"`` (warned)."""
+    model = _model_value(backend, state)
+    if not _above_start(model, start, log_value):
+        return False
+    _take_back(backend, ranker, alpha)
+    _diverged(backend, layout, result, iteration, start, model, log_value, from_init)
+    return True
+
+
+def _model_value(backend, state) -> float:
+    """J of the model at ``state``: the backend's value, or the state's ``model_value`` where that is taken elsewhere
+    (at the position effects after their step, which the model does not have yet)."""
+    model = getattr(state, "model_value", None)
+    return backend.value(state) if model is None else float(model)
+
+
+def _take_back(backend, ranker, alpha: float) -> None:
+    """Undo f ← f + α·h (and the position effects' step the evaluation after it took) on a backend that can: the fit
+    stops at the model before the step, and the backend's scores say so too."""
+    take_back = getattr(backend, "take_back", None)
+    if callable(take_back):
+        take_back(ranker, alpha)
 
 
 def _line_step(backend, layout, state, candidate, has_value: bool, log_value: bool, max_step: float,
@@ -382,6 +455,37 @@ def _no_split(result: BoostingResult, iteration: int, why: str | None, from_init
         f"boosting stopped at iteration {iteration} (stop_reason_ = 'no_split'): "
         f"{why or 'the learner found no weak ranker on the training rows'}; {model}",
         UserWarning, stacklevel=outside_stacklevel())
+
+
+def _diverged(backend, layout, result: BoostingResult, iteration: int, start: float, value: float, log_value: bool,
+              from_init: bool | str = False) -> None:
+    """Stop with ``"diverged"``: the step of ``iteration`` left J above J_0 (not kept); warn with the likely cause."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    result.stop_reason = "diverged"
+    kept = len(result.records)
+    model = _NOTHING_ADDED[from_init] if not kept else f"the model keeps the {kept} iteration(s) before it"
+    named = "J (log R)" if log_value else "J"
+    warnings.warn(
+        f"boosting stopped at iteration {iteration} (stop_reason_ = 'diverged'): its step raised the objective "
+        f"{named} from {start:.6g} at the start to {value:.6g}, so it was not taken; {model}. "
+        + _divergence_cause(backend, layout), ConvergenceWarning, stacklevel=outside_stacklevel())
+
+
+def _divergence_cause(backend, layout) -> str:
+    """The likely cause of a step that overshot, naming the parameter to change and its current value."""
+    rate = float(getattr(layout, "shrinkage", 1.0))
+    effects = (f"; the position effects take Newton steps of their own at the same rate ({rate:g})"
+               if getattr(backend, "learns_position_effects", False) else "")
+    if not getattr(layout, "line_search", True):
+        return (f"Each tree takes its Newton step times learning_rate={rate:g}, without a line search, and it overshot"
+                f"{effects}: lower the learning rate below {rate:g}, search each step (trees:line_search=true) or "
+                "cap the leaves (trees:max_delta_step).")
+    if rate > 1.0:
+        return (f"The learner's learning_rate={rate:g} multiplies the line search's step (the minimum of J along "
+                f"the tree), so any value above 1 overshoots{effects}: lower it to at most 1 (e.g. "
+                "trees:learning_rate=0.1).")
+    return f"The step at learning_rate={rate:g} overshot{effects}: lower the learning rate below {rate:g}."
 
 
 def _overflow(result: BoostingResult, iteration: int, what: str) -> None:

@@ -14,7 +14,13 @@ ATTRIBUTES_DOC = """
         Their coefficients; ``decision_function(X) = Σ_t alphas_[t] · rankers_[t].predict(X)``.
     objective_values_ : ndarray of shape (n_iter_ + 1,)
         The working objective J (log R for the push objective) before the
-        first iteration and after each one; never increasing.  Fitted with
+        first iteration and after each one.  A step that would leave J of
+        the model above its value before any step stops the fit as
+        ``"diverged"``, so the values never rise above the first -- except
+        where J moves with the scores (place discounts: not compared) and,
+        with position effects and a line search, where they are J at the
+        effects' next step (the model's own J is compared).  A line search
+        at a learning rate ≤ 1 never increases them.  Fitted with
         ``init_model``: of the new iterations alone, from J at the init
         model's scores (shape ``(n_iter_ − init_iterations_ + 1,)``).  For a
         non-smooth objective it is J of the training scores, which carry the
@@ -32,7 +38,12 @@ ATTRIBUTES_DOC = """
         LightGBM's ``evals_result_`` does; ``callbacks`` see the iterations
         counted from the init model's first, as LightGBM's do.
     stop_reason_ : str
-        ``"n_iter"``, ``"converged"``, ``"early_stopping"``, ``"overflow"``
+        ``"n_iter"``, ``"converged"``, ``"early_stopping"``, ``"diverged"``
+        (a step raised the objective above its value at the start -- a
+        learning rate too large -- and was not taken: the model keeps the
+        iterations before it, with a ``ConvergenceWarning`` naming the
+        learning rate; a rise that stays below the start, a Newton step's
+        ordinary one, does not stop the fit), ``"overflow"``
         (a non-finite step: the model keeps the last finite iteration, with
         a ``RuntimeWarning``), ``"no_split"`` (the learner could form no weak
         ranker on these rows -- every feature constant, too few rows for a

@@ -24,7 +24,7 @@ __all__ = ["LOSS", "PRICE", "OBJECTIVE", "P", "BOOSTING", "PUSH_FITTED", "FIT_IN
 #: is reported as "converged"; ``"no_validation_split"``: an ``early_stopping="auto"`` fit with too few
 #: rows of a class for a validation split ran ``n_iter``); a callback may also stop a fit with a string
 #: of its own (see :func:`is_callback_reason`).
-STOP_REASONS = ("n_iter", "converged", "early_stopping", "overflow", "no_split", "callback", NO_VALIDATION)
+STOP_REASONS = ("n_iter", "converged", "early_stopping", "diverged", "overflow", "no_split", "callback", NO_VALIDATION)
 
 #: The default number of iterations (``n_iter=None`` outside the large-data settings).
 DEFAULT_N_ITER = 100

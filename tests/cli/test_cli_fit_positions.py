@@ -297,3 +297,16 @@ def test_fit_with_position_bias_em_fits_the_click_model_and_prints_its_propensit
     np.testing.assert_array_equal(model.position_propensities_, expected.position_propensities_)
     shown = line[len("position propensities (place): "):].split(" after ")[0].split(", ")
     np.testing.assert_allclose([float(pair.split()[1]) for pair in shown], model.position_propensities_, atol=5e-4)
+
+
+def test_a_fit_whose_step_climbs_says_diverged_on_its_fit_line(files, tmp_path):
+    # a learning rate far above 1: the first tree's step raises J above its start, is not taken, and the fit line
+    # says why the fit stopped (before: the fit ran on while J climbed, until an overflow stopped it)
+    status, out, err = run_main("fit", files / "clicks.csv", *FIT, "--learner", "trees:learning_rate=1000",
+                                "--progress", "lines", "-o", tmp_path / "m.json")
+    assert status == 0
+    assert "rankcore: warning: boosting stopped at iteration 1 (stop_reason_ = 'diverged')" in err
+    assert "learning_rate=1000" in err
+    assert ("stopped: diverged (a step raised the objective above its start and was not taken: lower the learning "
+            "rate) after 0 iterations") in out + err
+    assert rankcore.load_model(tmp_path / "m.json").stop_reason_ == "diverged"

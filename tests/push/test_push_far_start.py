@@ -10,6 +10,8 @@ leaves.  Started at 0, every fit is the one it was, bit for bit.
 import numpy as np
 import pytest
 
+from sklearn.exceptions import ConvergenceWarning
+
 import rankcore
 from rankcore.objectives import PushObjective
 from rankcore.push._query_defaults import searched_from_start
@@ -55,8 +57,12 @@ def test_the_logistic_push_searches_its_steps_from_far_initial_scores(queries):
     # the learner naming line_search=true is the same fit; naming line_search=false keeps the Newton steps
     searched = _fit(X, y, qid, init, objective="push:logistic", learner="trees:line_search=true")
     np.testing.assert_array_equal(fitted.decision_function(X), searched.decision_function(X))
-    newton = _fit(X, y, qid, init, objective="push:logistic", learner="trees:line_search=false")
-    assert _largest(fitted, X) < 5 * SCALE < 100 * SCALE < _largest(newton, X)
+    assert _largest(fitted, X) < 5 * SCALE
+    # the Newton leaves overshoot: the first tree raises J above its start (before the "diverged" stop the fit went
+    # on, J climbing, to scores near 500·SCALE); that step is not taken, and the model adds nothing to init_score
+    with pytest.warns(ConvergenceWarning, match=r"iteration 1 \(stop_reason_ = 'diverged'\).*learning_rate=0.1"):
+        newton = _fit(X, y, qid, init, objective="push:logistic", learner="trees:line_search=false")
+    assert newton.stop_reason_ == "diverged" and newton.n_iter_ == 0 and _largest(newton, X) == 0.0
     assert np.all(np.diff(fitted.objective_values_) <= 1e-12 * abs(fitted.objective_values_[0]))   # descents
     # the same through the estimator's loss (the default objective of loss="logistic" within queries)
     by_loss = _fit(X, y, qid, init, loss="logistic")
