@@ -43,21 +43,37 @@ def constraint_advice(exc: BaseException, feature_names) -> str | None:
 
 def deferred_constraints(exc: BaseException) -> bool:
     """Whether a spec's refusal ``exc`` (resolved before the data are read, ``check_specs``) waits for the feature
-    columns: a ``monotone`` or ``interactions`` value that cannot be read is said once they are known, with their
-    order (:func:`say_unread_constraints`), as a learner's refusal against X is."""
+    columns: a ``monotone`` or ``interactions`` value that cannot be read is said with their order
+    (:func:`say_unread_constraints`), as a learner's refusal against X is."""
     from ..learners import ConstraintRefusal
 
     return isinstance(exc, ConstraintRefusal)
 
 
-def say_unread_constraints(configs, feature_names) -> None:
+def say_unread_constraints(configs, read_names) -> None:
     """Raise the first deferred refusal of the models ``configs`` (a ``monotone`` or ``interactions`` value that
-    cannot be read: ``config.unread``, ``(what the option said, the refusal)``) with the feature columns' advice;
-    call it once the training file is read, before anything resolves the learners."""
+    cannot be read: ``config.unread``, ``(what the option said, the refusal)``) with the feature columns' advice.
+
+    Call it as soon as the models are built: the refusal is said before any
+    other check of the options, as any other spec that cannot be read is.
+    ``read_names()`` reads the training file as the command does and gives
+    its feature columns; when it cannot (no such file, a column to drop that
+    is not there...) the refusal is said alone, and the reader's warnings are
+    not shown: the value is the error the user meets first.
+    """
+    import warnings
+
     from . import CommandError
 
-    for config in configs:
-        if config.unread:
-            said, exc = config.unread
-            advice = constraint_advice(exc, feature_names)
-            raise CommandError(said if advice is None else f"{said}; {advice}")
+    unread = next((config.unread for config in configs if config.unread), None)
+    if not unread:
+        return
+    said, exc = unread
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            feature_names = read_names()
+    except (CommandError, ValueError, TypeError, OSError, ImportError, ArithmeticError):     # main's user errors
+        feature_names = None
+    advice = constraint_advice(exc, feature_names)
+    raise CommandError(said if advice is None else f"{said}; {advice}")

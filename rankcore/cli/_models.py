@@ -188,8 +188,8 @@ class ModelConfig:
     kind: ModelKind
     params: dict[str, Any]
     label: str = ""
-    #: (what the option said, the refusal) of a constraint value that cannot be read, said once the feature columns
-    #: are known (:func:`~rankcore.cli._constraints.say_unread_constraints`); () when none
+    #: (what the option said, the refusal) of a constraint value that cannot be read, said with the feature columns
+    #: once the models are built (:func:`~rankcore.cli._constraints.say_unread_constraints`); () when none
     unread: tuple = ()
 
     def build(self):
@@ -372,6 +372,8 @@ def build_configs(args, *, multiple: bool) -> list[ModelConfig]:
     _name_configs(configs)
     for config in configs:
         check_specs(config)
+        if config.unread:           # the error said first, as when it was raised here: no later model is checked
+            break
     return configs
 
 
@@ -402,7 +404,11 @@ def monitor_from_params(args, configs: list[ModelConfig]) -> None:
 
 
 def check_specs(config: ModelConfig) -> None:
-    """Resolve every spec-string parameter now, so a typo fails before the data are read."""
+    """Resolve every spec-string parameter now, so a typo fails before the data are read.
+
+    A ``monotone`` or ``interactions`` value that cannot be read is kept in ``config.unread`` (said with the feature
+    columns by :func:`~rankcore.cli._constraints.say_unread_constraints`) and ends the checks, as an error here does.
+    """
     from ..registry import resolve
 
     declared = {p.name: p for p in getattr(config.kind.cls, "parameters", ())}
@@ -421,9 +427,9 @@ def check_specs(config: ModelConfig) -> None:
         try:
             resolve(option.family, value)
         except (ValueError, TypeError) as exc:
-            if deferred_constraints(exc):       # said with the feature columns' order, once the data are read
-                config.unread = config.unread or (f"{option.flag} {value!r}: {exc}", exc)
-                continue
+            if deferred_constraints(exc):       # said with the feature columns' order, before any other check
+                config.unread = (f"{option.flag} {value!r}: {exc}", exc)
+                return                          # the options after it are not checked, as when it was raised here
             raise CommandError(f"{option.flag} {value!r}: {exc}") from None
 
 

@@ -497,13 +497,14 @@ def run(args) -> int:
     if args.monitor is not None:
         scalar_metric(args.monitor, "--monitor")
     configs = build_configs(args, multiple=True)
+    # a monotone value that holds no sign: said first, as every spec's refusal, with the columns of the file
+    say_unread_constraints(configs, lambda: load(args, args.data, queries=True).feature_names)
     monitor_from_params(args, configs)      # --param scoring=SPEC is the metric watched
     if args.weight is not None:
         check_fit_with_weights(configs, args.weight, command="compare")
     check_outputs(args, {"DATA": args.data, "--test": args.test}, configs,
                   QUERY_FIGURES if args.qid is not None or _gives_queries(args) else FIGURES)
     data = load(args, args.data, queries=True)
-    say_unread_constraints(configs, data.feature_names)     # a monotone value that holds no sign, said with the columns
     if data.qid is not None:
         if args.qid is None:                 # a LIBSVM file's qid: -- the figures are those of queries
             check_outputs(args, {"DATA": args.data, "--test": args.test}, configs, QUERY_FIGURES)

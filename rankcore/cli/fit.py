@@ -185,6 +185,11 @@ def read_training(args, init_model):
     return data
 
 
+def _continued(args, config):
+    """The model of ``--init-model`` (None without it), loaded as :func:`run` loads it."""
+    return None if args.init_model is None else load_init_model(args.init_model, config)
+
+
 def run(args) -> int:
     from ._outputs import output_name, save_model_output
 
@@ -203,12 +208,13 @@ def run(args) -> int:
     if args.monitor is not None:
         scalar_metric(args.monitor, "--monitor")
     (config,) = build_configs(args, multiple=False)
+    # a monotone value holding no sign: said first, as every spec's refusal, with the columns of the file read for it
+    say_unread_constraints([config], lambda: read_training(args, _continued(args, config)).feature_names)
     monitor_from_params(args, [config])      # --param scoring=SPEC is the metric watched
     eval_specs = check_before_reading(args, config)
-    init_model = None if args.init_model is None else load_init_model(args.init_model, config)
+    init_model = _continued(args, config)
 
     data = read_training(args, init_model)
-    say_unread_constraints([config], data.feature_names)    # a monotone value holding no sign: said with the columns
     qid = data.qid
     monitor_spec = args.monitor or ("auc" if qid is None else query_defaults(QUERY_MONITOR, qid))
     if qid is None:

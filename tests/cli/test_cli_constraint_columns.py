@@ -113,3 +113,49 @@ def test_an_unreadable_value_is_said_before_any_fit_and_before_other_checks_of_t
                               "city", "-o", tmp_path / "m.json", "-q")
     one_line_error(status, err, "--objective 'nosuch'")
     assert not (tmp_path / "m.json").exists()
+
+
+#: The refusal of ``trees:monotone=1/2`` as ``--learner`` says it, with or without the columns' order after it.
+UNREAD = ("rankcore: error: --learner 'trees:monotone=1/2': learner 'trees': monotone must be signs per column of X "
+          "such as 1/0/-1 (each -1, 0 or 1), got '1/2' ('2' is not a sign (-1, 0 or 1))")
+
+
+@pytest.mark.parametrize("command", ["fit", "compare"])
+def test_an_unreadable_value_still_wins_over_a_training_file_that_cannot_be_read(tmp_path, command):
+    """Before: ``rankcore: error: .../missing.csv: no such file``: deferring the refusal until the columns were
+    read let the reader's error win, where the value's own refusal was said first (and is said alone here)."""
+    status, _, err = _run(command, tmp_path / "missing.csv", tmp_path, "trees:monotone=1/2")
+    one_line_error(status, err, UNREAD)
+    assert "no such file" not in err and "in order" not in err
+
+
+@pytest.mark.parametrize("command, options", [("fit", ("--eval-metric", "auc")),
+                                              ("fit", ("--init-model", "no_model.json")),
+                                              ("compare", ("--model", "push,kernel", "--weight", "age"))])
+def test_an_unreadable_value_wins_over_the_checks_made_before_reading_as_before(rows, tmp_path, command, options):
+    """Before: ``--eval-metric: needs --validation DATA ...``, ``--init-model: cannot read the model file ...``,
+    ``--weight age: kernel (KernelRanker) cannot weigh rows ...``: the checks of the other options ran first once
+    the refusal waited for the columns."""
+    options = [str(tmp_path / o) if o.endswith(".json") else o for o in options]
+    output = ("-o", tmp_path / "m.json") if command == "fit" else ("--no-plots",)
+    status, _, err = run_main(command, rows, "--learner", "trees:monotone=1/2", "--drop", "city", *options, *output,
+                              "-q")
+    one_line_error(status, err, UNREAD)
+
+
+def test_an_unreadable_value_is_said_with_no_warning_before_it(rows, tmp_path):
+    """Before: ``rankcore: warning: --validation ... is the training file ... itself`` was printed first."""
+    status, _, err = run_main("fit", rows, "--learner", "trees:monotone=1/2", "--drop", "city", "--validation", rows,
+                              "-o", tmp_path / "m.json", "-q")
+    one_line_error(status, err, UNREAD + f"; the signs follow the feature columns in order: {ORDER}")
+
+
+@pytest.mark.parametrize("command, options", [("fit", ("--n-iter", "0")),
+                                              ("compare", ("--model", "push", "--model", "push:objective=nosuch"))])
+def test_an_unreadable_value_wins_over_the_options_checked_after_it_as_before(rows, tmp_path, command, options):
+    """The options of a model are checked in order, and the models in order: before, ``--n-iter: ...`` (an option
+    after --learner) or ``--objective 'nosuch': ...`` (a later model's) was said instead, once the refusal waited."""
+    output = ("-o", tmp_path / "m.json") if command == "fit" else ("--no-plots",)
+    status, _, err = run_main(command, rows, "--learner", "trees:monotone=1/2", "--drop", "city", *options, *output,
+                              "-q")
+    one_line_error(status, err, UNREAD + f"; the signs follow the feature columns in order: {ORDER}")
