@@ -639,7 +639,8 @@ def _holdout_metric(estimator, n_rows: int, *, queries: bool = False) -> str:
 
 
 #: What a stop reason means, where its name alone does not say it.
-_STOP_NOTES = {"diverged": "a step raised the objective above its start and was not taken: lower the learning rate",
+_STOP_NOTES = {"diverged": "a step raised the objective above its start and was not taken: the warning says what "
+                           "to change",
                "no_validation_split": "n_iter reached; early_stopping='auto' had too few rows of a class "
                                       "for a validation split"}
 

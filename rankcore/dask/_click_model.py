@@ -31,7 +31,8 @@ import numpy as np
 from ..objectives import sigmoid
 from ..push import (GAMMA_EDGE, adopt_last_round, check_both_kinds, check_clicks, click_rate_sums,
                     constant_relevance, e_step, init_model_of_rounds, mean_change, place_sums, posterior_change_sums,
-                    propensities_from_click_rates, propensities_from_sums, round_seeds, round_stops_rounds)
+                    propensities_from_click_rates, propensities_from_sums, round_seeds, round_stops_rounds,
+                    rounds_warn_once)
 from ._init_models import read_dask_init_model
 from ._inputs import _as_dask_vector, gather_in_chunk_order, is_dask_collection
 from ..validation import said_again
@@ -157,22 +158,23 @@ def fit_click_model_on_dask(estimator, client, data, X, sample_weight, position,
                 "placement": "distributed"}
     bias = params.position_bias
     model, rounds, last = None, 0, None
-    for rounds, seed in enumerate(round_seeds(params.random_state, bias.rounds), start=1):
-        relevant = _map_rows(_posterior, y, codes, gamma, theta)
-        changed = None
-        if last is not None and bias.posterior_tol > 0:     # one more reduction a round, only when asked for
-            changed = mean_change(*_summed(client, [dask.delayed(_change_sums, pure=False)(ri, li, wi)
-                                                    for ri, li, wi in _chunks(relevant, last, w)]))
-        m_step = dask.delayed(_m_sums, pure=False)
-        new_theta = propensities_from_sums(*_summed(client, [m_step(yi, ci, gi, wi, theta)
-                                                             for yi, ci, gi, wi in _chunks(y, codes, gamma, w)]))
-        model = type(estimator)(**{**settings, "random_state": seed})
-        model.fit(X, relevant, sample_weight, **given)
-        gamma = client.persist(_model_relevance(model, X, data.chunk_rows, data.init))
-        moved = float(np.max(np.abs(new_theta - theta)))
-        theta, last = new_theta, relevant
-        if round_stops_rounds(model, moved, rounds, bias, changed=changed, verbose=params.verbose):
-            break
+    with rounds_warn_once():
+        for rounds, seed in enumerate(round_seeds(params.random_state, bias.rounds), start=1):
+            relevant = _map_rows(_posterior, y, codes, gamma, theta)
+            changed = None
+            if last is not None and bias.posterior_tol > 0:     # one more reduction a round, only when asked for
+                changed = mean_change(*_summed(client, [dask.delayed(_change_sums, pure=False)(ri, li, wi)
+                                                        for ri, li, wi in _chunks(relevant, last, w)]))
+            m_step = dask.delayed(_m_sums, pure=False)
+            new_theta = propensities_from_sums(*_summed(client, [m_step(yi, ci, gi, wi, theta)
+                                                                 for yi, ci, gi, wi in _chunks(y, codes, gamma, w)]))
+            model = type(estimator)(**{**settings, "random_state": seed})
+            model.fit(X, relevant, sample_weight, **given)
+            gamma = client.persist(_model_relevance(model, X, data.chunk_rows, data.init))
+            moved = float(np.max(np.abs(new_theta - theta)))
+            theta, last = new_theta, relevant
+            if round_stops_rounds(model, moved, rounds, bias, changed=changed, verbose=params.verbose):
+                break
     return adopt_last_round(estimator, model, ids, theta, rounds)
 
 

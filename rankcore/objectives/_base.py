@@ -167,11 +167,14 @@ a plugin's) whose ``bind`` predates it keeps working.  The declarations:
     boosting iteration -- so a fit is repeatable for an integer
     ``random_state``.  The estimators pass them only to such an objective.
 ``fixed_value``
-    J is one fixed function of the scores (True), so a line search never
-    raises the value the driver records from one iteration to the next, and
-    a model file whose recorded values rise is refused as damaged.  False for
-    an objective whose weights are read at the scores of each evaluation
-    (the per-query push with place discounts): its recorded value may rise.
+    J is one fixed function of the scores (True, the default: a value
+    computed from the scores given), so a line search never raises the value
+    the driver records from one iteration to the next, a model file whose
+    recorded values rise is refused as damaged, and a step that leaves J
+    above its start stops the fit as ``"diverged"``.  False for an objective
+    whose weights are read at the scores of each evaluation and held through
+    the line search (the per-query push with place discounts): its recorded
+    value may rise, and no step is compared with the start.
 
 Binding: precomputation and the Dask seam
 =========================================

@@ -33,8 +33,8 @@ its rounds: :func:`check_clicks`, :func:`e_step`, the per-place sums of the M-st
 chunks (:func:`place_sums`, :func:`propensities_from_sums`, :func:`click_rate_sums`,
 :func:`propensities_from_click_rates`, :func:`posterior_change_sums` and :func:`mean_change` for ``posterior_tol``),
 :func:`init_model_of_rounds` (the rounds' ``init_model``, read once), :func:`constant_relevance`,
-:func:`round_seeds`, :func:`refuse_click_model`, :func:`round_stops_rounds`, :func:`adopt_last_round` and
-``GAMMA_EDGE``.  :func:`searches_from_start`: whether a fit within queries searches its trees' steps from its
+:func:`round_seeds`, :func:`refuse_click_model`, :func:`round_stops_rounds`, :func:`adopt_last_round`,
+:func:`rounds_warn_once` (the rounds' warnings, each kind said once) and ``GAMMA_EDGE``.  :func:`searches_from_start`: whether a fit within queries searches its trees' steps from its
 initial scores (the per-query default's rule the Dask fits share).
 """
 
@@ -42,7 +42,7 @@ from ._backend import ObjectiveState, add_step, check_finite_gradient, check_sig
 from ._click_model import (GAMMA_EDGE, adopt_last_round, check_both_kinds, check_clicks, click_rate_sums,
                            constant_relevance, e_step, init_model_of_rounds, mean_change, place_sums,
                            posterior_change_sums, propensities_from_click_rates, propensities_from_sums,
-                           refuse_click_model, round_seeds, round_stops_rounds)
+                           refuse_click_model, round_seeds, round_stops_rounds, rounds_warn_once)
 from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimator_docs import ATTRIBUTES_DOC
 from ._eval_sets import EvalSets, Validation, eval_metric_refusal, read_eval_sets
@@ -76,4 +76,4 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "warn_init_score", "learner_with_column_names", "columns_named", "GAMMA_EDGE", "adopt_last_round",
            "check_both_kinds", "check_clicks", "click_rate_sums", "constant_relevance", "e_step", "place_sums",
            "propensities_from_click_rates", "propensities_from_sums", "refuse_click_model", "round_seeds",
-           "round_stops_rounds", "init_model_of_rounds", "mean_change", "posterior_change_sums", "searches_from_start"]
+           "round_stops_rounds", "rounds_warn_once", "init_model_of_rounds", "mean_change", "posterior_change_sums", "searches_from_start"]

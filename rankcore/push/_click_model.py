@@ -38,6 +38,8 @@ The model is f of the last round: the trees of a cross-entropy fit, ranking by t
 from __future__ import annotations
 
 import re
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,7 +51,7 @@ __all__ = ["PositionBias", "POSITION_BIAS", "e_step", "m_step_propensities", "in
            "check_clicks", "check_both_kinds", "fit_click_model", "MIN_PROPENSITY", "DEFAULT_ROUNDS", "DEFAULT_TOL",
            "GAMMA_EDGE", "place_sums", "propensities_from_sums", "posterior_change_sums", "mean_change",
            "init_model_of_rounds", "click_rate_sums", "propensities_from_click_rates", "constant_relevance",
-           "round_seeds", "refuse_click_model", "round_stops_rounds", "adopt_last_round"]
+           "round_seeds", "refuse_click_model", "round_stops_rounds", "adopt_last_round", "rounds_warn_once"]
 
 #: The floor of θ_p: a place without clicks keeps a propensity > 0, so its rows' posteriors stay defined.
 MIN_PROPENSITY = 1e-6
@@ -302,19 +304,49 @@ def fit_click_model(estimator, X, y, sample_weight, given: dict):
     gamma = np.full(n, constant_relevance(_weighted_sum(clicks, w), _weighted_sum(theta[codes], w)))
     settings = {**estimator.get_params(deep=False), "objective": "cross-entropy", "position_bias": "additive"}
     model, rounds, last = None, 0, None
-    for rounds, seed in enumerate(round_seeds(params.random_state, bias.rounds), start=1):
-        relevant, examined = e_step(clicks, theta[codes], gamma)
-        new_theta = m_step_propensities(clicks, examined, codes, ids.shape[0], w)
-        model = type(estimator)(**{**settings, "random_state": seed})
-        model.fit(X, relevant, sample_weight, qid=qid, group=group, **fit_kwargs)
-        scores = model.decision_function(X)
-        gamma = np.clip(sigmoid(scores if offset is None else scores + offset), GAMMA_EDGE, 1.0 - GAMMA_EDGE)
-        moved = float(np.max(np.abs(new_theta - theta)))
-        changed = None if last is None else mean_change(*posterior_change_sums(relevant, last, w))
-        theta, last = new_theta, relevant
-        if round_stops_rounds(model, moved, rounds, bias, changed=changed, verbose=params.verbose):
-            break
+    with rounds_warn_once():
+        for rounds, seed in enumerate(round_seeds(params.random_state, bias.rounds), start=1):
+            relevant, examined = e_step(clicks, theta[codes], gamma)
+            new_theta = m_step_propensities(clicks, examined, codes, ids.shape[0], w)
+            model = type(estimator)(**{**settings, "random_state": seed})
+            model.fit(X, relevant, sample_weight, qid=qid, group=group, **fit_kwargs)
+            scores = model.decision_function(X)
+            gamma = np.clip(sigmoid(scores if offset is None else scores + offset), GAMMA_EDGE, 1.0 - GAMMA_EDGE)
+            moved = float(np.max(np.abs(new_theta - theta)))
+            changed = None if last is None else mean_change(*posterior_change_sums(relevant, last, w))
+            theta, last = new_theta, relevant
+            if round_stops_rounds(model, moved, rounds, bias, changed=changed, verbose=params.verbose):
+                break
     return adopt_last_round(estimator, model, ids, theta, rounds)
+
+
+#: A number in a warning's text (J, an iteration): two warnings that differ only in them say the same thing.
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+@contextmanager
+def rounds_warn_once():
+    """Within it, the EM rounds' warnings are held; on leaving, each kind (its category and its text, numbers aside)
+    is raised once, the first, saying how many times it came.
+
+    Every round is a fit of the same parameters, so a learning rate that diverges (or any other cause a fit warns of)
+    would say the same thing once a round: ten rounds, ten warnings.  Each keeps the place in the caller's code it
+    was raised at.  The warnings of rounds that end in an exception are dropped with it.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    kinds: dict = {}
+    for w in caught:
+        kinds.setdefault((w.category, _NUMBER.sub("#", str(w.message))), []).append(w)
+    for same in kinds.values():
+        first, message = same[0], same[0].message
+        if len(same) > 1:
+            try:
+                message = first.category(f"{message} (said once: the same warning came in {len(same)} EM rounds)")
+            except TypeError:       # a category whose constructor takes more than a message: as it was raised
+                pass
+        warnings.warn_explicit(message, first.category, first.filename, first.lineno)
 
 
 def init_model_of_rounds(init_model):

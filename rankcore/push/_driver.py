@@ -485,7 +485,15 @@ def _divergence_cause(backend, layout) -> str:
         return (f"The learner's learning_rate={rate:g} multiplies the line search's step (the minimum of J along "
                 f"the tree), so any value above 1 overshoots{effects}: lower it to at most 1 (e.g. "
                 "trees:learning_rate=0.1).")
-    return f"The step at learning_rate={rate:g} overshot{effects}: lower the learning rate below {rate:g}."
+    # a line search at a rate <= 1 never raises a J that is one fixed function of the scores along the weak ranker:
+    # what rose is the position effects' own Newton step, or J itself moved (weights read at the scores)
+    if effects:
+        lower = f"lower the learning rate below {rate:g} or " if hasattr(layout, "learning_rate") else ""
+        return (f"The line search lowers J along the weak ranker, but the position effects' own Newton step (at rate "
+                f"{rate:g}) overshot: {lower}raise position_l2, which shrinks their steps.")
+    return ("A line search at a learning rate <= 1 never raises a J that is one fixed function of the scores, so "
+            "this objective's J moves with them (weights read at each evaluation's scores): such an objective "
+            "declares fixed_value = False (its values are then not compared with the start).")
 
 
 def _overflow(result: BoostingResult, iteration: int, what: str) -> None:

@@ -307,6 +307,19 @@ def test_a_fit_whose_step_climbs_says_diverged_on_its_fit_line(files, tmp_path):
     assert status == 0
     assert "rankcore: warning: boosting stopped at iteration 1 (stop_reason_ = 'diverged')" in err
     assert "learning_rate=1000" in err
-    assert ("stopped: diverged (a step raised the objective above its start and was not taken: lower the learning "
-            "rate) after 0 iterations") in out + err
+    assert ("stopped: diverged (a step raised the objective above its start and was not taken: the warning says "
+            "what to change) after 0 iterations") in out + err
     assert rankcore.load_model(tmp_path / "m.json").stop_reason_ == "diverged"
+
+
+def test_the_fit_line_of_a_diverged_stop_leaves_the_advice_to_the_warning():
+    # the warning names what to change, which depends on the path (trees' learning_rate, position_l2, an objective's
+    # fixed_value); the fit line said "lower the learning rate" for every learner, stumps and features included,
+    # which have none
+    from types import SimpleNamespace
+
+    from rankcore.cli._models import _stop_summary
+
+    line = _stop_summary(SimpleNamespace(stop_reason_="diverged", n_iter_=3))
+    assert line.startswith("stopped: diverged (") and "the warning says what to change" in line
+    assert "learning rate" not in line and line.endswith("after 3 iterations")

@@ -19,7 +19,7 @@ import dask.array as da  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 
 import rankcore  # noqa: E402
-from rankcore.dask import DaskPushBoost  # noqa: E402
+from rankcore.dask import DaskPushBoost, DaskRankBoost  # noqa: E402
 from rankcore.dask._backend import DaskBackend  # noqa: E402
 from rankcore.push import _driver  # noqa: E402
 
@@ -121,3 +121,58 @@ def test_the_step_not_taken_is_taken_back_on_the_shards_as_in_memory(dask_client
         np.testing.assert_allclose(after["scores"], model.decision_function(X), rtol=0, atol=1e-12)
         seen.append(after["effects"])
     np.testing.assert_allclose(seen[0], seen[1], rtol=1e-12, atol=1e-12)
+
+
+def test_the_dask_click_model_says_a_rounds_warning_once_as_in_memory(dask_client):
+    # each EM round's fit diverges alike: one ConvergenceWarning for the rounds, not one a round
+    X, _, qid, position, clicks = _rows()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = DaskPushBoost(placement="distributed", learner="trees:learning_rate=1e3", position_bias="em:rounds=3",
+                              n_iter=10, random_state=0).fit(_dask(X), _dask(clicks), qid=_dask(qid),
+                                                             position=_dask(position))
+    said = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert model.stop_reason_ == "diverged" and model.position_em_rounds_ == 3
+    assert len(said) == 1 and "'diverged'" in said[0] and "3 EM rounds" in said[0]
+
+
+@pytest.mark.parametrize("k", [1, 3])
+@pytest.mark.parametrize("cls,params", [
+    (DaskPushBoost, dict(learner="stumps")),                                 # fast
+    (DaskPushBoost, dict(learner="thresholds")),                             # fast
+    (DaskPushBoost, dict(learner="trees")),                                  # separable, trees
+    (DaskPushBoost, dict(objective="push:logistic", learner="stumps")),      # pairwise
+    (DaskPushBoost, dict(objective="push:exp,pow:4", learner="features")),
+    (DaskRankBoost, dict()),
+])
+def test_a_step_refused_at_any_iteration_leaves_every_backend_kind_at_the_kept_model(dask_client, monkeypatch, cls,
+                                                                                     params, k):
+    # the rule forced at the k-th comparison (no learner here climbs at a sane rate): the fast (threshold
+    # histograms), separable (trees) and pairwise (push:logistic) paths each hold the kept model's scores after the
+    # take-back -- a step still pending dropped, one applied subtracted -- and match a fit of k - 1 iterations
+    real, calls, after = _driver._above_start, [0], {}
+
+    def above(value, start, log_value):
+        calls[0] += 1
+        return calls[0] >= k or real(value, start, log_value)
+
+    real_take = _driver._take_back
+
+    def spy(backend, ranker, alpha):
+        real_take(backend, ranker, alpha)
+        after["scores"] = np.concatenate([s for _, s in backend.training_scores()])
+
+    monkeypatch.setattr(_driver, "_above_start", above)
+    monkeypatch.setattr(_driver, "_take_back", spy)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    y = (X[:, 0] + rng.normal(size=300) > 1).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = cls(placement="distributed", n_iter=10, random_state=0, **params).fit(_dask(X), _dask(y))
+    assert model.stop_reason_ == "diverged" and model.n_iter_ == k - 1
+    np.testing.assert_allclose(after["scores"], model.decision_function(X), rtol=0, atol=1e-12)
+    monkeypatch.undo()
+    if cls is DaskPushBoost and k > 1:             # (RankBoost's in-memory twin is the same fit: tested elsewhere)
+        memory = rankcore.PushBoost(n_iter=k - 1, random_state=0, **params).fit(X, y)
+        np.testing.assert_allclose(model.decision_function(X), memory.decision_function(X), rtol=1e-9, atol=1e-9)

@@ -10,6 +10,7 @@ its start J_0 (the model before any step: zeros, init_score or init_model) is no
 """
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -272,3 +273,63 @@ def test_a_diverged_round_of_the_click_model_is_its_own_stop_not_a_callbacks():
         model = rankcore.boost(learner="trees:learning_rate=1e3", position_bias="em:rounds=3", n_iter=20,
                                random_state=0).fit(X, clicks, qid=qid, position=position)
     assert model.stop_reason_ == "diverged" and model.position_em_rounds_ == 3 and _at_most_start(model)
+
+
+# ----------------------------------------------------------------------------
+# The warning names what can be changed (found by a hostile re-check)
+# ----------------------------------------------------------------------------
+@pytest.mark.parametrize("learner, queries", [("stumps", (5, 60)),
+                                              ("trees:learning_rate=0.1,line_search=true", (30, 10))])
+def test_a_searched_step_at_a_rate_of_at_most_1_blames_an_undeclared_moving_objective(monkeypatch, learner, queries):
+    # a line search at a learning rate <= 1 never raises a J that is one fixed function of the scores; the push with
+    # place discounts reads its weights at each evaluation's scores -- an objective (a plugin's, say) that did not
+    # declare fixed_value = False climbs at the first step.  Before: "The step at learning_rate=1 overshot: lower the
+    # learning rate below 1." -- advice about a parameter stumps and features do not have, for a cause it is not
+    from rankcore.objectives._push import PushObjective
+
+    monkeypatch.setattr(PushObjective, "fixed_value", True)
+    X, grades, qid = _queries(*queries)
+    with pytest.warns(ConvergenceWarning, match=DIVERGED) as caught:
+        model = rankcore.boost(objective="push:exp,identity,discount=sum,truncation=3", learner=learner, n_iter=10,
+                               random_state=0).fit(X, grades, qid=qid)
+    assert model.stop_reason_ == "diverged"
+    message = str(caught[0].message)
+    assert "fixed_value" in message and "lower the learning rate" not in message
+
+
+class _SearchedStumps:
+    line_search = True            # stumps, thresholds, features: shrinkage 1, no learning rate to lower
+    shrinkage = 1.0
+
+
+class _SearchedTrees(_SearchedStumps):
+    shrinkage = learning_rate = 0.5
+
+
+class _EffectsBackend:
+    learns_position_effects = True
+
+
+@pytest.mark.parametrize("layout, names_rate", [(_SearchedStumps(), False), (_SearchedTrees(), True)])
+def test_position_effects_that_overshoot_under_a_line_search_name_position_l2(layout, names_rate):
+    # under a line search at a rate <= 1 only the position effects' own Newton step can leave J above its start:
+    # position_l2 shrinks it, for every learner; the learning rate is named only where the learner has one.  On the
+    # driver's cause alone: no fit of the sweep climbed there (position_l2 = 1 by default halves the effects' step).
+    # Before: "The step at learning_rate=1 overshot; ...: lower the learning rate below 1." for stumps
+    cause = _driver._divergence_cause(_EffectsBackend(), layout)
+    assert "position_l2" in cause
+    assert ("lower the learning rate below 0.5" in cause) is names_rate and "learning rate below 1" not in cause
+
+
+def test_the_click_model_says_a_rounds_warning_once_not_once_a_round():
+    # every EM round is a fit of the same parameters, so each diverges alike: before, ten rounds raised ten
+    # ConvergenceWarnings differing only in their numbers (J after the step); now the first, saying how many came
+    X, clicks, qid, position = _clicks()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = rankcore.boost(learner="trees:learning_rate=1e3", position_bias="em:rounds=4", n_iter=20,
+                               random_state=0).fit(X, clicks, qid=qid, position=position)
+    diverged = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert model.stop_reason_ == "diverged" and model.position_em_rounds_ == 4
+    assert len(diverged) == 1 and re.search(DIVERGED, diverged[0]) and "4 EM rounds" in diverged[0]
+    assert caught[0].filename == __file__          # still pointing at the caller's line
