@@ -34,8 +34,9 @@ chunks (:func:`place_sums`, :func:`propensities_from_sums`, :func:`click_rate_su
 :func:`propensities_from_click_rates`, :func:`posterior_change_sums` and :func:`mean_change` for ``posterior_tol``),
 :func:`init_model_of_rounds` (the rounds' ``init_model``, read once), :func:`constant_relevance`,
 :func:`round_seeds`, :func:`refuse_click_model`, :func:`round_stops_rounds`, :func:`adopt_last_round`,
-:func:`rounds_warn_once` (the rounds' warnings, each kind said once) and ``GAMMA_EDGE``.  :func:`searches_from_start`: whether a fit within queries searches its trees' steps from its
-initial scores (the per-query default's rule the Dask fits share).
+:func:`rounds_warn_once` (the rounds' warnings, each kind said once) and ``GAMMA_EDGE``.
+:func:`searches_from_start`: whether a fit within queries searches its trees' steps from its initial scores (the
+per-query default's rule the Dask fits share).
 """
 
 from ._backend import ObjectiveState, add_step, check_finite_gradient, check_sign_sums, sign_sums
@@ -76,4 +77,5 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "warn_init_score", "learner_with_column_names", "columns_named", "GAMMA_EDGE", "adopt_last_round",
            "check_both_kinds", "check_clicks", "click_rate_sums", "constant_relevance", "e_step", "place_sums",
            "propensities_from_click_rates", "propensities_from_sums", "refuse_click_model", "round_seeds",
-           "round_stops_rounds", "rounds_warn_once", "init_model_of_rounds", "mean_change", "posterior_change_sums", "searches_from_start"]
+           "round_stops_rounds", "rounds_warn_once", "init_model_of_rounds", "mean_change", "posterior_change_sums",
+           "searches_from_start"]
