@@ -15,7 +15,6 @@ import pytest
 
 pytest.importorskip("distributed")
 
-import dask.array as da  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 
 import rankcore  # noqa: E402
@@ -24,22 +23,7 @@ from rankcore.dask._backend import DaskBackend  # noqa: E402
 from rankcore.push import _driver  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
-
-CHUNKS = (90, 41, 120, 49)
-
-
-def _rows():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(300, 5))
-    grades = np.clip(np.round(X[:, 0] + rng.normal(size=300) + 1), 0, 3).astype(int)
-    qid = np.repeat(np.arange(30), 10)
-    position = np.tile(np.arange(10), 30)
-    clicks = (np.random.default_rng(2).random(300) < 0.3 / (1 + position)).astype(int)
-    return X, grades, qid, position, clicks
-
-
-def _dask(a):
-    return da.from_array(a, chunks=(CHUNKS, -1) if a.ndim == 2 else (CHUNKS,))
+from _dask_position_rows import chunked, position_rows  # noqa: E402
 
 
 def _both(params, X, y, **rows):
@@ -50,7 +34,7 @@ def _both(params, X, y, **rows):
             warnings.simplefilter("always")
             if on_dask:
                 model = DaskPushBoost(placement="distributed", **params)
-                model.fit(_dask(X), _dask(y), **{k: _dask(v) for k, v in rows.items()})
+                model.fit(chunked(X), chunked(y), **{k: chunked(v) for k, v in rows.items()})
             else:
                 model = rankcore.PushBoost(**params).fit(X, y, **rows)
         fits.append((model, [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]))
@@ -73,7 +57,7 @@ def test_dask_stops_diverged_at_the_tree_memory_stops_at(dask_client, monkeypatc
     monkeypatch.setattr(DaskBackend, "lead_searches", lead)
     params, kind, trees = CASES[case]
     params = dict(params, n_iter=30, random_state=0, n_jobs=1)
-    X, grades, qid, position, clicks = _rows()
+    X, grades, qid, position, clicks = position_rows()
     if kind == "single":
         fits = _both(params, X, (grades >= 2).astype(int))
     elif kind == "query":
@@ -107,14 +91,14 @@ def test_the_step_not_taken_is_taken_back_on_the_shards_as_in_memory(dask_client
         after["effects"] = (backend.effects.effects if on_dask else backend.problem.effects).copy()
 
     monkeypatch.setattr(_driver, "_take_back", spy)
-    X, _, qid, position, clicks = _rows()
+    X, _, qid, position, clicks = position_rows()
     params = dict(learner=learner, n_iter=30, random_state=0, n_jobs=1)
     seen = []
     for on_dask in (True, False):
         with pytest.warns(ConvergenceWarning):
             if on_dask:
-                model = DaskPushBoost(placement="distributed", **params).fit(_dask(X), _dask(clicks), qid=_dask(qid),
-                                                                             position=_dask(position))
+                model = DaskPushBoost(placement="distributed", **params).fit(chunked(X), chunked(clicks), qid=chunked(qid),
+                                                                             position=chunked(position))
             else:
                 model = rankcore.PushBoost(**params).fit(X, clicks, qid=qid, position=position)
         assert model.stop_reason_ == "diverged"
@@ -125,12 +109,12 @@ def test_the_step_not_taken_is_taken_back_on_the_shards_as_in_memory(dask_client
 
 def test_the_dask_click_model_says_a_rounds_warning_once_as_in_memory(dask_client):
     # each EM round's fit diverges alike: one ConvergenceWarning for the rounds, not one a round
-    X, _, qid, position, clicks = _rows()
+    X, _, qid, position, clicks = position_rows()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = DaskPushBoost(placement="distributed", learner="trees:learning_rate=1e3", position_bias="em:rounds=3",
-                              n_iter=10, random_state=0).fit(_dask(X), _dask(clicks), qid=_dask(qid),
-                                                             position=_dask(position))
+                              n_iter=10, random_state=0).fit(chunked(X), chunked(clicks), qid=chunked(qid),
+                                                             position=chunked(position))
     said = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     assert model.stop_reason_ == "diverged" and model.position_em_rounds_ == 3
     assert len(said) == 1 and "'diverged'" in said[0] and "3 EM rounds" in said[0]
@@ -169,7 +153,7 @@ def test_a_step_refused_at_any_iteration_leaves_every_backend_kind_at_the_kept_m
     y = (X[:, 0] + rng.normal(size=300) > 1).astype(int)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = cls(placement="distributed", n_iter=10, random_state=0, **params).fit(_dask(X), _dask(y))
+        model = cls(placement="distributed", n_iter=10, random_state=0, **params).fit(chunked(X), chunked(y))
     assert model.stop_reason_ == "diverged" and model.n_iter_ == k - 1
     np.testing.assert_allclose(after["scores"], model.decision_function(X), rtol=0, atol=1e-12)
     monkeypatch.undo()

@@ -29,6 +29,7 @@ from rankcore.push import _driver, check_sign_sums, sign_sums  # noqa: E402
 from rankcore.registry import resolve  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
+from _dask_position_rows import chunked, position_rows  # noqa: E402
 from _query_data import graded_queries  # noqa: E402
 
 CHUNKS = (90, 41, 120, 77)
@@ -64,22 +65,6 @@ def test_dask_huge_learning_rate_stops_with_overflow_as_in_memory(dask_client, m
 # Finite but huge gradient weights, and the position effects' first step
 # ----------------------------------------------------------------------------
 NAMED = "stop_reason_ = 'overflow'"
-CHUNKS_300 = (90, 41, 120, 49)
-
-
-def _rows():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(300, 5))
-    grades = np.clip(np.round(X[:, 0] + rng.normal(size=300) + 1), 0, 3).astype(int)
-    qid = np.repeat(np.arange(30), 10)
-    position = np.tile(np.arange(10), 30)
-    clicks = (np.random.default_rng(2).random(300) < 0.3 / (1 + position)).astype(int)
-    return X, grades, qid, position, clicks
-
-
-def _dask(a):
-    return da.from_array(a, chunks=(CHUNKS_300, -1) if a.ndim == 2 else (CHUNKS_300,))
-
 
 def _both(params, X, y, weight=None, **rows):
     """(Dask model, in-memory model, each one's warnings) of the same fit."""
@@ -89,8 +74,8 @@ def _both(params, X, y, weight=None, **rows):
             warnings.simplefilter("always")
             if dask:
                 model = DaskPushBoost(placement="distributed", **params)
-                model.fit(_dask(X), _dask(y), None if weight is None else _dask(weight),
-                          **{k: _dask(v) for k, v in rows.items()})
+                model.fit(chunked(X), chunked(y), None if weight is None else chunked(weight),
+                          **{k: chunked(v) for k, v in rows.items()})
             else:
                 model = rankcore.PushBoost(**params).fit(X, y, weight, **rows)
         fits.append((model, [str(w.message) for w in caught]))
@@ -115,7 +100,7 @@ def test_dask_gradient_sums_past_the_gain_limit_stop_as_overflow_as_in_memory(da
     # before: "no_split" on Dask (in memory: "overflow") -- the trees' gains G²/(H + λ) of gradient weights summing
     # past sqrt(DBL_MAX) overflow, so the search counted no split; the lead's search and the client's alike
     monkeypatch.setattr(DaskBackend, "lead_searches", lead)
-    X, grades, qid, position, clicks = _rows()
+    X, grades, qid, position, clicks = position_rows()
     if case.startswith("lambdarank"):
         params = dict(objective="lambdarank", learner="trees", random_state=0, n_jobs=1)
         fits = _both(params, X, grades, np.full(300, float(case.rsplit("-", 1)[1])), qid=qid)
@@ -132,7 +117,7 @@ def test_dask_position_effects_first_step_overflowing_j_is_taken_back_as_in_memo
     # before: FloatingPointError "not finite at the initial scores" on Dask -- the line search's J is taken at the
     # effects after their first step, which this learning rate overflows before any tree; the step is taken back
     monkeypatch.setattr(DaskBackend, "lead_searches", lead)
-    X, _, qid, position, clicks = _rows()
+    X, _, qid, position, clicks = position_rows()
     params = dict(learner=f"trees:learning_rate={rate},line_search=true", n_iter=30, random_state=0, n_jobs=1)
     fits = _both(params, X, clicks, qid=qid, position=position)
     _assert_same_stop(*fits, X, "iteration 1")
@@ -143,7 +128,7 @@ def test_dask_position_effects_first_step_overflowing_j_is_taken_back_as_in_memo
 @pytest.fixture
 def place_shard():
     """A shard built in process (as the actor would be on a worker): two blocks of whole queries with places."""
-    X, grades, qid, position, _ = _rows()
+    X, grades, qid, position, _ = position_rows()
     layout = resolve("learner", "trees:max_leaves=4").prepare(X, random_state=0)
     blocks = []
     for i, rows in enumerate((slice(0, 130), slice(130, 300))):
@@ -248,7 +233,7 @@ def test_one_row_of_a_huge_weight_fits_as_in_memory_without_a_false_overflow(das
     # before: the QueryRMSE term's centred residual of the heavy row lost every digit (an ulp of its residual,
     # times 7e152), so J jumped to 2.5e119 at the 3rd tree in memory, a leaf of 1e135 followed and the fit stopped
     # with "overflow" after 4 trees; on Dask, whose blocks sum in another order, after 8: neither is an overflow
-    X, grades, qid, _, _ = _rows()
+    X, grades, qid, _, _ = position_rows()
     weight = np.ones(300)
     weight[7] = 7e152                                # the top grade of the first query
     params = dict(learner="trees", n_iter=12, random_state=0, n_jobs=1)

@@ -1,0 +1,28 @@
+"""Rows with grades, queries, places and clicks, and their Dask chunks, shared by the Dask tests of fits that climb
+(huge position steps, the ``"diverged"`` stop): chunks of unequal sizes, so queries cross chunk borders."""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Chunks of the 300 rows, of unequal sizes.
+CHUNKS = (90, 41, 120, 49)
+
+
+def position_rows():
+    """(X, grades, qid, position, clicks): 300 rows of 5 features, 30 queries of 10 places, grades 0-3 from the first
+    feature plus noise, clicks falling with the place."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    grades = np.clip(np.round(X[:, 0] + rng.normal(size=300) + 1), 0, 3).astype(int)
+    qid = np.repeat(np.arange(30), 10)
+    position = np.tile(np.arange(10), 30)
+    clicks = (np.random.default_rng(2).random(300) < 0.3 / (1 + position)).astype(int)
+    return X, grades, qid, position, clicks
+
+
+def chunked(a):
+    """``a`` as a Dask array in :data:`CHUNKS` of rows (all columns in each chunk)."""
+    import dask.array as da
+
+    return da.from_array(a, chunks=(CHUNKS, -1) if a.ndim == 2 else (CHUNKS,))
