@@ -83,6 +83,15 @@ class TreesCandidate(Candidate):
         shape = 3.5 if self.growth == "oblivious" else (0.6 if self.max_leaves <= 8 else 1.0)
         return n_iter / 100 * shape
 
+    def _validate(self) -> None:
+        # a monotone or interactions value the trees learner cannot read (a sign 2, a column twice in a group) is
+        # refused with the spec, before any data, as the learner's spec is: its ConstraintSpecError, which the
+        # command line says with the feature columns' order as it says --learner's
+        if self.monotone or self.interactions:
+            from ..registry import resolve
+
+            resolve("learner", self.learner_spec())
+
     def skip_reason(self, context: CandidateContext) -> str | None:
         if context.n_rows < self.min_rows:
             return f"fewer than {self.min_rows:,} training rows"

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..validation import said_again
 from ._bag import FoldBag
 from ._blend import RankAverage
 from ._candidate import Candidate, candidate_scores
@@ -155,8 +156,9 @@ def _member_values(member: _Member, X: np.ndarray, method: str = "feature_contri
         raise TypeError(f"{owner}: the chosen candidate {member.name!r} ({type(member.model).__name__}) has no "
                         f"exact {_WHAT[what]} ({exc}); only {EXPLAINED[what]}") from exc
     except ValueError as exc:
-        # a model file without covers: the model of the bag at fault is named
-        raise ValueError(f"{owner}: candidate {member.name!r}{member.where}: {exc}") from exc
+        # a model file without covers: the model of the bag at fault is named (a refusal, of the background or
+        # the groups, keeps its class and fields)
+        raise said_again(exc, f"{owner}: candidate {member.name!r}{member.where}: {exc}", plain=ValueError) from exc
     width = Z.shape[1] + 1 if "groups" not in options else d + 1
     expected = (Z.shape[0],) + ((width, width) if method == "feature_interactions" else (width,))
     if values.shape != expected:

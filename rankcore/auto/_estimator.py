@@ -110,6 +110,7 @@ def check_params(estimator: "AutoRanker") -> AutoSetup:
 
 def _check_candidates(candidates) -> tuple[Candidate, ...] | None:
     from ..registry import resolve
+    from ..validation import said_again
 
     if isinstance(candidates, str):
         if candidates == "auto":
@@ -122,7 +123,12 @@ def _check_candidates(candidates) -> tuple[Candidate, ...] | None:
         if not isinstance(item, str):
             raise TypeError(f"candidates: expected candidate spec strings such as 'trees' or 'kernel:rbf', "
                             f"got {type(item).__name__}")
-        candidate = resolve("candidate", item)
+        try:
+            candidate = resolve("candidate", item)
+        except ValueError as exc:
+            # named as the other refusals of the list are: the option, then the candidate (a refusal, such as a
+            # trees candidate's monotone value, keeps its class and fields; a SpecError stays one)
+            raise said_again(exc, f"candidates: {item!r}: {exc}") from None
         if candidate.spec in resolved:
             raise ValueError(f"candidates: {candidate.spec!r} is listed twice")
         resolved[candidate.spec] = candidate

@@ -136,22 +136,53 @@ def _set_rows(estimator, given: Any, label: str, within: bool) -> tuple:
     try:
         X_val = estimator._prediction_rows(given[0])
     except ValueError as exc:
-        raise ValueError(f"{label}: X_val: {exc}") from None
+        raise _x_val_refusal(exc, label) from None
     return X_val, given[1], given[2] if within else None
+
+
+def _x_val_refusal(exc: ValueError, label: str) -> ValueError:
+    """The check of a set's X_val refusing it (``exc``, which names X, or sklearn's feature count), said as
+    ``"{label}: X_val: ..."``: a refusal of ``"{label} X_val"``, what the user passed (:func:`_refusal_of`)."""
+    return _refusal_of(exc, f"{label}: X_val: {exc}", f"{label} X_val", str(exc))
+
+
+def _refusal_of(exc: ValueError, message: str, parameter: str, detail: str) -> ValueError:
+    """``exc`` said as ``message`` (which ends with ``detail``): an :class:`~rankcore.validation.ArgumentRefusal`
+    of ``parameter``, as the set's other refusals are; a refusal keeps its class and fields (a subclass with fields
+    of its own, no ``parameter`` among them, keeps what it names)."""
+    from ..validation import ArgumentRefusal, said_again
+
+    if not isinstance(exc, ArgumentRefusal):
+        return ArgumentRefusal(message, parameter=parameter, detail=detail)
+    return said_again(exc, message, **({"parameter": parameter} if "parameter" in exc.fields else {}))
 
 
 def _set_labels(estimator, y_val: Any, m: int, label: str, within: bool) -> np.ndarray:
     if within:
-        return check_grades(y_val, m, name=f"{label} y_val")
+        try:
+            return check_grades(y_val, m, name=f"{label} y_val")
+        except ValueError as exc:     # push's check of grades says them as plain ValueErrors, named as given
+            said, name = str(exc), f"{label} y_val"
+            detail = said[len(name) + 2:] if said.startswith(f"{name}: ") else said
+            raise _refusal_of(exc, said, name, detail) from None
     arr = np.asarray(y_val)
     if arr.ndim != 1 or arr.shape[0] != m:
-        raise ValueError(f"{label}: expected y_val of one label per row of X_val ({m}), got shape {arr.shape}")
+        raise _y_val_refusal(label, f"expected y_val of one label per row of X_val ({m}), got shape {arr.shape}")
     if not np.isin(arr, estimator.classes_).all():
-        raise ValueError(f"{label}: y_val holds labels other than the training classes {list(estimator.classes_)!r}")
+        shown = np.asarray(estimator.classes_).tolist()     # [0, 1], not numpy's reprs of its scalars
+        raise _y_val_refusal(label, f"y_val holds labels other than the training classes {shown!r}")
     y01 = (arr == estimator.classes_[1]).astype(np.int8)
     if y01.min() == y01.max():
-        raise ValueError(f"{label}: y_val holds one class only; the candidates are chosen on it: it needs both")
+        raise _y_val_refusal(label, "y_val holds one class only; the candidates are chosen on it: it needs both")
     return y01
+
+
+def _y_val_refusal(label: str, detail: str) -> ValueError:
+    """``"{label}: {detail}"``, a refusal of the set's labels: an :class:`~rankcore.validation.ArgumentRefusal` of
+    ``"{label} y_val"``, as their check within queries (:func:`_set_labels`) says its refusal."""
+    from ..validation import ArgumentRefusal
+
+    return ArgumentRefusal(f"{label}: {detail}", parameter=f"{label} y_val", detail=detail)
 
 
 def read_auto_eval_sets(estimator, eval_set: Any, eval_names: Any, eval_metric: Any, eval_init_score: Any, *,

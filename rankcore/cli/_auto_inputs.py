@@ -131,6 +131,13 @@ def fit_error(exc: BaseException, data, validation_path: str | None) -> CommandE
                                 f"effects ({_TAKE_POSITIONS}), or leave out --position and pass --drop "
                                 f"{data.position_name}")
         return None
+    if text.startswith("candidates: '"):
+        # a candidate's columns by name that X does not have (interactions=age+zz): named as the option, with the
+        # feature columns' advice rankcore fit gives for --learner's
+        from ._constraints import constraint_advice
+
+        advice = constraint_advice(exc, data.feature_names)
+        return CommandError(f"--{text}" if advice is None else f"--{text}; {advice}")
     if data.position is not None:
         from ._queries import position_error
 

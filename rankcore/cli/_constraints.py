@@ -18,7 +18,7 @@ weight and initial-score columns are taken out (``data.feature_names``).
 
 from __future__ import annotations
 
-__all__ = ["constraint_advice", "deferred_constraints", "say_unread_constraints"]
+__all__ = ["constraint_advice", "deferred_constraints", "say_unread_constraints", "say_with_columns"]
 
 
 def constraint_advice(exc: BaseException, feature_names) -> str | None:
@@ -57,18 +57,28 @@ def say_unread_constraints(configs, read_names) -> None:
     Call it as soon as the models are built: the refusal is said before any
     other check of the options, as any other spec that cannot be read is.
     ``read_names()`` reads the training file as the command does and gives
-    its feature columns; when it cannot (no such file, a column to drop that
-    is not there...) the refusal is said alone, and the reader's warnings are
-    not shown: the value is the error the user meets first.
+    its feature columns (see :func:`say_with_columns`).
+    """
+    unread = next((config.unread for config in configs if config.unread), None)
+    if unread:
+        said, exc = unread
+        say_with_columns(said, exc, read_names)
+
+
+def say_with_columns(said: str, exc: BaseException, read_names):
+    """Raise the command's error ``said`` (the option's words for the refusal ``exc`` of a value that cannot be
+    read, before the data are) with the feature columns' advice (:func:`constraint_advice`).
+
+    ``read_names()`` reads the training file as the command does and gives
+    its feature columns, for this error alone; when it cannot (no such file,
+    a column to drop that is not there...) the refusal is said alone, and the
+    reader's warnings are not shown: the value is the error the user meets
+    first.
     """
     import warnings
 
     from . import CommandError
 
-    unread = next((config.unread for config in configs if config.unread), None)
-    if not unread:
-        return
-    said, exc = unread
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -136,14 +136,35 @@ def _candidates(text: str):
 def build_estimator(args):
     from ..auto import AutoRanker
 
-    metric = None if args.metric is None else scalar_metric(args.metric, "--metric")
+    try:
+        metric = None if args.metric is None else scalar_metric(args.metric, "--metric")
+    except ValueError as exc:       # a spec the registry cannot read: named as --eval-metric's are
+        raise CommandError(f"--metric {args.metric!r}: {exc}") from None
     estimator = AutoRanker(metric=metric, time_budget=args.time, cv="auto" if args.cv is None else args.cv,
                            candidates=_candidates(args.candidates), blend=not args.no_blend,
                            bag_folds=not args.no_bag_folds, n_jobs=args.n_jobs, random_state=args.random_state)
     from ..auto import check_params
 
-    check_params(estimator)          # every parameter, before the data are read
+    try:
+        check_params(estimator)          # every parameter, before the data are read
+    except ValueError as exc:
+        if not str(exc).startswith("candidates: "):
+            raise
+        _say_candidates_refusal(args, exc)
     return estimator
+
+
+def _say_candidates_refusal(args, exc: ValueError):
+    """Raise the library's refusal of the ``candidates`` list (``"candidates: 'trees:monotone=1/2': ..."``) said as
+    the option (``--candidates: ...``, as its other errors are); a trees candidate's ``monotone`` or ``interactions``
+    value that cannot be read with the feature columns' order, DATA read for it alone, as ``rankcore fit`` says
+    ``--learner``'s."""
+    from ._constraints import deferred_constraints, say_with_columns
+
+    said = f"--{exc}"
+    if deferred_constraints(exc):
+        say_with_columns(said, exc, lambda: load(args, args.data, queries=True).feature_names)
+    raise CommandError(said) from None
 
 
 def run(args) -> int:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_eval_columns, check_graded_labels, check_learner_matrix, check_same_length
+from ..validation import (ArgumentRefusal, check_eval_columns, check_graded_labels, check_learner_matrix,
+                          check_same_length)
 from ._queries import check_query_labels
 
 __all__ = ["EvalSetRows"]
@@ -29,7 +30,9 @@ class EvalSetRows:
         X_val, _ = check_learner_matrix(X, learner, name=f"{label} X", categories=self._categories(),
                                         feature_names=getattr(self, "feature_names_in_", None))
         if X_val.shape[1] != self.n_features_in_:
-            raise ValueError(f"{label} X: expected {self.n_features_in_} features (as X), got {X_val.shape[1]}")
+            # a refusal of the set's X, as its check's (check_learner_matrix) are
+            raise ArgumentRefusal.said(f"{label} X", f"expected {self.n_features_in_} features (as X), got "
+                                                     f"{X_val.shape[1]}")
         return X_val
 
     def _check_eval_set(self, given, objective, classes, learner, label="eval_set"):
@@ -45,7 +48,8 @@ class EvalSetRows:
         else:
             y_arr = np.asarray(given[1])
             if y_arr.ndim != 1 or not np.isin(y_arr, classes).all():
-                raise ValueError(f"{label} y: expected labels among the training classes {list(classes)!r}")
+                raise ArgumentRefusal.said(f"{label} y", f"expected labels among the training classes "
+                                                         f"{np.asarray(classes).tolist()!r}")
             y_val = (y_arr == classes[1]).astype(np.int8)
         check_same_length(**{f"{label} X": X_val, f"{label} y": y_val})
         return X_val, y_val

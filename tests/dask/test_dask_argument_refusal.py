@@ -71,3 +71,19 @@ def test_weights_refused_on_the_client_say_sample_weight(dask_client, weights, d
     X, y, _, _ = _data()
     exc = _refusal(lambda: _fit(X, y, sample_weight=weights))
     assert (exc.parameter, exc.detail) == ("sample_weight", detail)
+
+
+@pytest.mark.parametrize("placement", ["distributed", "one_worker"])
+def test_a_malformed_sparse_eval_set_is_a_refusal_of_eval_set_x(dask_client, placement):
+    """A set's X checked on the client (distributed) or on the worker that fits (one_worker, pickled back): the
+    ArgumentRefusal of ``eval_set X`` the in-memory fit raises, with its fields."""
+    import scipy.sparse as sp
+
+    X, y, _, _ = _data()
+    X_val = sp.csr_matrix(np.where(X > 0, X, 0.0))
+    X_val.indices[3] = 9
+    exc = _refusal(lambda: DaskPushBoost(n_iter=2, placement=placement).fit(_dask(X), _dask(y),
+                                                                            eval_set=[(X, y), (X_val, y)]))
+    assert type(exc) is ArgumentRefusal and exc.parameter == "eval_set[1] X"
+    assert str(exc).startswith("eval_set[1] X: malformed sparse CSR matrix of shape (240, 3): every column index ")
+    assert exc.detail == str(exc)[len("eval_set[1] X: "):]

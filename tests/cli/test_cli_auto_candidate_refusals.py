@@ -1,0 +1,97 @@
+"""``rankcore auto --candidates`` says every refusal of a candidate as the option and the candidate
+(``--candidates: 'SPEC': ...``), and a trees candidate's ``monotone`` or ``interactions`` value with the feature
+columns' advice ``rankcore fit --learner`` gives, the file read for it alone and before any other check.
+
+Before: ``--candidates "trees:monotone=1/2"`` said the learner's refusal alone (no option, no candidate, no
+columns), while ``"trees:interactions=0+0"`` said ``candidates: 'trees:interactions=0+0': ...`` without the
+columns; a candidate the registry could not configure named neither the option nor the candidate; ``--metric
+nope`` did not name ``--metric`` where ``--eval-metric nope`` named its option."""
+
+import numpy as np
+import pytest
+
+from _cli_run import one_line_error, run_main
+
+#: The feature columns once --drop city and the label are taken out, in the order the learner counts them.
+ORDER = "age, income, height, weight"
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory):
+    """120 rows of age, income, city, height, weight and a 0/1 label."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(120, 5))
+    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
+    path = tmp_path_factory.mktemp("auto_candidate_refusals") / "people.csv"
+    lines = ["age,income,city,height,weight,label"]
+    lines += [",".join(map(repr, row)) + f",{label}" for row, label in zip(X.tolist(), y.tolist())]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _auto(data, tmp_path, candidates, *extra):
+    return run_main("auto", data, "--candidates", candidates, "--drop", "city", "--out", tmp_path / "m.json",
+                    "-q", *extra)
+
+
+def _fit(data, tmp_path, learner):
+    return run_main("fit", data, "--learner", learner, "--drop", "city", "--out", tmp_path / "m.json", "-q")
+
+
+@pytest.mark.parametrize("value, advice", [
+    ("monotone=1/2/0/0", f"the signs follow the feature columns in order: {ORDER}"),
+    ("interactions=1+1", "that is column 'income' (index 1) of the feature columns"),
+    ("interactions=0++1", f"the indices count the feature columns in order from 0: {ORDER} (a column may also be "
+                          "given by its name)"),
+])
+def test_an_unreadable_constraint_names_the_option_the_candidate_and_the_columns(rows, tmp_path, value, advice):
+    spec = f"trees:n_iter=3,{value}"
+    status, _, err = _auto(rows, tmp_path, f"linear,{spec}")
+    one_line_error(status, err, f"rankcore: error: --candidates: {spec!r}: learner 'trees': ", f"; {advice}")
+    assert err.rstrip().endswith(f"; {advice}")
+    # the learner's words are fit's for --learner: the same refusal, the same advice
+    _, _, fit_err = _fit(rows, tmp_path, f"trees:{value}")
+    assert fit_err.split("learner 'trees': ", 1)[1] == err.split("learner 'trees': ", 1)[1]
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_an_unreadable_constraint_is_said_before_the_other_checks(rows, tmp_path):
+    """Said first, as --learner's: a --validation file that is not there is not read, nor met."""
+    status, _, err = _auto(rows, tmp_path, "trees:monotone=1/2", "--validation", tmp_path / "absent.csv")
+    one_line_error(status, err, "--candidates: 'trees:monotone=1/2': learner 'trees': monotone must be ",
+                   f"; the signs follow the feature columns in order: {ORDER}")
+    assert "absent.csv" not in err
+
+
+def test_without_a_readable_file_the_refusal_is_said_alone(tmp_path):
+    status, _, err = _auto(tmp_path / "absent.csv", tmp_path, "trees:monotone=1/2")
+    one_line_error(status, err, "rankcore: error: --candidates: 'trees:monotone=1/2': learner 'trees': monotone "
+                                "must be signs per column of X such as 1/0/-1 (each -1, 0 or 1), got '1/2' ('2' is "
+                                "not a sign (-1, 0 or 1))")
+    assert err.rstrip().endswith("(-1, 0 or 1))")
+
+
+def test_a_column_name_the_file_does_not_have_names_the_option_and_lists_the_columns(rows, tmp_path):
+    status, _, err = _auto(rows, tmp_path, "trees:n_iter=3,interactions=age+zz", "--cv", "2")
+    one_line_error(status, err, "rankcore: error: --candidates: 'trees:n_iter=3,interactions=age+zz': interactions: "
+                                "'zz' is not a column of X",
+                   f"; the indices count the feature columns in order from 0: {ORDER}")
+
+
+@pytest.mark.parametrize("candidates, says", [
+    ("trees:nonsense=3", "--candidates: 'trees:nonsense=3': candidate 'trees': unknown parameter(s) nonsense; "),
+    ("linear,nothing-like-this", "--candidates: 'nothing-like-this': unknown candidate 'nothing-like-this'; "
+                                 "registered candidates: "),
+    ("trees,trees", "--candidates: 'trees' is listed twice"),
+])
+def test_every_refusal_of_the_list_names_the_option(rows, tmp_path, candidates, says):
+    status, _, err = _auto(rows, tmp_path, candidates)
+    one_line_error(status, err, f"rankcore: error: {says}")
+
+
+@pytest.mark.parametrize("option", ["--metric", "--eval-metric"])
+def test_a_metric_spec_that_cannot_be_read_names_its_option(rows, tmp_path, option):
+    """Before: ``--metric nope`` said the registry's words alone, where ``--eval-metric nope`` named the option."""
+    extra = ("--validation", rows) if option == "--eval-metric" else ()
+    status, _, err = _auto(rows, tmp_path, "linear", option, "nope", *extra)
+    one_line_error(status, err, f"rankcore: error: {option} 'nope': unknown metric 'nope'; registered metrics: ")
