@@ -282,7 +282,7 @@ def check_eval_set(eval_set: Any, classes: np.ndarray, n_features: int, *, accep
     y_arr = np.asarray(eval_set[1])
     if y_arr.ndim != 1 or y_arr.shape[0] != X_val.shape[0] or not np.isin(y_arr, classes).all():
         raise ValueError(f"eval_set y: expected {X_val.shape[0]} labels among the training classes "
-                         f"{list(classes)!r}")
+                         f"{np.asarray(classes).tolist()!r}")
     return X_val, (y_arr == classes[1]).astype(np.int8)
 
 

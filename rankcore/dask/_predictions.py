@@ -43,7 +43,7 @@ def _leaves_chunk(X, leaves, rankers, allow_nan=False):
 def _labels_chunk(y, classes):
     y = np.asarray(y)
     if not np.isin(y, classes).all():
-        raise ValueError(f"y: expected labels among the training classes {list(classes)!r}")
+        raise ValueError(f"y: expected labels among the training classes {np.asarray(classes).tolist()!r}")
     return (y == classes[1]).astype(np.int8)
 
 

@@ -461,7 +461,7 @@ class ExactBoost(Ranker):
         y01 = np.isin(y_arr, self.classes_[1:]).astype(np.int8)
         if not np.isin(y_arr, self.classes_).all():
             check_bipartite_target(y_arr)  # raises with a clear message for other labels
-            raise ValueError(f"y: expected the labels seen in fit {list(self.classes_)!r}")
+            raise ValueError(f"y: expected the labels seen in fit {np.asarray(self.classes_).tolist()!r}")
         value = float(self.metric_(y01, scores))
         return value if self.metric_.greater_is_better else -value
 

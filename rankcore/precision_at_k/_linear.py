@@ -708,7 +708,7 @@ def _classes_array(classes) -> np.ndarray:
         kinds = {isinstance(c, str) for c in classes}
         if len(kinds) > 1:
             raise TypeError("classes: labels of mixed types (numbers and strings) cannot be ordered, "
-                            f"got {list(classes)!r}")
+                            f"got {[c.item() if isinstance(c, np.generic) else c for c in classes]!r}")
     arr = np.asarray(classes)
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         raise ValueError(f"classes: NaN is not a label, got {arr.tolist()!r}")
