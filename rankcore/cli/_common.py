@@ -397,7 +397,10 @@ def metric_specs(text: str) -> list[str]:
     specs = split_specs(text, registered_names("metric"), what="--metrics")
     seen: dict[str, str] = {}
     for spec in specs:
-        metric = resolve("metric", spec)
+        try:
+            metric = resolve("metric", spec)
+        except (ValueError, TypeError) as exc:      # named as --monitor's and --eval-metric's are
+            raise CommandError(f"--metrics {spec!r}: {exc}") from None
         if not getattr(metric, "scalar", True):
             raise CommandError(f"--metrics: {spec!r} is not a single number (use a scalar metric such as auc)")
         # one column per metric: a repeat (auc,auc, or prec@k:10 and prec@k:k=10) was one JSON key, two columns
@@ -406,9 +409,14 @@ def metric_specs(text: str) -> list[str]:
 
 
 def scalar_metric(text: str, option: str) -> str:
+    """``text`` when it names a scalar metric of the registry; else a ``CommandError`` naming ``option`` (an unknown
+    or unreadable spec as ``--monitor 'nope': unknown metric 'nope'; ...``, as ``--eval-metric`` says its own)."""
     from ..registry import resolve
 
-    metric = resolve("metric", text)
+    try:
+        metric = resolve("metric", text)
+    except (ValueError, TypeError) as exc:
+        raise CommandError(f"{option} {text!r}: {exc}") from None
     if not getattr(metric, "scalar", True) or metric.greater_is_better is None:
         raise CommandError(f"{option}: {text!r} is not a scalar metric (use e.g. auc, rmax, prec@k:10)")
     return text

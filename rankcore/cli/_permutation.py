@@ -160,10 +160,7 @@ def _scoring(text: str | None) -> str | None:
     """The --scoring spec, checked before any file is read; every error about it names --scoring."""
     if not text:
         return None
-    try:
-        return scalar_metric(text, "--scoring")
-    except (ValueError, TypeError) as exc:
-        raise CommandError(f"--scoring: {exc}") from None
+    return scalar_metric(text, "--scoring")
 
 
 def _check_own_score_in_queries(args, model, spec: str | None, data) -> None:

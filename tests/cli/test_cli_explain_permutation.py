@@ -169,8 +169,8 @@ def test_the_label_ranked_first_is_announced_and_one_shuffle_is_singular(files, 
     assert "(mean and std of 1 shuffle)" in out.splitlines()[0]
 
 
-@pytest.mark.parametrize("spec,fragment", [("nope", "--scoring: unknown metric 'nope'"),
-                                           ("pnorm", "--scoring: ")])
+@pytest.mark.parametrize("spec,fragment", [("nope", "--scoring 'nope': unknown metric 'nope'"),
+                                           ("pnorm", "--scoring 'pnorm': ")])
 def test_every_scoring_error_names_the_option(files, spec, fragment):
     status, _, err = run_main("explain", files / "trees.json", files / "q.csv", "--qid", "query", "--label",
                               "grade", "--permutation", "--scoring", spec)
