@@ -572,6 +572,9 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         outcome.warnings = {c: candidates[c].named_warning(text) for c, text in outcome.warnings.items()}
         alive = outcome.survivors
         if not alive:
+            refusal = outcome.refusal_of_every_candidate(specs)      # one refusal of every fit: raised as it is
+            if refusal is not None:
+                raise refusal from None
             failures = "; ".join(f"{specs[c]}: {e}" for c, e in outcome.errors.items()) or "no time to fit any"
             raise ValueError(f"AutoRanker: no candidate could be evaluated ({failures})")
         used = [u for u in range(len(units)) if units.fold[u] < outcome.n_folds_final]

@@ -67,6 +67,7 @@ class SearchOutcome:
     fit_times: dict[int, list[float]] = field(default_factory=dict)
     score_times: dict[int, list[float]] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
+    refused: dict[int, dict[int, Any]] = field(default_factory=dict)       # candidate -> failed fold -> refusal/None
     warnings: dict[int, str] = field(default_factory=dict)                # candidate -> its first fold warning
     halved_after: dict[int, int] = field(default_factory=dict)            # candidate -> folds it got
     cut_by_budget: dict[int, int] = field(default_factory=dict)           # candidate -> folds it got
@@ -78,6 +79,35 @@ class SearchOutcome:
     def units_scores(self, candidates: list[int], units: list[int]) -> dict[int, np.ndarray]:
         """candidate -> its scores on ``units`` (every candidate must have them)."""
         return {c: np.array([self.unit_scores[c][u] for u in units]) for c in candidates}
+
+    def refusal(self, c: int) -> Any:
+        """The :class:`~rankcore.validation.ArgumentRefusal` every fold candidate ``c`` ran failed with (one class
+        and detail; it scored none), the first fold's; None otherwise (a fold scored, or failed another way)."""
+        failed = [self.refused[c][f] for f in sorted(self.refused.get(c, {}))]
+        if self.scores.get(c) or not failed or failed[0] is None:
+            return None
+        first = failed[0]
+        return first if all(_same_refusal(r, first) for r in failed) else None
+
+    def refusal_of_every_candidate(self, specs: list[str]) -> Any:
+        """The refusal every fold of every candidate (``specs``, by index) failed with, said by the candidates
+        (``"candidates: 'a', 'b': ..."``); None unless there is one (a candidate not run, another error...)."""
+        refusals = [self.refusal(c) for c in range(len(specs))]
+        if not refusals or refusals[0] is None or not all(_same_refusal(r, refusals[0]) for r in refusals):
+            return None
+        return named_refusal(refusals[0], specs)
+
+
+def _same_refusal(refusal, other) -> bool:
+    return refusal is not None and (type(refusal), refusal.detail) == (type(other), other.detail)
+
+
+def named_refusal(refusal, specs: list[str]) -> BaseException:
+    """``refusal`` (a fold fit's) said by the candidates that raised it, as their unreadable values are
+    (``"candidates: 'trees:monotone=1/0': monotone: ..."``): its class and fields kept."""
+    from ..validation import said_again
+
+    return said_again(refusal, f"candidates: {', '.join(repr(spec) for spec in specs)}: {refusal}")
 
 
 class SuccessiveHalving:
@@ -181,6 +211,7 @@ class SuccessiveHalving:
             self.outcome.warnings.setdefault(c, f"fold {result.fold + 1} warned: {result.warning}")
         if result.error is not None:
             self.outcome.errors.setdefault(c, f"fold {result.fold + 1}: {result.error}")
+            self.outcome.refused.setdefault(c, {})[result.fold] = result.refusal
         else:
             values = []
             for u, fold in enumerate(self.units.fold):
@@ -252,6 +283,7 @@ class SuccessiveHalving:
                 self._check_budget_floor(tasks[0])
                 tasks = tasks[1:]
             self.run(tasks, self._may_start(alive), self._record)
+            self._refuse_constraints(alive)
             alive = [c for c in alive if c not in out.errors]
             complete = [c for c in alive if all(f in out.scores.get(c, {}) for f in range(upto))]
             if len(complete) < len(alive):
@@ -264,6 +296,17 @@ class SuccessiveHalving:
         out.survivors = alive
         out.elapsed = self.elapsed()
         return out
+
+    def _refuse_constraints(self, candidates: list[int]) -> None:
+        """Raise a candidate's refusal of its own constraints (``monotone``, ``interactions``) against X's columns,
+        those of every fold: the user's arguments, never the luck of a fold -- the search would go on without
+        the constraints asked for (another refusal, of some folds only, stays a leaderboard note)."""
+        from ..learners import ConstraintRefusal
+
+        for c in candidates:
+            refusal = self.outcome.refusal(c)
+            if isinstance(refusal, ConstraintRefusal):
+                raise named_refusal(refusal, [self.specs[c]]) from None
 
     def _keeps(self, fold: int) -> bool:
         """Whether the model fitted on ``fold`` is kept (a fold of the first repeat, when models are kept)."""

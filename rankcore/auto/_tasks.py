@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import shown_type
+from ..validation import ArgumentRefusal, shown_type
 from ._candidate import Candidate, CandidateContext, build_estimator, fit_estimator
 
 __all__ = ["Task", "TaskResult", "run_task", "fold_seed", "REFIT_FOLD"]
@@ -49,6 +49,7 @@ class TaskResult:
     error: str | None = None
     warning: str | None = None     # the first warning the fit or the scoring raised (recorded, not shown)
     estimator: Any = None          # the fitted model, when the task asked to keep it
+    refusal: Any = None            # the ArgumentRefusal the task failed with (class and fields), when it is one
 
 
 def fold_seed(base_seed: int, fold: int) -> int:
@@ -139,7 +140,20 @@ def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.nda
         except Exception as exc:  # noqa: BLE001 - a failing candidate is recorded and the search goes on
             if not fit_time:
                 fit_time = time.perf_counter() - start
-            return TaskResult(task.candidate, task.fold, None, fit_time, 0.0, _one_line(exc, shown_type(exc)))
+            return TaskResult(task.candidate, task.fold, None, fit_time, 0.0, _one_line(exc, shown_type(exc)),
+                              refusal=_refusal(exc))
+
+
+def _refusal(exc: Exception) -> ArgumentRefusal | None:
+    """``exc`` made anew when it is an :class:`ArgumentRefusal` (its class and fields: AutoRanker raises it when
+    it is about the arguments), without the traceback that would hold the fold's rows; None for another error, or
+    a refusal its fields cannot make again (it could not cross from a Dask worker either)."""
+    if not isinstance(exc, ArgumentRefusal):
+        return None
+    try:
+        return exc.with_context(str(exc))
+    except Exception:  # noqa: BLE001 - a plugin's subclass that cannot be rebuilt: said by its error text alone
+        return None
 
 
 def _one_line(message, kind: str) -> str:

@@ -136,10 +136,7 @@ def _candidates(text: str):
 def build_estimator(args):
     from ..auto import AutoRanker
 
-    try:
-        metric = None if args.metric is None else scalar_metric(args.metric, "--metric")
-    except ValueError as exc:       # a spec the registry cannot read: named as --eval-metric's are
-        raise CommandError(f"--metric {args.metric!r}: {exc}") from None
+    metric = None if args.metric is None else scalar_metric(args.metric, "--metric")
     estimator = AutoRanker(metric=metric, time_budget=args.time, cv="auto" if args.cv is None else args.cv,
                            candidates=_candidates(args.candidates), blend=not args.no_blend,
                            bag_folds=not args.no_bag_folds, n_jobs=args.n_jobs, random_state=args.random_state)

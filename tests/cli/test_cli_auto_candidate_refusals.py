@@ -95,3 +95,42 @@ def test_a_metric_spec_that_cannot_be_read_names_its_option(rows, tmp_path, opti
     extra = ("--validation", rows) if option == "--eval-metric" else ()
     status, _, err = _auto(rows, tmp_path, "linear", option, "nope", *extra)
     one_line_error(status, err, f"rankcore: error: {option} 'nope': unknown metric 'nope'; registered metrics: ")
+
+
+@pytest.mark.parametrize("value, advice", [
+    ("monotone=1/0", f"the signs follow the feature columns in order: {ORDER}"),
+    ("interactions=0+7", f"the indices count the feature columns in order from 0: {ORDER} (a column may also be "
+                         "given by its name)"),
+])
+@pytest.mark.parametrize("others", ["", "linear,"])
+def test_a_constraint_that_does_not_fit_the_columns_names_the_option_and_the_columns(rows, tmp_path, value, advice,
+                                                                                     others):
+    """Before: ``AutoRanker: no candidate could be evaluated (trees:...: fold 1: ValueError: monotone: ...)``, no
+    columns (beside linear: linear chosen, the constraint dropped as a failed candidate)."""
+    spec = f"trees:n_iter=3,{value}"
+    status, _, err = _auto(rows, tmp_path, f"{others}{spec}", "--cv", "3")
+    one_line_error(status, err, f"rankcore: error: --candidates: {spec!r}: {value.split('=')[0]}: ", f"; {advice}")
+    # the learner's words and advice are fit's for --learner
+    _, _, fit_err = _fit(rows, tmp_path, f"trees:{value}")
+    assert fit_err.split("rankcore: error: ", 1)[1] == err.split(f"--candidates: {spec!r}: ", 1)[1]
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_weights_refused_in_every_fold_name_weight_as_fit_does(tmp_path):
+    """The relevant rows all of weight 0: every fold's objective refuses the weights.  Before: ``AutoRanker: no
+    candidate could be evaluated (trees:n_iter=3: fold 1: ValueError: objective ...)``; the refusal raised as
+    itself (sample_weight, zero_total) would be said as ``--candidates``: it is ``--weight``'s, as for fit."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(150, 3))
+    y = (X[:, 0] > 0).astype(int)
+    path = tmp_path / "weighted.csv"
+    path.write_text("a,b,c,w,label\n" + "".join(f"{a!r},{b!r},{c!r},{1.0 - t},{t}\n"
+                                                for (a, b, c), t in zip(X.tolist(), y.tolist())))
+    status, _, err = run_main("auto", path, "--label", "label", "--weight", "w", "--candidates", "trees:n_iter=3",
+                              "--out", tmp_path / "m.json", "-q")
+    one_line_error(status, err, "rankcore: error: --weight w: the weights of the training rows leave the fit nothing "
+                                "to learn from (candidates: 'trees:n_iter=3': objective 'push:exp,pow:2': needs "
+                                "positive total weight in both classes")
+    _, _, fit_err = run_main("fit", path, "--label", "label", "--weight", "w", "--learner", "trees", "--out",
+                             tmp_path / "m.json", "-q")
+    assert fit_err.startswith("rankcore: error: --weight w: the weights of the training rows leave the fit nothing ")

@@ -146,3 +146,24 @@ def test_dask_auto_ranker_takes_interactions_by_name_like_the_in_process_search(
         assert a.name == b.name and a.status != "failed"
         np.testing.assert_array_equal(a.fold_scores, b.fold_scores)
     np.testing.assert_array_equal(remote.decision_function(frame), local.decision_function(frame))
+
+
+@pytest.mark.parametrize("spec, constraint", [("trees:n_iter=3,monotone=1/0", "monotone"),
+                                              ("trees:n_iter=3,interactions=0+7", "interactions")])
+def test_dask_auto_ranker_raises_a_constraint_refused_on_the_workers_as_the_in_process_search(dask_client, spec,
+                                                                                             constraint):
+    """The learner's ConstraintRefusal of a fold fit on a worker comes back pickled in its task's result, with its
+    class and fields: raised named by the candidate, as in process (before: a ValueError summing up the folds)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 3))
+    y = (X[:, 0] > 0).astype(int)
+    params = dict(candidates=["linear:n_epochs=2", spec], random_state=5, n_jobs=1)
+    from rankcore.learners import ConstraintRefusal
+
+    with pytest.raises(ConstraintRefusal) as remote:
+        DaskAutoRanker(client=dask_client, **params).fit(X, y)
+    with pytest.raises(ConstraintRefusal) as local:
+        rankcore.AutoRanker(**params).fit(X, y)
+    assert str(remote.value) == str(local.value) and str(local.value).startswith(f"candidates: {spec!r}: {constraint}")
+    assert {k: getattr(remote.value, k) for k in local.value.fields} == \
+        {k: getattr(local.value, k) for k in local.value.fields}

@@ -90,21 +90,28 @@ def test_a_refusal_is_named_the_valueerror_it_was():
     assert shown_type(FieldedRefusal("a", code=1)) == "FieldedRefusal"
 
 
-def test_the_leaderboards_failures_name_a_refused_constraint_a_valueerror():
-    """Before: ``fold 1: ConstraintRefusal: monotone ...`` where it said ``fold 1: ValueError: monotone ...``."""
+def test_a_refused_constraint_is_raised_as_itself_not_summed_up_by_its_class():
+    """Before: ``fold 1: ConstraintRefusal: monotone ...`` where it said ``fold 1: ValueError: monotone ...``; now
+    the refusal itself, named by its candidate (tests/auto/test_auto_constraint_fit_refusals.py; a summary of
+    refusals still names them ValueErrors there)."""
+    from rankcore.learners import ConstraintRefusal
+
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
     y = (X[:, 0] > 0).astype(int)
-    with pytest.raises(ValueError, match=r"fold 1: ValueError: monotone: expected 3 signs"):
+    with pytest.raises(ConstraintRefusal, match=r"^candidates: 'trees:n_iter=3,monotone=1/0': monotone: expected 3 "
+                                                r"signs"):
         AutoRanker(candidates=["trees:n_iter=3,monotone=1/0"], n_jobs=1, random_state=0).fit(X, y)
 
 
-def test_the_leaderboards_failures_name_a_refusal_of_the_weights_a_valueerror():
-    """Before: ``fold 1: ArgumentRefusal: objective ...`` where it said ``fold 1: ValueError: objective ...``."""
+def test_a_refusal_of_the_weights_in_every_fold_is_raised_as_itself():
+    """Before: ``fold 1: ArgumentRefusal: objective ...`` where it said ``fold 1: ValueError: objective ...``; now
+    one refusal of every fold of every candidate is raised as itself, named by the candidates."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
     y = (X[:, 0] > 0).astype(int)
     weight = np.where(y == 1, 0.0, 1.0)
-    with pytest.raises(ValueError, match=r"no candidate could be evaluated \(trees:n_iter=3: fold 1: ValueError: "
-                                         r"objective 'push:exp,pow:2': needs positive total weight in both classes"):
+    with pytest.raises(ArgumentRefusal, match=r"^candidates: 'trees:n_iter=3': objective 'push:exp,pow:2': needs "
+                                              r"positive total weight in both classes") as caught:
         AutoRanker(candidates=["trees:n_iter=3"], n_jobs=1, random_state=0).fit(X, y, sample_weight=weight)
+    assert (caught.value.parameter, caught.value.reason) == ("sample_weight", "zero_total")
