@@ -746,7 +746,8 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         else:
             y_arr = np.asarray(y)
             if y_arr.ndim != 1 or not np.isin(y_arr, self.classes_).all():
-                raise ValueError(f"y: expected labels among the training classes {np.asarray(self.classes_).tolist()!r}")
+                raise ValueError("y: expected labels among the training classes "
+                                 f"{np.asarray(self.classes_).tolist()!r}")
             check_same_length(X=scores, y=y_arr)
             y_clean = (y_arr == self.classes_[1]).astype(np.int8)
         given = check_queries(qid, group, scores.shape[0])

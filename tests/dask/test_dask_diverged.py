@@ -97,7 +97,8 @@ def test_the_step_not_taken_is_taken_back_on_the_shards_as_in_memory(dask_client
     for on_dask in (True, False):
         with pytest.warns(ConvergenceWarning):
             if on_dask:
-                model = DaskPushBoost(placement="distributed", **params).fit(chunked(X), chunked(clicks), qid=chunked(qid),
+                model = DaskPushBoost(placement="distributed", **params).fit(chunked(X), chunked(clicks),
+                                                                             qid=chunked(qid),
                                                                              position=chunked(position))
             else:
                 model = rankcore.PushBoost(**params).fit(X, clicks, qid=qid, position=position)
