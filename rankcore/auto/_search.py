@@ -102,12 +102,16 @@ def _same_refusal(refusal, other) -> bool:
     return refusal is not None and (type(refusal), refusal.detail) == (type(other), other.detail)
 
 
-def named_refusal(refusal, specs: list[str]) -> BaseException:
+def named_refusal(refusal, specs: list[str]) -> BaseException | None:
     """``refusal`` (a fold fit's) said by the candidates that raised it, as their unreadable values are
-    (``"candidates: 'trees:monotone=1/0': monotone: ..."``): its class and fields kept."""
+    (``"candidates: 'trees:monotone=1/0': monotone: ..."``): its class and fields kept; None when its class cannot
+    be made of those words (a plugin's refusal that checks its message: the failures are summed up as before)."""
     from ..validation import said_again
 
-    return said_again(refusal, f"candidates: {', '.join(repr(spec) for spec in specs)}: {refusal}")
+    try:
+        return said_again(refusal, f"candidates: {', '.join(repr(spec) for spec in specs)}: {refusal}")
+    except Exception:  # noqa: BLE001 - the plugin constructor's own error would hide the candidates' failures
+        return None
 
 
 class SuccessiveHalving:
@@ -305,8 +309,9 @@ class SuccessiveHalving:
 
         for c in candidates:
             refusal = self.outcome.refusal(c)
-            if isinstance(refusal, ConstraintRefusal):
-                raise named_refusal(refusal, [self.specs[c]]) from None
+            named = named_refusal(refusal, [self.specs[c]]) if isinstance(refusal, ConstraintRefusal) else None
+            if named is not None:
+                raise named from None
 
     def _keeps(self, fold: int) -> bool:
         """Whether the model fitted on ``fold`` is kept (a fold of the first repeat, when models are kept)."""

@@ -134,13 +134,15 @@ def fit_error(exc: BaseException, data, validation_path: str | None) -> CommandE
     if text.startswith("candidates: '"):
         # a candidate's columns by name that X does not have (interactions=age+zz), a constraint that does not fit
         # X's columns: named as the option, with the feature columns' advice rankcore fit gives for --learner's;
-        # weights that every fold's objective refused (the candidates named): --weight's, as for fit
+        # a refusal of another argument that every fold of every candidate shared (the candidates named) is about
+        # the data, not the option: the weights' is --weight's, as for fit; another is said as the library says it
+        from ..learners import ConstraintRefusal
+        from ..validation import ArgumentRefusal
         from ._constraints import constraint_advice
         from ._weights import weight_error
 
-        if data.weight is not None and getattr(exc, "reason", None) == "zero_total" and \
-                (error := weight_error(exc, data.weight_name)) is not None:
-            return error
+        if isinstance(exc, ArgumentRefusal) and not isinstance(exc, ConstraintRefusal):
+            return None if data.weight is None else weight_error(exc, data.weight_name)
 
         advice = constraint_advice(exc, data.feature_names)
         return CommandError(f"--{text}" if advice is None else f"--{text}; {advice}")

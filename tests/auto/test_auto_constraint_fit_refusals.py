@@ -143,3 +143,64 @@ def test_a_refusal_in_some_folds_only_or_beside_a_scored_candidate_is_a_leaderbo
     assert model.best_candidate_ == "linear:n_epochs=2"
     assert rows["refuses-once"].status == rows["refuses-every-fold"].status == "failed"
     assert "X: needs at least 4 columns" in rows["refuses-every-fold"].note
+
+
+class _PrefixedRefusal(ArgumentRefusal):
+    """A plugin's refusal that makes itself only of messages starting with its parameter (``"X: ..."``)."""
+
+    def __init__(self, message, **fields):
+        if not message.startswith("X: "):
+            raise TypeError("_PrefixedRefusal: the message must start with 'X: '")
+        super().__init__(message, **fields)
+
+
+class _RefusingPrefixed:
+    def fit(self, X, y):
+        raise _PrefixedRefusal.said("X", "refused in every fold")
+
+    def decision_function(self, X):
+        return X[:, 0]
+
+
+def test_a_refusal_that_cannot_be_said_by_the_candidates_is_summed_up_as_before():
+    """Before the fix: the plugin class's constructor refused the words ``candidates: 'SPEC': X: ...`` and the fit
+    raised its TypeError; a refusal that cannot be said again keeps the summary of the failures."""
+    candidate = type("_C_prefixed", (Candidate,), {"name": "refuses-prefixed", "accepts_missing": True,
+                                                   "relative_cost": 0.01,
+                                                   "build": lambda self, context: _RefusingPrefixed()})
+    with registered_candidate(candidate, "auto-refuses-prefixed-test"):
+        with pytest.raises(ValueError) as caught:
+            rankcore.AutoRanker(candidates=["refuses-prefixed"], random_state=0).fit(X, y)
+    assert type(caught.value) is ValueError
+    assert str(caught.value).startswith("AutoRanker: no candidate could be evaluated (refuses-prefixed: fold 1: "
+                                        "ValueError: X: refused in every fold")
+
+
+class _ConstraintOnce:
+    """Refuses its constraint on the first fit only (a plugin's refusal of one fold's columns)."""
+
+    calls = 0
+
+    def fit(self, X, y):
+        type(self).calls += 1
+        if type(self).calls == 1:
+            raise ConstraintRefusal.said("monotone", "column 0 is constant on these rows", (0,))
+        self.coef_ = np.ones(X.shape[1])
+        return self
+
+    def decision_function(self, X):
+        return X @ self.coef_
+
+
+def test_a_constraint_refused_on_some_folds_only_is_a_leaderboard_note_beside_scored_folds():
+    """The rule holds: a candidate that scored a fold is never raised for its refusal of another."""
+    _ConstraintOnce.calls = 0
+    candidate = type("_C_constraint_once", (Candidate,), {"name": "constraint-once", "accepts_missing": True,
+                                                          "relative_cost": 0.01,
+                                                          "build": lambda self, context: _ConstraintOnce()})
+    with registered_candidate(candidate, "auto-constraint-once-test"):
+        model = rankcore.AutoRanker(candidates=["linear:n_epochs=2", "constraint-once"], random_state=0).fit(X, y)
+    rows = {row.name: row for row in model.leaderboard_}
+    assert rows["constraint-once"].status == "failed"
+    assert "monotone: column 0 is constant" in rows["constraint-once"].note
+    assert _ConstraintOnce.calls >= 2          # its second fold ran (and scored) in the same rung

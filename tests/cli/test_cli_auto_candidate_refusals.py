@@ -10,7 +10,10 @@ nope`` did not name ``--metric`` where ``--eval-metric nope`` named its option."
 import numpy as np
 import pytest
 
+from _candidate_plugins import registered_candidate
 from _cli_run import one_line_error, run_main
+from rankcore.auto import Candidate
+from rankcore.validation import ArgumentRefusal
 
 #: The feature columns once --drop city and the label are taken out, in the order the learner counts them.
 ORDER = "age, income, height, weight"
@@ -134,3 +137,41 @@ def test_weights_refused_in_every_fold_name_weight_as_fit_does(tmp_path):
     _, _, fit_err = run_main("fit", path, "--label", "label", "--weight", "w", "--learner", "trees", "--out",
                              tmp_path / "m.json", "-q")
     assert fit_err.startswith("rankcore: error: --weight w: the weights of the training rows leave the fit nothing ")
+
+
+class _Refuses:
+    """Refuses ``parameter`` in every fit (reason ``reason``): a refusal every fold of every candidate shares."""
+
+    def __init__(self, parameter, reason):
+        self.parameter, self.reason = parameter, reason
+
+    def fit(self, X, y, sample_weight=None):
+        raise ArgumentRefusal.said(self.parameter, "refused by this test's candidate", reason=self.reason)
+
+    def decision_function(self, X):
+        return X[:, 0]
+
+
+@pytest.mark.parametrize("parameter, reason, weighted, said", [
+    ("X", "value", False, "candidates: 'refuses-for-cli-tests': X: "),
+    ("y", "value", True, "candidates: 'refuses-for-cli-tests': y: "),
+    ("qid", "zero_total", True, "candidates: 'refuses-for-cli-tests': qid: "),
+    ("sample_weight", "value", True, "--weight w: refused by this test's candidate; choose another objective"),
+    ("sample_weight", "zero_total", True, "--weight w: the weights of the training rows leave the fit nothing "),
+])
+def test_a_refusal_every_candidate_shares_is_said_of_its_own_input_never_of_candidates(rows, tmp_path, parameter,
+                                                                                       reason, weighted, said):
+    """Before: every such refusal was said as ``--candidates: 'SPEC': X: ...`` (the option blamed for the data), and
+    a refusal of the weights other than a zero total as ``--candidates`` too, where ``--weight`` is the input."""
+    candidate = type("_RefusesForCli", (Candidate,), {"name": "refuses-for-cli-tests", "accepts_missing": True,
+                                                       "relative_cost": 0.01,
+                                                       "build": lambda self, context: _Refuses(parameter, reason)})
+    path = tmp_path / "weighted.csv"         # the people with a weight column of ones
+    lines = rows.read_text().splitlines()
+    path.write_text("\n".join([f"{lines[0]},w"] + [f"{line},1.0" for line in lines[1:]]) + "\n")
+    with registered_candidate(candidate, "auto-cli-refuses-for-tests"):
+        status, _, err = _auto(path, tmp_path, "refuses-for-cli-tests", *(("--weight", "w") if weighted else
+                                                                          ("--drop", "w")))
+    one_line_error(status, err)
+    assert err.startswith(f"rankcore: error: {said}"), err
+    assert not (tmp_path / "m.json").exists()
