@@ -910,8 +910,10 @@ def _dart_boosting(drop_rate, skip_drop, max_drop, random_state):
     probability ``drop_rate`` (at most ``max_drop``).  The new tree is grown at the scores without the k dropped
     trees; then, as XGBoost's "tree" normalization, the dropped trees are scaled by k / (k + η) and the new tree
     (η·u, η the rate) by 1 / (k + η) (by 1 when nothing was dropped).  The records' steps carry the final weights.
+    Like the driver's other stand-ins, it takes ``fixed_value`` and has no ``"diverged"`` stop (its J moves).
     """
-    def run(backend, layout, *, n_iter, log_value, has_value=True, tol=0.0, max_step=None, callback=None):
+    def run(backend, layout, *, n_iter, log_value, has_value=True, fixed_value=True, tol=0.0, max_step=None,
+            callback=None):
         import dataclasses
         import math
         from rankcore.push._driver import BoostingRecord, BoostingResult, _next_candidate

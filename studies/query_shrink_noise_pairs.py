@@ -35,8 +35,10 @@ def _shrinking_boosting(rate, trace=None):
     backend's caches of the old scores dropped; the new tree is grown at the shrunk scores and added with η.  The
     records' coefficients are η·ρ^(shrinks after the tree), so the fitted model's scores are the loop's
     (``trace``, a list, receives the final training scores for the tests).  O(n) extra work per tree.
+    Like the driver's other stand-ins, it takes ``fixed_value`` and has no ``"diverged"`` stop (its J moves).
     """
-    def run(backend, layout, *, n_iter, log_value, has_value=True, tol=0.0, max_step=None, callback=None):
+    def run(backend, layout, *, n_iter, log_value, has_value=True, fixed_value=True, tol=0.0, max_step=None,
+            callback=None):
         import dataclasses
         from rankcore.push._driver import BoostingRecord, BoostingResult, _next_candidate
 

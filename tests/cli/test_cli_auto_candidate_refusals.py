@@ -12,24 +12,15 @@ import pytest
 
 from _candidate_plugins import registered_candidate
 from _cli_run import one_line_error, run_main
+from _people_rows import ORDER, write_people
 from rankcore.auto import Candidate
 from rankcore.validation import ArgumentRefusal
-
-#: The feature columns once --drop city and the label are taken out, in the order the learner counts them.
-ORDER = "age, income, height, weight"
 
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory):
     """120 rows of age, income, city, height, weight and a 0/1 label."""
-    rng = np.random.default_rng(4)
-    X = rng.normal(size=(120, 5))
-    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
-    path = tmp_path_factory.mktemp("auto_candidate_refusals") / "people.csv"
-    lines = ["age,income,city,height,weight,label"]
-    lines += [",".join(map(repr, row)) + f",{label}" for row, label in zip(X.tolist(), y.tolist())]
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return write_people(tmp_path_factory.mktemp("auto_candidate_refusals") / "people.csv", 120, seed=4)
 
 
 def _auto(data, tmp_path, candidates, *extra):

@@ -3,27 +3,17 @@
 is about none, and says a value that cannot be read (``ConstraintSpecError``, a SpecError) with that order too, once
 the file's columns are read and before any fit."""
 
-import numpy as np
 import pytest
 
 import rankcore.learners.trees._interactions
 from _cli_run import one_line_error, run_main
-
-#: The feature columns once --drop city and the label are taken out, in the order the learner counts them.
-ORDER = "age, income, height, weight"
+from _people_rows import ORDER, write_people
 
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory):
     """200 rows of age, income, city, height, weight and a 0/1 label."""
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(200, 5))
-    y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
-    path = tmp_path_factory.mktemp("constraint_columns") / "people.csv"
-    lines = ["age,income,city,height,weight,label"]
-    lines += [",".join(map(repr, row)) + f",{label}" for row, label in zip(X.tolist(), y.tolist())]
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return write_people(tmp_path_factory.mktemp("constraint_columns") / "people.csv", 200, seed=3)
 
 
 def _run(command, rows, tmp_path, learner):
