@@ -55,3 +55,9 @@ def one_line_error(status, err, *fragments):
     assert len(lines) == 1 and lines[0].startswith("rankcore: error: "), err
     for fragment in fragments:
         assert fragment in lines[0], (fragment, lines[0])
+
+
+def written_or_shown(command: str, tmp_path) -> tuple:
+    """The options that keep a test's ``fit`` or ``compare`` to its temporary directory: ``fit`` writes its model
+    there (``-o``), ``compare`` draws no plots."""
+    return ("-o", tmp_path / "m.json") if command == "fit" else ("--no-plots",)

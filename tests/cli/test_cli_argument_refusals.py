@@ -9,7 +9,7 @@ import pytest
 import rankcore.objectives._position_effects
 import rankcore.objectives._push
 import rankcore.push._boost_base
-from _cli_run import one_line_error, run_main
+from _cli_run import one_line_error, run_main, written_or_shown
 from _init_score_data import N_ITER, ranked, write
 from rankcore.validation import ArgumentRefusal
 
@@ -75,7 +75,7 @@ def test_a_reworded_refusal_of_the_weights_still_names_the_option_and_its_advice
     base = rankcore.push._boost_base._BaseBoost
     monkeypatch.setattr(base, "_fit_rows", _reworded(base._fit_rows, "sample_weight: the objective",
                                                      "the weights are refused: the objective"))
-    options = ("-o", tmp_path / "m.json") if command == "fit" else ("--no-plots",)
+    options = written_or_shown(command, tmp_path)
     status, _, err = run_main(command, weighted / "train.csv", *ONE_LIST, "--objective", "prec@k-avg:20", "--quiet",
                               *options)
     assert status == 2, err
@@ -91,7 +91,7 @@ def test_weights_that_leave_a_class_nothing_in_other_words_still_name_the_option
     push = rankcore.objectives._push.PushObjective
     monkeypatch.setattr(push, "check_target", _reworded(push.check_target, "needs positive total weight",
                                                         "wants weight"))
-    options = ("-o", tmp_path / "m.json") if command == "fit" else ("--no-plots",)
+    options = written_or_shown(command, tmp_path)
     status, _, err = run_main(command, weighted / "no_top.csv", *ONE_LIST, "--quiet", *options)
     assert status == 2, err
     assert "--weight w: the weights of the training rows leave the fit nothing to learn from (" in err, err

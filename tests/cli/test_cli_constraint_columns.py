@@ -6,7 +6,7 @@ the file's columns are read and before any fit."""
 import pytest
 
 import rankcore.learners.trees._interactions
-from _cli_run import one_line_error, run_main
+from _cli_run import one_line_error, run_main, written_or_shown
 from _people_rows import ORDER, write_people
 
 
@@ -17,7 +17,7 @@ def rows(tmp_path_factory):
 
 
 def _run(command, rows, tmp_path, learner):
-    options = ("-o", tmp_path / "m.json") if command == "fit" else ("--no-plots",)
+    options = written_or_shown(command, tmp_path)
     return run_main(command, rows, "--learner", learner, "--drop", "city", *options, "-q")
 
 

@@ -12,7 +12,7 @@ import rankcore.auto._fit_inputs
 import rankcore.learners.trees._interactions
 import rankcore.learners.trees._learner
 import rankcore.metrics._query
-from _cli_run import one_line_error, run_main
+from _cli_run import one_line_error, run_main, written_or_shown
 from _init_score_data import ranked, write
 
 COLUMNS = "x0, x1, x2, x3, x4, x5, x6"
@@ -56,7 +56,7 @@ def test_monotone_signs_refused_in_other_words_still_list_the_columns(rows, tmp_
     """Before: the columns were listed only when the text held the word "monotone"."""
     _reword(monkeypatch, "column_signs", "monotone: expected 7 signs, one per feature of X in column order",
             "the learner wants 7 signs, one per column")
-    options = ("-o", tmp_path / "m.json") if command == "fit" else ("--no-plots",)
+    options = written_or_shown(command, tmp_path)
     status, _, err = run_main(command, rows, "--learner", "trees:monotone=1/0/-1", "--drop", "x7", *options, "-q")
     label = "" if command == "fit" else "push: "
     one_line_error(status, err, f"rankcore: error: {label}the learner wants 7 signs, one per column, got 3 "
@@ -67,7 +67,7 @@ def test_monotone_signs_refused_in_other_words_still_list_the_columns(rows, tmp_
 def test_interaction_groups_refused_in_other_words_still_list_the_columns(rows, tmp_path, monkeypatch, command):
     """Before: the columns were listed only when the text started with "interactions:"."""
     _reword(monkeypatch, "column_groups", "interactions: column 9 is out of range", "the groups name column 9")
-    options = ("-o", tmp_path / "m.json") if command == "fit" else ("--no-plots",)
+    options = written_or_shown(command, tmp_path)
     status, _, err = run_main(command, rows, "--learner", "trees:interactions=0+9", "--drop", "x7", *options, "-q")
     label = "" if command == "fit" else "push: "
     one_line_error(status, err, f"rankcore: error: {label}the groups name column 9: expected column indices of X in "

@@ -16,6 +16,7 @@ from rankcore.dask import DaskPushBoost  # noqa: E402
 from rankcore.validation import ArgumentRefusal  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
+from _refusals import refused  # noqa: E402
 
 CHUNKS = (90, 60, 90)
 
@@ -38,11 +39,7 @@ def _fit(X, y, **given):
 
 
 def _refusal(call) -> ArgumentRefusal:
-    with pytest.raises(ArgumentRefusal) as caught:
-        call()
-    exc = caught.value
-    assert str(exc).endswith(exc.detail)
-    return exc
+    return refused(call)
 
 
 def test_a_position_refused_on_a_worker_keeps_its_fields(dask_client):

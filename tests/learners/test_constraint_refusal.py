@@ -11,14 +11,11 @@ import pytest
 import rankcore
 from rankcore.learners import ConstraintRefusal
 from rankcore.learners.trees import Trees
+from _refusals import refused
 
 
 def _refusal(call) -> ConstraintRefusal:
-    with pytest.raises(ConstraintRefusal) as caught:
-        call()
-    exc = caught.value
-    assert isinstance(exc, ValueError) and str(exc).endswith(exc.detail)
-    return exc
+    return refused(call, ConstraintRefusal)
 
 
 X = np.column_stack([np.arange(60.0) % 5, np.random.default_rng(0).normal(size=(60, 2))])

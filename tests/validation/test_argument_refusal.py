@@ -17,14 +17,11 @@ from rankcore.metrics import MetricRefusal
 from rankcore.objectives import check_positions, require_curvature
 from rankcore.objectives._query_push import _check_weight
 from rankcore.validation import ArgumentRefusal, said_again
+from _refusals import refused
 
 
 def _refusal(call) -> ArgumentRefusal:
-    with pytest.raises(ArgumentRefusal) as caught:
-        call()
-    exc = caught.value
-    assert isinstance(exc, ValueError) and str(exc).endswith(exc.detail)
-    return exc
+    return refused(call)
 
 
 # --- the class ---
