@@ -116,6 +116,20 @@ def unweighted_edges(values: np.ndarray, max_bins: int) -> np.ndarray:
     return _midpoints(lo, hi)
 
 
+def first_reaching(cumulative: np.ndarray, fractions: np.ndarray) -> np.ndarray:
+    """The index of the first running weight that reaches each fraction of the total (the weighted quantiles).
+
+    A running sum within its own rounding, (m + 1)·eps·total for m terms, below a level counts as reaching it:
+    weights all scaled by one constant (0.1 or 3 for 1) then give the same quantiles, where an exact comparison
+    would let the rounding of a sum that lands on a level (a count of 25 at 25.0, a weight sum of 2.5000000000000004
+    at 2.5) choose the value.  Integer counts of a sample of up to 2·10⁵ rows and 65,536 bins never come that close
+    to a level without reaching it.  O(len(fractions) · log m).
+    """
+    total = cumulative[-1]
+    slack = (cumulative.shape[0] + 1) * np.finfo(np.float64).eps * total
+    return np.searchsorted(cumulative, fractions * total - slack, side="left")
+
+
 def edges_of_distinct(distinct: np.ndarray, mass, max_bins: int) -> np.ndarray:
     """The edges of a feature with these sorted distinct values; ``mass()`` their weights (called if needed).
 
@@ -126,9 +140,7 @@ def edges_of_distinct(distinct: np.ndarray, mass, max_bins: int) -> np.ndarray:
         return np.empty(0)
     if distinct.shape[0] <= max_bins:
         return _midpoints(distinct[:-1], distinct[1:])
-    cumulative = np.cumsum(mass())
-    levels = np.arange(1, max_bins) / max_bins * cumulative[-1]
-    idx = np.searchsorted(cumulative, levels, side="left")
+    idx = first_reaching(np.cumsum(mass()), np.arange(1, max_bins) / max_bins)
     idx = np.unique(np.minimum(idx, distinct.shape[0] - 2))
     return _midpoints(distinct[idx], distinct[idx + 1])
 
@@ -193,9 +205,7 @@ def quantile_thresholds(X: Any, q: int, *, sample_weight: Any = None, subsample:
         values = X[rows, j].astype(np.float64)
         distinct, inverse = np.unique(values, return_inverse=True)
         mass = np.bincount(inverse, weights=None if w is None else w[rows], minlength=distinct.shape[0])
-        cumulative = np.cumsum(mass.astype(np.float64))
-        levels = np.arange(1, q + 1) / (q + 1) * cumulative[-1]
-        idx = np.searchsorted(cumulative, levels, side="left")
+        idx = first_reaching(np.cumsum(mass.astype(np.float64)), np.arange(1, q + 1) / (q + 1))
         out.append(np.unique(distinct[np.minimum(idx, distinct.shape[0] - 1)]))
     return out
 

@@ -70,6 +70,46 @@ def test_bin_edges_ignore_zero_weight_rows():
     np.testing.assert_array_equal(edges, [0.5, 1.5])
 
 
+def _weighted_lower_quantiles(values, weights, fractions):
+    """Plain reference: the smallest value whose weight at or below it reaches each fraction of the total."""
+    order = np.argsort(values, kind="stable")
+    v, w = values[order], weights[order]
+    cum = np.cumsum(w.astype(object))                      # exact for integer weights
+    return np.array([v[next(i for i, c in enumerate(cum) if c >= f * cum[-1])] for f in fractions])
+
+
+@pytest.mark.parametrize("scale", [0.1, 3.0, 1e-7, 1e50, 7e-20])
+def test_weighted_quantiles_do_not_move_when_every_weight_is_scaled(scale):
+    # integer weights put running sums exactly on the levels (a sum of 25 at 25.0); scaled by 0.1 the same sum
+    # rounds to 2.5000000000000004 or 2.4999999999999996: the quantiles must not follow the rounding
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(600, 3))
+    w = rng.integers(1, 6, size=600).astype(np.float64)
+    for max_bins in (8, 16, 50):
+        for a, b in zip(bin_edges(X, max_bins=max_bins, sample_weight=w),
+                        bin_edges(X, max_bins=max_bins, sample_weight=w * scale)):
+            np.testing.assert_array_equal(a, b)
+    for a, b in zip(quantile_thresholds(X, 7, sample_weight=w), quantile_thresholds(X, 7, sample_weight=w * scale)):
+        np.testing.assert_array_equal(a, b)
+    fractions = np.arange(1, 8) / 8
+    for j in range(3):
+        np.testing.assert_array_equal(quantile_thresholds(X[:, [j]], 7, sample_weight=w * scale)[0],
+                                      np.unique(_weighted_lower_quantiles(X[:, j], w, fractions)))
+
+
+def test_stumps_model_does_not_move_when_every_weight_is_scaled():
+    import rankcore
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 5))                          # more distinct values than bins: quantile edges
+    y = (X[:, 0] + rng.normal(size=400) > 1).astype(int)
+    base = rankcore.boost(learner="stumps", n_iter=10).fit(X, y, sample_weight=np.ones(400))
+    for scale in (0.1, 1e50):
+        model = rankcore.boost(learner="stumps", n_iter=10).fit(X, y, sample_weight=np.full(400, scale))
+        assert model.rankers_ == base.rankers_
+        np.testing.assert_allclose(model.decision_function(X), base.decision_function(X), rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("max_bins", [1, 65537, 2.9, 16.5, np.float64(3.7), "16", True, float("inf"), "abc"])
 def test_bin_edges_bad_max_bins(max_bins):
     with pytest.raises(ValueError, match=r"max_bins: expected an integer in \[2, 65536\]"):
