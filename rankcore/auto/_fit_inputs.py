@@ -158,13 +158,8 @@ def _refusal_of(exc: ValueError, message: str, parameter: str, detail: str) -> V
 
 
 def _set_labels(estimator, y_val: Any, m: int, label: str, within: bool) -> np.ndarray:
-    if within:
-        try:
-            return check_grades(y_val, m, name=f"{label} y_val")
-        except ValueError as exc:     # push's check of grades says them as plain ValueErrors, named as given
-            said, name = str(exc), f"{label} y_val"
-            detail = said[len(name) + 2:] if said.startswith(f"{name}: ") else said
-            raise _refusal_of(exc, said, name, detail) from None
+    if within:          # refused as an ArgumentRefusal of "{label} y_val" by the check itself
+        return check_grades(y_val, m, name=f"{label} y_val")
     arr = np.asarray(y_val)
     if arr.ndim != 1 or arr.shape[0] != m:
         raise _y_val_refusal(label, f"expected y_val of one label per row of X_val ({m}), got shape {arr.shape}")

@@ -133,39 +133,42 @@ def warn_sparse_places(n_places: int, n: int) -> None:
 def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
     """Relevance grades for a fit within queries: one finite number >= 0 per row, as float64.
 
+    Refusals are :class:`~rankcore.ArgumentRefusal` (``ValueError``) with ``parameter`` ``name``.
+
     Any grades, ints or floats, up to the ``objective``'s ``max_grade`` (no
     cap unless it forms 2^grade); errors name the row as the caller gave it.
     """
     arr = np.asarray(y)
     if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-D array of relevance grades, got shape {arr.shape}")
+        raise ArgumentRefusal.said(name, f"expected a 1-D array of relevance grades, got shape {arr.shape}")
     if arr.dtype.kind in "mM":      # durations would cast to counts of their unit: 1 s and 1000 ms differ
-        raise ValueError(f"{name}: relevance grades must be numbers >= 0, got dtype {arr.dtype}")
+        raise ArgumentRefusal.said(name, f"relevance grades must be numbers >= 0, got dtype {arr.dtype}")
     if arr.dtype.kind not in "biuf":
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError):
             missing = missing_labels(arr) if arr.dtype == object else ()
             if len(missing):     # a nullable column's pd.NA: name the row, as for NaN
-                raise ValueError(f"{name}: relevance grades must be finite numbers >= 0 (fitting within queries), "
-                                 f"got a missing one (None or pd.NA) at row {int(missing[0])}") from None
-            raise ValueError(f"{name}: relevance grades must be numbers >= 0, got dtype {arr.dtype}") from None
+                detail = ("relevance grades must be finite numbers >= 0 (fitting within queries), got a missing "
+                          f"one (None or pd.NA) at row {int(missing[0])}")
+                raise ArgumentRefusal.said(name, detail) from None
+            raise ArgumentRefusal.said(name, f"relevance grades must be numbers >= 0, got dtype {arr.dtype}") from None
     if arr.shape[0] != n:
-        raise ValueError(f"{name}: expected one grade per row of X ({n}), got {arr.shape[0]}")
+        raise ArgumentRefusal.said(name, f"expected one grade per row of X ({n}), got {arr.shape[0]}")
     grades = arr.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(grades) | (grades < 0))
     if bad.size:
-        raise ValueError(f"{name}: relevance grades must be finite numbers >= 0 (fitting within queries), "
-                         f"got {arr[bad[0]].item()!r} at row {int(bad[0])}")
+        raise ArgumentRefusal.said(name, "relevance grades must be finite numbers >= 0 (fitting within queries), "
+                                   f"got {arr[bad[0]].item()!r} at row {int(bad[0])}")
     top = math.inf if objective is None else objective.max_grade
     # an objective with a table of gains per grade (lambdarank's gain=, LightGBM's label_gain) takes whole grades
     whole = bool(getattr(objective, "whole_grades", False))
     bad = np.flatnonzero((grades > top) | (whole & (grades != np.floor(grades))))
     if bad.size:
         reason = getattr(objective, "max_grade_reason", "weighs rows by the gain 2^grade")
-        raise ValueError(f"{name}: the objective {objective.named_spec!r} {reason}, so grades must be "
-                         f"{'whole numbers ' if whole else ''}<= {top:g}, got {arr[bad[0]].item()!r} at row "
-                         f"{int(bad[0])}")
+        raise ArgumentRefusal.said(name, f"the objective {objective.named_spec!r} {reason}, so grades must be "
+                                   f"{'whole numbers ' if whole else ''}<= {top:g}, got {arr[bad[0]].item()!r} at "
+                                   f"row {int(bad[0])}")
     return grades
 
 
