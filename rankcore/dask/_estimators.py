@@ -387,7 +387,8 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
         """The bound objective probe of a distributed fit; a ValueError says why the request has none."""
         objective = setup.objective
         if setup.params.early_stopping is True and eval_set is None:
-            raise ValueError("early_stopping=True: on distributed data pass fit(..., eval_set=(X_val, y_val)); "
+            given = "(X_val, y_val, qid_val)" if within_queries else "(X_val, y_val)"
+            raise ValueError(f"early_stopping=True: on distributed data pass fit(..., eval_set={given}); "
                              "the internal validation split of the in-memory estimator is not available on Dask")
         try:
             # within queries: the objective over chunks of whole queries (refuses one that ranks one list)

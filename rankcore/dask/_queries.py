@@ -14,7 +14,9 @@ order, split across chunks.  Two passes put them in place, with Dask itself
 2. **Placement** (:func:`place_queries`): the queries, in that order, are cut
    into runs of whole queries of about n / K rows each (K the number of
    chunks given; each run is within one query of the mean).  One task per
-   input chunk splits its rows by run; one task per run concatenates its
+   input chunk checks X and the weights (so that a refusal names the chunk
+   and row the user gave, not where the row was moved) and splits its rows
+   by run; one task per run concatenates its
    pieces in chunk order and sorts them by query (stable: each query keeps
    its rows in their given order).  The runs are persisted as the training
    chunks.
@@ -48,6 +50,7 @@ import numpy as np
 from ..metrics import Queries, check_qid, check_queries
 from ..validation import said_again
 from ._inputs import RowChunks, _as_dask_vector, gather_in_chunk_order, is_dask_collection
+from ._prepare import check_chunk
 
 __all__ = ["QuerySurvey", "query_vector", "survey_queries", "place_queries"]
 
@@ -181,15 +184,19 @@ def _global_codes(qid, chunk_codes):
     return chunk_codes[check_qid(qid, qid.shape[0], name="qid").codes]
 
 
-def _split(X, y, w, qid, chunk_codes, destination, n_runs: int, position=None, init=None):
-    """A chunk's rows cut by destination run: a list of (X, y, w, codes, positions, initial scores), one per run.
+def _split(i, X, y, w, qid, chunk_codes, destination, n_runs: int, position=None, init=None):
+    """Chunk i's rows cut by destination run: a list of (X, y, w, codes, positions, initial scores), one per run.
 
     ``position``: the rows' display position codes, ``init``: their initial scores (None without), which move
     with their rows.
 
     ``chunk_codes`` and ``destination``: the global code and the run of each
     of the chunk's distinct ids, in its sorted order.
+
+    X and the weights are checked here, as the fit checks every chunk, so that a refusal (NaN, a negative
+    weight) names the user's chunk and row: once moved, the rows sit at other places in other chunks.
     """
+    check_chunk(i, X, None, w, task=None)          # refuses only; the rows move as given
     qid = np.asarray(qid)
     local = check_qid(qid, qid.shape[0], name="qid").codes
     codes, run = chunk_codes[local], destination[local]
@@ -250,9 +257,10 @@ def place_queries(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
     ws = data.weight.to_delayed().ravel() if data.weight is not None else [None] * data.n_chunks
     ps = data.position.to_delayed().ravel() if data.position is not None else [None] * data.n_chunks
     inits = data.init.to_delayed().ravel() if data.init is not None else [None] * data.n_chunks
-    pieces = [split(x, y, w, q, codes, destination[codes], n_runs, p, s)
-              for x, y, w, q, codes, p, s in zip(data.X.to_delayed().ravel(), data.y.to_delayed().ravel(), ws,
-                                                 survey.qid.to_delayed().ravel(), survey.chunk_codes, ps, inits)]
+    chunks = zip(data.X.to_delayed().ravel(), data.y.to_delayed().ravel(), ws, survey.qid.to_delayed().ravel(),
+                 survey.chunk_codes, ps, inits)
+    pieces = [split(i, x, y, w, q, codes, destination[codes], n_runs, p, s)
+              for i, (x, y, w, q, codes, p, s) in enumerate(chunks)]
     rows = np.bincount(destination, weights=survey.sizes, minlength=n_runs).astype(np.int64)
     # a chunk contributes to a run only when it holds one of the run's queries
     holds = [np.unique(destination[codes]) for codes in survey.chunk_codes]

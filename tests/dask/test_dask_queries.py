@@ -328,3 +328,27 @@ def test_dask_qid_refuses_what_cannot_rank_within_queries(dask_client):
     bad[200] = -1.0
     with pytest.raises(ValueError, match=r"y: relevance grades must be finite numbers >= 0.*chunk 2"):
         DaskPushBoost(placement="distributed", n_iter=2).fit(Xd, da.from_array(bad, chunks=(CHUNKS,)), qid=qd)
+
+
+def test_dask_bad_rows_within_queries_name_the_users_chunk_and_row(dask_client):
+    # the fit moves interleaved queries into other chunks: a refusal must still name where the user put the row
+    X, y, qid = _data()
+    X[140, 1] = np.nan                             # row 9 of chunk 2 (whose first row is row 131)
+    Xd, yd, qd = _dask(X, y, qid)
+    with pytest.raises(ValueError, match=r"^X \(chunk 2\): missing values \(NaN\) .* got NaN at row 9, column 1;"):
+        DaskPushBoost(placement="distributed", n_iter=2).fit(Xd, yd, qid=qd)
+    Xd = _dask(*_data())[0]
+    for bad, pattern in ((np.nan, r"^sample_weight \(chunk 2\): expected finite numbers, got NaN at position 9 "),
+                         (-1.0, r"^sample_weight \(chunk 2\): expected non-negative weights")):
+        w = np.ones(X.shape[0])
+        w[140] = bad
+        with pytest.raises(ValueError, match=pattern):
+            DaskPushBoost(placement="distributed", n_iter=2).fit(Xd, yd, qid=qd, sample_weight=_dask(w)[0])
+
+
+def test_dask_early_stopping_without_eval_set_within_queries_asks_for_the_query_ids(dask_client):
+    X, y, qid = _data()
+    Xd, yd, qd = _dask(X, y, qid)
+    with pytest.raises(ValueError, match=r"early_stopping=True: on distributed data pass "
+                                         r"fit\(\.\.\., eval_set=\(X_val, y_val, qid_val\)\)"):
+        DaskPushBoost(placement="distributed", early_stopping=True, n_iter=2).fit(Xd, yd, qid=qd)
