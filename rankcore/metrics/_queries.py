@@ -128,6 +128,11 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
     """
     if qid is None or isinstance(qid, (str, bytes)) or not hasattr(qid, "__len__"):
         raise TypeError(f"{name}: expected one query id per row (an array or a list), got {type(qid).__name__}")
+    shape = getattr(qid, "shape", None)
+    if not isinstance(qid, np.ndarray) and isinstance(shape, tuple) and len(shape) != 1:
+        # a one-column DataFrame iterates over its column names, so the length check below would count 1 id
+        raise ValueError(f"{name}: expected a 1-D array of query ids, got {type(qid).__name__} of shape {shape}"
+                         + (" (pass its column, df['name'])" if hasattr(qid, "columns") else ""))
     if isinstance(qid, np.ndarray):
         arr = qid
     else:

@@ -60,6 +60,7 @@ from ._validation import (
     named_parameters,
     patience,
     selected_iteration,
+    selection_fit_warnings,
     plan_query_validation,
     plan_validation,
     resolve_early_stopping,
@@ -578,24 +579,25 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         n_iter = setup.n_iter
         losses, scores, reasons = [], [], []
         check_rows(objective, y, w, queries)
-        for k, (tr, va) in enumerate(plan.folds):
-            w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
-            # a part of the training data: a k of ``scoring`` reaching a training query reads shorter ones whole
-            q_tr, q_va = (None, None) if queries is None else (subset(queries, tr),
-                                                              subset(queries, va).part_of(queries.longest))
-            check_training_part(objective, y[tr], w_tr, q_tr,
-                                 "the rows left beside the hold-out" if plan.kind == "holdout"
-                                 else f"the training rows of fold {k + 1} of {len(plan.folds)}")
-            layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr, inputs.take(tr))
-            held_out = Validation.held_out(X[va], y[va], w_va, q_va, init=inputs.take(va).init_score)
-            result, _, history, best = self._boost(backend, layout, setup, held_out, stop_early=plan.kind == "holdout",
-                                                   silent=True)
-            curve = np.array([best["start"]] + history, dtype=np.float64)
-            # a fit that converged early keeps its last scores for the remaining iterations
-            curve = np.concatenate([curve, np.full(n_iter + 1 - curve.shape[0], curve[-1])])
-            scores.append(curve)
-            losses.append(np.array([scoring.to_loss(float(v)) for v in curve]))
-            reasons.append(self._stop_reason(result))
+        with selection_fit_warnings(plan):   # the fits that choose n_iter are not the model: say so
+            for k, (tr, va) in enumerate(plan.folds):
+                w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
+                # a part of the training data: a k of ``scoring`` reaching a training query reads shorter ones whole
+                q_tr, q_va = (None, None) if queries is None else (subset(queries, tr),
+                                                                  subset(queries, va).part_of(queries.longest))
+                check_training_part(objective, y[tr], w_tr, q_tr,
+                                     "the rows left beside the hold-out" if plan.kind == "holdout"
+                                     else f"the training rows of fold {k + 1} of {len(plan.folds)}")
+                layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr, inputs.take(tr))
+                held_out = Validation.held_out(X[va], y[va], w_va, q_va, init=inputs.take(va).init_score)
+                result, _, history, best = self._boost(backend, layout, setup, held_out,
+                                                       stop_early=plan.kind == "holdout", silent=True)
+                curve = np.array([best["start"]] + history, dtype=np.float64)
+                # a fit that converged early keeps its last scores for the remaining iterations
+                curve = np.concatenate([curve, np.full(n_iter + 1 - curve.shape[0], curve[-1])])
+                scores.append(curve)
+                losses.append(np.array([scoring.to_loss(float(v)) for v in curve]))
+                reasons.append(self._stop_reason(result))
         mean_loss = np.mean(losses, axis=0)
         mean_score = np.mean(scores, axis=0)
         if plan.kind == "holdout":

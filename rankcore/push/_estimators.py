@@ -155,6 +155,7 @@ PEER_NAMES = {
     "early_stopping_rounds": "n_iter_no_change=N (early_stopping=True, or an eval_set)",
     **dict.fromkeys(("metric", "eval_at"), 'scoring="ndcg@k:10" (any registered metric)'),
     "label_gain": 'objective="lambdarank:gain=0/1/3/7" (gains per grade, as ndcg@k\'s gain)',
+    "lambdarank_truncation_level": 'objective="lambdarank:truncation=T"',
     **dict.fromkeys(("monotone_constraints", "monotone_constraint"),
                     'learner="trees:monotone=1/0/-1" (a sign per column of X)'),
     "interaction_constraints": 'learner="trees:interactions=0+1/2+3+4" (groups of columns of X: \'+\' joins a '
@@ -166,7 +167,9 @@ PEER_NAMES = {
 
 #: Other libraries' names of what is an argument of :meth:`PushBoost.fit` here (XGBoost's ``fit(xgb_model=)``,
 #: ``base_margin``), for a hint when they are given to :func:`boost`.
-PEER_FIT_ARGUMENTS = {"xgb_model": "init_model", "base_margin": "init_score"}
+PEER_FIT_ARGUMENTS = {"xgb_model": "init_model", "base_margin": "init_score",
+                      # a set's query ids are the third member of its triple (X_val, y_val, qid_val)
+                      "eval_group": "eval_set", "eval_qid": "eval_set"}
 
 #: :meth:`PushBoost.fit`'s arguments besides X and y, which a user may give to :func:`boost` by mistake.
 _FIT_ARGUMENTS = ("qid", "group", "sample_weight", "position", "init_score", "init_model", "eval_set", "eval_names",

@@ -21,7 +21,8 @@ class EvalSetRows:
     def _check_query_eval_set(self, given, setup, label="eval_set"):
         """(X_val, y_val, queries of the validation rows) of one set ``(X_val, y_val, qid_val)`` within queries."""
         if not (isinstance(given, (tuple, list)) and len(given) == 3):
-            raise ValueError(f"{label}: expected a triple (X_val, y_val, qid_val) when fitting with qid")
+            raise ValueError(f"{label}: expected a triple (X_val, y_val, qid_val) when fitting with qid or group "
+                             "(qid_val: the validation rows' query ids)")
         X_val = self._check_eval_matrix(given[0], setup.learner, label)
         return (X_val, *check_query_labels(given[1], given[2], X_val.shape[0], setup.objective, label=label))
 

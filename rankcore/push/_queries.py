@@ -177,8 +177,24 @@ def check_query_labels(y, qid, n: int, objective, *, label: str = "eval_set") ->
 
     ``label``: how errors name the set (``"eval_set[1]"`` of several).
     """
-    return (check_grades(y, n, name=f"{label} y", objective=objective),
-            check_qid(qid, n, name=f"{label} qid"))
+    grades = check_grades(y, n, name=f"{label} y", objective=objective)
+    try:
+        return grades, check_qid(qid, n, name=f"{label} qid")
+    except ValueError as exc:
+        if _look_like_sizes(qid, n):       # LightGBM's eval_group form, which a set's triple does not take
+            raise ValueError(f"{exc}; these look like LightGBM's query sizes (eval_group): give each row's query id, "
+                             f"np.repeat(np.arange(len(sizes)), sizes)") from None
+        raise
+
+
+def _look_like_sizes(qid, n: int) -> bool:
+    """Whether ``qid`` (refused as one id per row of ``n``) reads as the sizes of consecutive queries of n rows."""
+    try:
+        sizes = np.asarray(qid, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return (sizes.ndim == 1 and 0 < sizes.shape[0] < n and bool(np.all(sizes >= 1))
+            and bool(np.all(sizes == np.floor(sizes))) and sizes.sum() == n)
 
 
 def check_rows(objective, y: np.ndarray, w, queries) -> None:

@@ -36,6 +36,9 @@ plugin's) gets the same:
 from __future__ import annotations
 
 import math
+import re
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -276,6 +279,37 @@ def large_data_learner(given, learner, settings=None):
     if not changes:
         return learner
     return type(learner)(**{**learner.params, **changes})
+
+
+#: A number in a warning's text (rows, an iteration): two warnings that differ only in them say the same thing.
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+@contextmanager
+def selection_fit_warnings(plan: ValidationPlan):
+    """Within it, the warnings of early stopping's selection fits (of ``plan``) are held; on leaving, each kind
+    (its category and its text, numbers aside) is raised once, saying it came from those fits.
+
+    A selection fit is not the model: its warning that "the model is constant" or stopped at iteration 1 is about
+    a fit on part of the rows, while the model is fitted on all of them afterwards, so it must say so.  Each
+    keeps the place in the caller's code it was raised at.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    kinds: dict = {}
+    for w in caught:
+        kinds.setdefault((w.category, _NUMBER.sub("#", str(w.message))), []).append(w)
+    for same in kinds.values():
+        first = same[0]
+        where = ("the rows beside its hold-out" if plan.kind == "holdout"
+                 else f"the training rows of {len(same)} of its {len(plan.folds)} folds")
+        try:
+            message = first.category(f"early stopping's fit on {where}, which chooses n_iter before the model is "
+                                     f"fitted on all the rows: {first.message}")
+        except TypeError:       # a category whose constructor takes more than a message: as it was raised
+            message = first.message
+        warnings.warn_explicit(message, first.category, first.filename, first.lineno)
 
 
 def last_minimum(losses) -> int:

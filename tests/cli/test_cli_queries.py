@@ -196,6 +196,20 @@ def test_evaluate_negative_or_text_grades_name_the_line(tmp_path, files):
     one_line_error(status, err, "with query ids (--qid query) the labels are relevance grades", "--positive")
 
 
+def test_evaluate_of_a_model_within_queries_without_query_ids_names_qid(files, tmp_path):
+    # the graded labels were refused as a bipartite ranking's with advice for --positive alone
+    d, *_ = files
+    status, _, err = run_main("fit", d / "test.csv", "--qid", "query", "--label", "grade", "--n-iter", "5", "-o",
+                              tmp_path / "q.json", "-q")
+    assert status == 0, err
+    status, _, err = run_main("evaluate", tmp_path / "q.json", d / "test.csv", "--drop", "query", "--label", "grade")
+    one_line_error(status, err, "q.json was fitted within queries and ranks each query's rows by their grades; give "
+                   "the rows' query ids (--qid COLUMN", "or --positive LABEL to judge all the rows as one list")
+    status, out, err = run_main("evaluate", tmp_path / "q.json", d / "test.csv", "--drop", "query", "--label", "grade",
+                                "--positive", "4", "--metrics", "auc")
+    assert status == 0, err
+
+
 def test_evaluate_missing_qid_column_names_the_option(files):
     d, *_ = files
     status, _, err = run_main("evaluate", d / "m.json", d / "test.csv", "--qid", "session", "--label", "grade")

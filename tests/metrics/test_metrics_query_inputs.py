@@ -45,8 +45,12 @@ def grouped(seed, n_queries=30, max_size=12):
     (np.array([1, complex("nan"), 2, 2]), ValueError, r"must not be None or NaN, got .*nan.* at row 1"),
     ([decimal.Decimal(1), decimal.Decimal(1), decimal.Decimal("NaN"), 2], ValueError,
      r"must not be None or NaN, got Decimal\('NaN'\) at row 2"),
+    # a DataFrame iterates over its column names: not one id, but a 2-D input to be named so
+    (pd.DataFrame({"q": [1, 1, 2, 2]}), ValueError,
+     r"qid: expected a 1-D array of query ids, got DataFrame of shape \(4, 1\) \(pass its column"),
+    (pd.DataFrame({"q": [1, 1, 2, 2], "r": [1, 2, 3, 4]}), ValueError, r"got DataFrame of shape \(4, 2\)"),
 ], ids=["length", "nan", "none", "nan-in-strings", "2-d", "unhashable", "string", "pd-NA-Int64", "pd-NA-string",
-        "NaT", "complex-nan", "decimal-nan"])
+        "NaT", "complex-nan", "decimal-nan", "dataframe-column", "dataframe-two-columns"])
 def test_bad_qid_is_named(qid, error, match):
     with pytest.raises(error, match=match):
         rankcore.evaluate([1, 0, 2, 0], [0.1, 0.2, 0.3, 0.4], "ndcg@k:2", qid=qid)

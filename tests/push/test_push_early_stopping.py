@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -269,3 +270,20 @@ def test_a_callback_stopping_the_refit_names_the_model(n):
         X, y, callbacks=lambda info: "time_budget" if info.iteration == 2 else None)
     assert model.stop_reason_ == "time_budget" and model.n_iter_ == 2
     assert model.best_iteration_ <= model.n_iter_
+
+
+def test_the_selection_fits_warnings_say_they_are_not_the_model():
+    # On small data the folds that choose n_iter hold too few rows for a tree (48 rows, 80 % of them drawn: 38 <
+    # 2 * 20) while the model's fit on every row splits: the folds' "the model is constant" was said of the model.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = rankcore.boost(learner="trees", n_iter=20, early_stopping=True, random_state=0).fit(X, y)
+    assert model.n_iter_ > 1 and np.ptp(model.decision_function(X)) > 0
+    said = [str(w.message) for w in caught if "boosting stopped" in str(w.message)]
+    assert len(said) == 1, said                 # the five folds' one warning, said once
+    assert said[0].startswith(f"early stopping's fit on the training rows of {CV_FOLDS} of its {CV_FOLDS} folds, "
+                              "which chooses n_iter before the model is fitted on all the rows: boosting stopped at "
+                              "iteration 1 (stop_reason_ = 'no_split')")

@@ -125,6 +125,19 @@ def test_every_peer_name_hint_is_a_parameter_or_a_trees_parameter():
             assert re.match(r"(\w+)=", hint).group(1) in PushBoost._get_param_names(), hint
 
 
+@pytest.mark.parametrize("name, ours", [
+    ("eval_group", r"other libraries' eval_group is fit's argument eval_set here: rankcore.boost\(\.\.\.\)\.fit\(X, y, "
+                   r"eval_set=\.\.\.\)$"),
+    ("eval_qid", r"other libraries' eval_qid is fit's argument eval_set here"),
+    ("lambdarank_truncation_level", r"other libraries' lambdarank_truncation_level is "
+                                    r"objective=\"lambdarank:truncation=T\" here"),
+])
+def test_boost_names_ours_for_the_lightgbm_ranking_names_the_guide_maps(name, ours):
+    # docs/ranking_within_queries.md maps LGBMRanker's names to rankcore's and says boost names them
+    with pytest.raises(TypeError, match=rf"^{name}: rankcore.boost takes no parameter '{name}'; {ours}"):
+        rankcore.boost(learner="trees", **{name: [3, 4]})
+
+
 def test_named_estimators_are_the_push_objective():
     X, y = _data()
     a = PNormPush(p=8, n_iter=10, n_jobs=1).fit(X, y)

@@ -143,6 +143,21 @@ def test_push_queries_eval_set_is_a_triple():
         _fit(y=(Y > 1).astype(int), eval_set=(X, (Y > 1).astype(int), QID))
 
 
+def test_push_queries_eval_set_of_lightgbm_group_sizes_is_named_so():
+    # A LightGBM user fitting with group= gives a set's query sizes (eval_group) as its third element.
+    order = np.argsort(QID, kind="stable")
+    _, sizes = np.unique(QID[order], return_counts=True)
+    with pytest.raises(ValueError, match=r"eval_set: expected a triple \(X_val, y_val, qid_val\) when fitting with qid "
+                                         r"or group \(qid_val: the validation rows' query ids\)"):
+        _fit(X=X[order], y=Y[order], group=sizes, eval_set=(X, Y))
+    with pytest.raises(ValueError, match=f"eval_set qid: expected one query id per row of y \\({N}\\), got "
+                                         f"{sizes.shape[0]}; these look like LightGBM's query sizes \\(eval_group\\): "
+                                         r"give each row's query id, np.repeat\(np.arange\(len\(sizes\)\), sizes\)"):
+        _fit(X=X[order], y=Y[order], group=sizes, eval_set=(X[order], Y[order], sizes))
+    with pytest.raises(ValueError, match=r"got 3$"):            # not sizes of these rows: no such advice
+        _fit(qid=QID, eval_set=(X, Y, QID[:3]))
+
+
 def test_push_queries_one_weight_per_query_is_refused_with_how_to_give_one_per_row():
     n_queries = np.unique(QID).shape[0]
     with pytest.raises(ValueError, match=f"sample_weight: expected {N} weights, one per row, got {n_queries}, one "
