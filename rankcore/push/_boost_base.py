@@ -604,14 +604,16 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             ran = len(history)
             mean_loss, mean_score = mean_loss[: ran + 1], mean_score[: ran + 1]
         best_n = selected_iteration(np.asarray(losses)[:, : mean_loss.shape[0]])
-        stop_reason = reasons[0] if plan.kind == "holdout" and best_n >= n_iter else "early_stopping"
+        # early stopping that kept every iteration stopped nothing: the fit that made the model says why it ended
+        stop_reason = "early_stopping" if best_n < n_iter else reasons[0] if plan.kind == "holdout" else None
         layout, backend = fit_on(X, y, w, queries, inputs)
         # best_n = 0 (no iteration helps on validation data) runs no iteration: the constant model
         result, records, _, _ = self._boost(backend, layout, setup, None, user_callbacks, n_iter=best_n,
                                             stop_early=False)
         best = {"iteration": best_n}
-        if len(records) < best_n:
-            # the refit ended first (a callback, convergence, no split): its reason and length are the model's
+        if len(records) < best_n or stop_reason is None:
+            # the refit ended first (a callback, convergence, no split), or ran every iteration after
+            # cross-validation: its reason and length are the model's
             stop_reason, best = self._stop_reason(result), {"iteration": len(records)}
         self._set_fitted(setup, classes, result, records, list(mean_score[1:]), best, monitor=True,
                          from_init=inputs.from_init)

@@ -287,3 +287,20 @@ def test_the_selection_fits_warnings_say_they_are_not_the_model():
     assert said[0].startswith(f"early stopping's fit on the training rows of {CV_FOLDS} of its {CV_FOLDS} folds, "
                               "which chooses n_iter before the model is fitted on all the rows: boosting stopped at "
                               "iteration 1 (stop_reason_ = 'no_split')")
+
+
+@pytest.mark.parametrize("within", [False, True])
+def test_cross_validation_that_keeps_every_iteration_says_the_refits_reason(within):
+    """Folds whose validation score rises to the last of n_iter iterations stop nothing: the model's stop_reason_ is
+    the refit's ("n_iter"), not "early_stopping"; one that chose fewer says "early_stopping"."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + 0.3 * rng.normal(size=300) > 0.5).astype(int)
+    kwargs = {"qid": np.repeat(np.arange(15), 20)} if within else {}
+    if within:
+        y = np.clip(np.round(X[:, 0] + 1), 0, 3)
+    model = rankcore.boost(learner="trees", n_iter=3, early_stopping=True, random_state=0).fit(X, y, **kwargs)
+    assert model.n_iter_ == 3 and model.stop_reason_ == "n_iter"
+    noisy = rng.permutation(y)               # labels unrelated to X: validation stops improving early
+    model = rankcore.boost(learner="trees", n_iter=60, early_stopping=True, random_state=0).fit(X, noisy, **kwargs)
+    assert model.n_iter_ < 60 and model.stop_reason_ == "early_stopping"
