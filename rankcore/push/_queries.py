@@ -141,7 +141,9 @@ def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
     arr = np.asarray(y)
     if arr.ndim != 1:
         raise ArgumentRefusal.said(name, f"expected a 1-D array of relevance grades, got shape {arr.shape}")
-    if arr.dtype.kind in "mM":      # durations would cast to counts of their unit: 1 s and 1000 ms differ
+    # durations would cast to counts of their unit (1 s and 1000 ms differ); text is refused as the metrics that
+    # judge the grades refuse it (score, evaluate), although NumPy would read "2" as 2.0
+    if arr.dtype.kind in "mMUSV":
         raise ArgumentRefusal.said(name, f"relevance grades must be numbers >= 0, got dtype {arr.dtype}")
     if arr.dtype.kind not in "biuf":
         try:
