@@ -19,7 +19,8 @@ from . import CommandError
 
 __all__ = ["QUERY_METRICS", "QUERY_MONITOR", "FIT_POSITION_HELP", "query_defaults", "qid_option",
            "query_labels", "check_fit_within_queries", "query_split", "query_facts", "check_fit_with_positions",
-           "check_positions_in_queries", "position_facts", "position_effects_note", "position_error"]
+           "check_positions_in_queries", "check_click_model_has_positions", "position_facts", "position_effects_note",
+           "position_error"]
 
 #: Metrics of the tables when the rows have query ids and ``--metrics`` is not given.
 QUERY_METRICS = "ndcg@k:10,map,mrr"
@@ -191,6 +192,19 @@ def _takes_positions(cls) -> bool:
     except (TypeError, ValueError):
         return False
     return "position" in parameters and _fits_queries(cls)
+
+
+def check_click_model_has_positions(configs, args) -> None:
+    """``--param position_bias=em`` (the click model) needs ``--position``: said with the options before the file
+    is read (the library's refusal names ``fit``'s arguments)."""
+    if args.position is not None:
+        return
+    for config in configs:
+        bias = config.params.get("position_bias")
+        if isinstance(bias, str) and bias.strip().lower().partition(":")[0] == "em":
+            raise CommandError(f"--param position_bias={bias}: the click model reads where each row was shown: name "
+                               "the CSV column of display positions with --position COLUMN (and the query ids with "
+                               "--qid COLUMN)")
 
 
 def check_positions_in_queries(args) -> None:

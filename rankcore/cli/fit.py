@@ -27,9 +27,9 @@ from ._models import add_model_options, build_configs, fit_one, models_epilog, m
 from .._progress import Progress
 from ._progress import add_progress_options
 from ._validation_checks import warn_if_few_queries, warn_if_training_file, warn_if_training_rows
-from ._queries import (FIT_POSITION_HELP, QUERY_MONITOR, check_fit_with_positions, check_fit_within_queries,
-                       check_positions_in_queries, position_effects_note, position_error, position_facts, qid_option,
-                       query_defaults, query_facts, query_labels, use_query_learner)
+from ._queries import (FIT_POSITION_HELP, QUERY_MONITOR, check_click_model_has_positions, check_fit_with_positions,
+                       check_fit_within_queries, check_positions_in_queries, position_effects_note, position_error,
+                       position_facts, qid_option, query_defaults, query_facts, query_labels, use_query_learner)
 from ._weights import FIT_HELP as WEIGHT_HELP, check_fit_with_weights, weight_error, weight_facts
 
 
@@ -114,6 +114,7 @@ def check_before_reading(args, config) -> list[str]:
     if args.position is not None:
         check_fit_with_positions([config], args.position)
         check_positions_in_queries(args)
+    check_click_model_has_positions([config], args)
     if args.init_score is not None:
         check_fit_with_init_scores([config], args.init_score)
         check_validation_init_scores(args)

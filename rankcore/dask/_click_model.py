@@ -32,7 +32,7 @@ from ..objectives import sigmoid
 from ..push import (GAMMA_EDGE, adopt_last_round, check_both_kinds, check_clicks, click_rate_sums,
                     constant_relevance, e_step, init_model_of_rounds, mean_change, place_sums, posterior_change_sums,
                     propensities_from_click_rates, propensities_from_sums, round_seeds, round_stops_rounds,
-                    rounds_warn_once)
+                    rounds_warn_once, warn_sparse_places)
 from ._init_models import read_dask_init_model
 from ._inputs import _as_dask_vector, gather_in_chunk_order, is_dask_collection
 from ..validation import said_again
@@ -142,6 +142,7 @@ def fit_click_model_on_dask(estimator, client, data, X, sample_weight, position,
     given = dict(given, init_model=init_model_of_rounds(read_dask_init_model(given.get("init_model"))))
     places = survey_positions(client, data, position)
     ids, n_places = places.ids, places.ids.shape[0]
+    warn_sparse_places(n_places, data.n_rows)       # as in memory: θ_p is read from its place's rows alone
     codes, y, w = places.codes, data.y, data.weight
     offsets = np.r_[0, np.cumsum(data.chunk_rows)].astype(np.int64)
     first = dask.delayed(_first_sums, pure=False)

@@ -26,7 +26,7 @@ from .._threadsafe import fits_on_a_copy
 from ..base import Fitted
 from ..objectives import curvature_unit, require_curvature
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
-                    Validation, check_callbacks, check_eval_init_scores, check_some_query_ranks,
+                    Validation, check_callbacks, check_some_query_ranks,
                     check_tie_break_scale, columns_named, int_seed, learner_with_column_names, prepend_init_model,
                     plan_validation, read_eval_sets, refuse_click_model, refuse_positions_without_queries,
                     resolve_early_stopping, searches_from_start, warn_sparse_places)
@@ -81,16 +81,6 @@ def _training_init(client, given_init, eval_set):
     if given_init is None:
         return None
     return local_scores(given_init, client) if eval_set.training else np.empty(0)
-
-
-def _read_eval_sets(eval_set, eval_names, eval_metric, eval_init_score, X, y):
-    """``fit``'s validation sets, read as in memory (with ``eval_init_score``, their initial scores)."""
-    eval_set = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
-    if eval_init_score is not None:
-        if eval_set is None:
-            raise ValueError("eval_init_score: given without eval_set; it holds the initial scores of its sets")
-        eval_set = eval_set.with_init_scores(check_eval_init_scores(eval_init_score, len(eval_set.sets)))
-    return eval_set
 
 
 @dataclass(frozen=True)
@@ -208,7 +198,7 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
                                           eval_names=eval_names, eval_metric=eval_metric,
                                           eval_init_score=eval_init_score, callbacks=callbacks)
         user_callbacks = check_callbacks(callbacks)
-        eval_set = _read_eval_sets(eval_set, eval_names, eval_metric, eval_init_score, X, y)
+        eval_set = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y, init_scores=eval_init_score)
         init = read_dask_init_model(init_model)
         within_queries = qid is not None or group is not None
         setup, probe, refusal, client = self._check_request(y, eval_set, within_queries, positions=position is not None,
@@ -252,8 +242,9 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
         """The distributed fit of :meth:`fit` once the request is checked and placed (``init_model``'s weak rankers
         are not added here).  ``rounds``: (X as given, :meth:`_click_model_rounds`' arguments of every EM round),
         the click model's, which fits a distributed model a round (``rankcore.dask._click_model``)."""
-        if rounds[1] is not None:
-            fit_click_model_on_dask(self, client, data, rounds[0], sample_weight, position, rounds[1], setup.params)
+        if rounds[1] is not None:       # the sets as read against the clicks: each round is given the posteriors
+            given = dict(rounds[1], eval_set=eval_set, eval_names=None, eval_metric=None, eval_init_score=None)
+            fit_click_model_on_dask(self, client, data, rounds[0], sample_weight, position, given, setup.params)
             return
         session = self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group,
                                  position=position, init_model=init_model)

@@ -45,7 +45,7 @@ from ._persistence import restore_push_state
 from ._predictions import BoostPredictions
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..objectives import PositionEffects, curvature_unit
-from ._row_inputs import RowInputs, check_eval_init_scores, check_init_score, warn_nothing_kept, warn_one_sided_init
+from ._row_inputs import RowInputs, check_init_score, warn_nothing_kept, warn_one_sided_init
 from ._queries import (check_grades, check_rows, check_some_query_ranks, check_training_part, query_positions,
                        query_rows, row_weights, single_grade_queries, subset)
 from ._query_defaults import (QUERY_CATEGORICAL_PARAMS, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER,
@@ -370,11 +370,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             return fit_click_model(self, X, y, sample_weight, dict(qid=qid, group=group, position=position,
                 init_score=init_score, init_model=read_init_model(init_model, _BaseBoost), callbacks=callbacks,
                 eval_set=eval_set, eval_names=eval_names, eval_metric=eval_metric, eval_init_score=eval_init_score))
-        evals = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
-        if eval_init_score is not None:
-            if evals is None:
-                raise ValueError("eval_init_score: given without eval_set; it holds the initial scores of its sets")
-            evals = evals.with_init_scores(check_eval_init_scores(eval_init_score, len(evals.sets)))
+        evals = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y, init_scores=eval_init_score)
         init = read_init_model(init_model, _BaseBoost)
         self._fit_rows([X, y, sample_weight], qid=qid, group=group, position=position, init_score=init_score,
                        eval_set=evals, callbacks=callbacks, init_model=init)

@@ -285,7 +285,8 @@ def fit_click_model(estimator, X, y, sample_weight, given: dict):
     ``position_em_rounds_`` (the rounds run).  With ``init_score`` or ``init_model``, γ after a round is σ of the
     initial scores plus the round's ``decision_function`` (which holds the init model's weak rankers).
     """
-    from ._queries import query_rows, row_weights
+    from ._eval_sets import read_eval_sets
+    from ._queries import query_rows, row_weights, warn_sparse_places
     from ._row_inputs import check_init_score
 
     params = estimator._setup_record().params
@@ -295,10 +296,17 @@ def fit_click_model(estimator, X, y, sample_weight, given: dict):
     n = _n_rows(X)
     rows = query_rows(qid, group, n)           # checks qid/group against the rows
     ids, codes = check_positions(position, n)
+    warn_sparse_places(ids.shape[0], n)         # θ_p too is read from its place's rows alone
     clicks = check_clicks(y, n)
     w = row_weights(sample_weight, n, rows.queries)
     offset = check_init_score(fit_kwargs["init_score"], n)
     fit_kwargs["init_model"] = init_model_of_rounds(fit_kwargs["init_model"])   # fit read it once
+    # the sets read once against the clicks given to fit: a round's fit is given the posteriors instead, so the sets
+    # that are the training data itself are recognized here and stay so in every round, as without the click model
+    fit_kwargs.update(eval_set=read_eval_sets(fit_kwargs["eval_set"], fit_kwargs["eval_names"],
+                                              fit_kwargs["eval_metric"], X=X, y=y,
+                                              init_scores=fit_kwargs["eval_init_score"]),
+                      eval_names=None, eval_metric=None, eval_init_score=None)
     bias: PositionBias = params.position_bias
     theta = initial_propensities(clicks, codes, ids.shape[0], w)
     gamma = np.full(n, constant_relevance(_weighted_sum(clicks, w), _weighted_sum(theta[codes], w)))

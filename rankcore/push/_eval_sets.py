@@ -24,6 +24,7 @@ import numpy as np
 
 from ..metrics import MetricRefusal, RankingCache
 from ..validation import is_list_of_eval_sets
+from ._row_inputs import check_eval_init_scores
 from ._scoring import MetricScoring
 
 __all__ = ["EvalSets", "read_eval_sets", "read_eval_metric", "check_set_names", "ValidationSet", "Validation",
@@ -126,9 +127,9 @@ def read_eval_metric(eval_metric: Any) -> tuple:
 
 
 def read_eval_sets(eval_set: Any, eval_names: Any = None, eval_metric: Any = None, *, X: Any = None,
-                   y: Any = None) -> EvalSets | None:
-    """``fit``'s ``eval_set`` (one pair or triple, or a list of them), ``eval_names`` and ``eval_metric`` as
-    :class:`EvalSets`.
+                   y: Any = None, init_scores: Any = None) -> EvalSets | None:
+    """``fit``'s ``eval_set`` (one pair or triple, or a list of them), ``eval_names``, ``eval_metric`` and
+    ``eval_init_score`` (``init_scores``: the sets' initial scores) as :class:`EvalSets`.
 
     ``X`` and ``y``: the training data as given to ``fit``, to recognize a set that is the training data itself.
     None for None; an :class:`EvalSets` is returned as it is (the one-worker Dask fit passes one on).  The sets'
@@ -136,6 +137,15 @@ def read_eval_sets(eval_set: Any, eval_names: Any = None, eval_metric: Any = Non
     """
     if isinstance(eval_set, EvalSets):
         return eval_set
+    sets = _read_sets(eval_set, eval_names, eval_metric, X, y)
+    if init_scores is None:
+        return sets
+    if sets is None:
+        raise ValueError("eval_init_score: given without eval_set; it holds the initial scores of its sets")
+    return sets.with_init_scores(check_eval_init_scores(init_scores, len(sets.sets)))
+
+
+def _read_sets(eval_set: Any, eval_names: Any, eval_metric: Any, X: Any, y: Any) -> EvalSets | None:
     if eval_set is None:
         if eval_names is not None:
             raise ValueError("eval_names: given without eval_set; it names the sets of eval_set")

@@ -323,3 +323,12 @@ def test_the_fit_line_of_a_diverged_stop_leaves_the_advice_to_the_warning():
     line = _stop_summary(SimpleNamespace(stop_reason_="diverged", n_iter_=3))
     assert line.startswith("stopped: diverged (") and "the warning says what to change" in line
     assert "learning rate" not in line and line.endswith("after 3 iterations")
+
+
+@pytest.mark.parametrize("options", [["--qid", "query"], []])
+def test_the_click_model_without_position_is_refused_naming_the_option(files, tmp_path, options):
+    status, _, err = run_main("fit", files / "clicks.csv", *options, "--drop", "place", "--label", "click",
+                              "--param", "position_bias=em:rounds=2", "-o", tmp_path / "em.json")
+    one_line_error(status, err, "--param position_bias=em:rounds=2: the click model reads where each row was shown: "
+                                "name the CSV column of display positions with --position COLUMN (and the query ids "
+                                "with --qid COLUMN)")

@@ -209,3 +209,31 @@ def test_eval_init_score_of_another_length_than_its_set_is_refused_naming_it(das
     with pytest.raises(ValueError, match=expected):
         model.fit(Xd, yd, qid=qd, position=pd_, eval_set=[(X_val, clicks_val, qid_val)],
                   eval_init_score=[da.from_array(short, chunks=100) if as_dask else short])
+
+
+@pytest.mark.parametrize("placement", ["distributed", "one_worker"])
+def test_places_that_hardly_repeat_draw_the_warning_as_in_memory(dask_client, placement):
+    X, clicks, qid, _ = _data(9)
+    rows = np.arange(qid.size)
+    Xd, yd, qd, pd_ = _dask(X, clicks, qid, rows)
+    with pytest.warns(UserWarning, match=rf"position: {qid.size} distinct places for {qid.size} rows"):
+        DaskPushBoost(placement=placement, position_bias="em:rounds=1", **PARAMS).fit(Xd, yd, qid=qd, position=pd_)
+
+
+@pytest.mark.parametrize("placement", ["distributed", "one_worker"])
+def test_the_training_collections_as_an_eval_set_stay_the_training_data_in_every_round(dask_client, placement):
+    # each round is given the posteriors: the set of the very X, clicks and ids given to fit is still the training
+    # data, scored from init_score, as in memory
+    X, clicks, qid, position = _data(17)
+    init = 0.8 * X[:, 0] - 0.3
+    Xd, yd, qd, pd_, initd = _dask(X, clicks, qid, position, init)
+    params = dict(PARAMS, early_stopping=False)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)      # no set is left without its initial scores
+        model = DaskPushBoost(placement=placement, position_bias="em:rounds=2", **params).fit(
+            Xd, yd, qid=qd, position=pd_, init_score=initd, eval_set=[(Xd, yd, qd)])
+    local = rankcore.PushBoost(position_bias="em:rounds=2", n_jobs=1, **params).fit(
+        X, clicks, qid=qid, position=position, init_score=init, eval_set=[(X, clicks, qid)], eval_init_score=[init])
+    np.testing.assert_allclose(model.evals_result_["validation_0"]["ndcg@k:10"],
+                               local.evals_result_["validation_0"]["ndcg@k:10"], rtol=1e-9)

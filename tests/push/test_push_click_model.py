@@ -279,6 +279,20 @@ def test_clicks_without_a_value_or_of_one_value_are_refused_by_name(labels, mess
         rankcore.boost(learner="trees", position_bias="em").fit(X, clicks, qid=qid, position=position)
 
 
+def test_places_that_hardly_repeat_draw_the_warning_of_the_additive_effects():
+    # θ_p is read from its place's rows alone, as an effect is: row ids given as places explain the clicks
+    X, clicks, qid, position = _small()
+    with pytest.warns(UserWarning, match=r"position: 60 distinct places for 60 rows \(1.0 rows a place\)"):
+        rankcore.boost(learner="trees", position_bias="em:rounds=1", n_iter=2).fit(
+            X, clicks, qid=qid, position=np.arange(60))
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:    # recorded, not raised: another test's leftovers
+        warnings.simplefilter("always")                    # (a Dask socket collected here) are not this fit's
+        rankcore.boost(learner="trees", position_bias="em:rounds=1", n_iter=2).fit(
+            X, clicks, qid=qid, position=position)
+    assert not [w for w in caught if "distinct places" in str(w.message)]
+
+
 def test_a_subclass_of_push_boost_fits_the_click_model():
     class Subclass(rankcore.PushBoost):
         pass

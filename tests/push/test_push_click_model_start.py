@@ -85,6 +85,26 @@ def test_an_init_score_reaches_eval_sets_with_eval_init_score(log):
         _em().fit(X, clicks, qid=qid, position=position, init_score=np.zeros(3))
 
 
+def test_the_training_data_as_an_eval_set_stays_the_training_data_in_every_round(log):
+    # every round's fit is given the posteriors, not the clicks: the set (X, clicks, qid) is still the training data,
+    # which takes init_score and is not watched while another set is, as without the click model
+    X, clicks, qid, position = log
+    init = 0.5 * X[:, 1]
+    half = clicks.size // 2
+    train, valid = (X, clicks, qid), (X[:half], clicks[:half], qid[:half])
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fitted = _em("em:rounds=2").fit(X, clicks, qid=qid, position=position, init_score=init, eval_set=[train])
+    assert not [w for w in caught if "initial scores" in str(w.message)]     # no set is left without them
+    given = _em("em:rounds=2").fit(X, clicks, qid=qid, position=position, init_score=init, eval_set=[train],
+                                   eval_init_score=[init])
+    for spec, curve in given.evals_result_["validation_0"].items():
+        np.testing.assert_array_equal(fitted.evals_result_["validation_0"][spec], curve)
+    both = _em("em:rounds=2").fit(X, clicks, qid=qid, position=position, eval_set=[valid, train])
+    np.testing.assert_array_equal(both.validation_scores_, both.evals_result_["validation_0"]["ndcg@k:10"])
+
+
 @pytest.mark.parametrize("scale", [5.0, 10.0])
 def test_initial_scores_far_from_zero_do_not_make_the_rounds_diverge(log, scale):
     # Within queries the trees take each tree's Newton step; on the cross-entropy from scores of scale 5 that step
