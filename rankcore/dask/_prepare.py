@@ -259,12 +259,23 @@ def stump_edges(client, data, summary: DataSummary, max_bins: int, subsample: in
 # thresholds: exact weighted quantiles of all rows, equivalent thresholds dropped
 # --------------------------------------------------------------------------
 
-def _chunk_interval_counts(i, X, y, w, request):
+def _chunk_interval_counts(i, X, y, w, request, counts: bool = False):
+    """``interval_counts`` of chunk i's rows of positive weight; ``counts``: their counts, not their weights."""
     X, _, w = check_chunk(i, X, None, w, task=None)
     if w is not None:
         live = w > 0
-        X, w = X[live], w[live]
+        X, w = X[live], None if counts else w[live]
     return interval_counts(X, w, *request)
+
+
+def _equal_weights(client, data) -> bool:
+    """Whether the positive weights are all equal (ones, 0.1 everywhere): in memory their quantiles are the
+    counts' (``rankcore.learners.quantile_thresholds``).  One pass over the weights."""
+    import dask.array as da
+
+    low, high = client.gather(client.compute([da.where(data.weight > 0, data.weight, np.inf).min(),
+                                              data.weight.max()]))
+    return bool(low == high)
 
 
 def exact_quantiles(client, data, summary: DataSummary, q: int, *, bins: int = 1024) -> list[np.ndarray]:
@@ -275,14 +286,18 @@ def exact_quantiles(client, data, summary: DataSummary, q: int, *, bins: int = 1
     refinement; duplicates dropped.
     """
     d = len(summary.lows)
-    total = summary.weight if data.weight is not None else float(summary.n_live)
-    levels = np.arange(1, q + 1) / (q + 1) * total
+    weighted = data.weight is not None and not _equal_weights(client, data)
+    total = summary.weight if weighted else float(summary.n_live)
+    # weighted: a running sum within its rounding below a level reaches it, as in memory (the slack of
+    # ``rankcore.learners``' weighted quantiles, for at most n_live terms); counts are compared exactly
+    slack = (summary.n_live + 1) * np.finfo(np.float64).eps * total if weighted else 0.0
+    levels = np.arange(1, q + 1) / (q + 1) * total - slack
     columns = np.repeat(np.arange(d), q)
     search = RankSearch(columns, np.tile(levels, d), float_keys(summary.lows)[columns],
                         float_keys(summary.highs)[columns], bins=bins)
     while not search.done:
         request = search.request()
-        search.update(data.reduce(client, _chunk_interval_counts, request))
+        search.update(data.reduce(client, _chunk_interval_counts, request, counts=not weighted))
     values = search.values().reshape(d, q)
     return [np.unique(values[j]) for j in range(d)]
 

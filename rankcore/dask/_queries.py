@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics import Queries, check_qid, check_queries
-from ..validation import said_again
+from ..validation import ArgumentRefusal, said_again
 from ._inputs import RowChunks, _as_dask_vector, gather_in_chunk_order, is_dask_collection
 from ._prepare import check_chunk
 
@@ -91,8 +91,9 @@ def _chunk_survey(i: int, offset: int, y, qid, max_grade: float, spec: str, whol
         raise said_again(exc, f"{exc}{where}", plain=ValueError) from None     # a refusal keeps class and fields
     top = np.flatnonzero((grades > max_grade) | (whole & (grades != np.floor(grades))))
     if top.size:
-        raise ValueError(f"y: the objective {spec!r} {reason}, so grades must be {'whole numbers ' if whole else ''}"
-                         f"<= {max_grade:g}, got {float(grades[top[0]])!r} at row {int(top[0])}{where}")
+        raise ArgumentRefusal.said("y", f"the objective {spec!r} {reason}, so grades must be "
+                                   f"{'whole numbers ' if whole else ''}<= {max_grade:g}, got "
+                                   f"{float(grades[top[0]])!r} at row {int(top[0])}{where}")
     low = np.full(queries.n_queries, np.inf)
     high = np.full(queries.n_queries, -np.inf)
     np.minimum.at(low, queries.codes, grades)

@@ -80,7 +80,7 @@ def _feature_edges(values: np.ndarray, weights: np.ndarray | None, max_bins: int
     trees' bin edges were a sixth of an in-memory fit of 10⁵ rows);
     weighted, ``numpy.sort``, O(n log n).  O(n) extra memory.
     """
-    if weights is None:
+    if weights is None or _constant(weights):
         return unweighted_edges(values, max_bins)
     ordered = np.sort(values)
     if ordered.shape[0] == 0:
@@ -116,17 +116,27 @@ def unweighted_edges(values: np.ndarray, max_bins: int) -> np.ndarray:
     return _midpoints(lo, hi)
 
 
-def first_reaching(cumulative: np.ndarray, fractions: np.ndarray) -> np.ndarray:
+def _constant(weights: np.ndarray) -> bool:
+    """Whether every weight is the same (ones, 0.1 everywhere): their quantiles are the counts', by the counts' rule.
+
+    So such weights give the unweighted edges exactly (``sample_weight=np.ones(n)`` as none), which the slack of
+    :func:`first_reaching` would not where a count lands on a level that rounds above it (max_bins = 50).
+    """
+    return weights.shape[0] == 0 or bool(np.all(weights == weights[0]))
+
+
+def first_reaching(cumulative: np.ndarray, fractions: np.ndarray, *, counts: bool = False) -> np.ndarray:
     """The index of the first running weight that reaches each fraction of the total (the weighted quantiles).
 
     A running sum within its own rounding, (m + 1)·eps·total for m terms, below a level counts as reaching it:
     weights all scaled by one constant (0.1 or 3 for 1) then give the same quantiles, where an exact comparison
     would let the rounding of a sum that lands on a level (a count of 25 at 25.0, a weight sum of 2.5000000000000004
-    at 2.5) choose the value.  Integer counts of a sample of up to 2·10⁵ rows and 65,536 bins never come that close
-    to a level without reaching it.  O(len(fractions) · log m).
+    at 2.5) choose the value.  ``counts``: the running sums are exact counts, compared exactly as the unweighted
+    edges' kernel (``edge_pairs``) compares them, so unweighted quantiles keep the rule they were fitted with.
+    O(len(fractions) · log m).
     """
     total = cumulative[-1]
-    slack = (cumulative.shape[0] + 1) * np.finfo(np.float64).eps * total
+    slack = 0.0 if counts else (cumulative.shape[0] + 1) * np.finfo(np.float64).eps * total
     return np.searchsorted(cumulative, fractions * total - slack, side="left")
 
 
@@ -200,12 +210,13 @@ def quantile_thresholds(X: Any, q: int, *, sample_weight: Any = None, subsample:
     X = check_matrix(X, name="X", dtype=np.float64 if np.asarray(X).dtype != np.float32 else np.float32)
     w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
     rows = sample_rows(X.shape[0], subsample, random_state, None if w is None else np.flatnonzero(w > 0))
+    ws = None if w is None or _constant(w[rows]) else w[rows]      # equal weights: the counts' thresholds
     out = []
     for j in range(X.shape[1]):
         values = X[rows, j].astype(np.float64)
         distinct, inverse = np.unique(values, return_inverse=True)
-        mass = np.bincount(inverse, weights=None if w is None else w[rows], minlength=distinct.shape[0])
-        idx = first_reaching(np.cumsum(mass.astype(np.float64)), np.arange(1, q + 1) / (q + 1))
+        mass = np.bincount(inverse, weights=ws, minlength=distinct.shape[0])
+        idx = first_reaching(np.cumsum(mass.astype(np.float64)), np.arange(1, q + 1) / (q + 1), counts=ws is None)
         out.append(np.unique(distinct[np.minimum(idx, distinct.shape[0] - 1)]))
     return out
 

@@ -145,6 +145,18 @@ def test_dask_thresholds_learner_exact_quantiles_with_weights(dask_client):
     _assert_same_fit(model, local, Xd, X)
 
 
+@pytest.mark.parametrize("scale, top", [(0.1, 4), (3.0, 4), (0.1, 2)])
+def test_dask_thresholds_quantiles_do_not_move_with_the_weights_scale(dask_client, scale, top):
+    """Weights scaled by one constant give the in-memory thresholds: sums summed by chunk that land on a level by
+    their rounding reach it, as in memory (they were compared exactly, the in-memory fit within their rounding)."""
+    X, y = _data(seed=3)
+    w = np.random.default_rng(1).integers(1, top, size=y.shape[0]) * scale      # top 2: all equal
+    Xd, yd, wd = _dask(X, y, w)
+    model = DaskPushBoost(placement="distributed", learner="thresholds:q=9", n_iter=8).fit(Xd, yd, sample_weight=wd)
+    local = rankcore.PushBoost(learner="thresholds:q=9", n_iter=8).fit(X, y, sample_weight=w)
+    _assert_same_fit(model, local, Xd, X)
+
+
 def test_dask_graded_separable_objective(dask_client):
     X, y = _data(seed=4, graded=True)
     Xd, yd, _ = _dask(X, y)

@@ -24,6 +24,7 @@ import rankcore  # noqa: E402
 from rankcore.dask import DaskPushBoost  # noqa: E402
 from rankcore.dask._inputs import as_row_chunks  # noqa: E402
 from rankcore.dask._queries import place_queries, query_vector, survey_queries  # noqa: E402
+from rankcore.validation import ArgumentRefusal  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
 from _query_data import graded_queries  # noqa: E402
@@ -308,9 +309,11 @@ def test_dask_grades_outside_a_gain_table_name_the_chunk_and_row(dask_client):
     Xd, yd, qd = _dask(X, y, qid)
     with pytest.raises(ValueError, match=r"y: the objective 'lambdarank:gain=0/1/3/7' has gains for the grades "
                                          r"0..3 only .* so grades must be whole numbers <= 3, got 1.5 at row 9 "
-                                         r"\(chunk 2, whose first row is row 131 of X\)"):
+                                         r"\(chunk 2, whose first row is row 131 of X\)") as caught:
         DaskPushBoost(placement="distributed", objective="lambdarank:gain=0/1/3/7", n_iter=2,
                       learner="trees:max_leaves=4").fit(Xd, yd, qid=qd)
+    # an ArgumentRefusal of y, as in memory and as the chunk's other refused grades (negative, NaN)
+    assert isinstance(caught.value, ArgumentRefusal) and caught.value.parameter == "y"
 
 
 def test_dask_qid_refuses_what_cannot_rank_within_queries(dask_client):

@@ -97,6 +97,26 @@ def test_weighted_quantiles_do_not_move_when_every_weight_is_scaled(scale):
                                       np.unique(_weighted_lower_quantiles(X[:, j], w, fractions)))
 
 
+def test_unweighted_quantiles_keep_their_rule_and_equal_weights_are_none():
+    # levels b/50·600 or j/100·600 that round above the count landing on them (0.07 · 600 = 42.00000000000001):
+    # the unweighted rule compares counts exactly (the pinned unweighted fits); equal weights, at any scale, give
+    # the unweighted edges and thresholds, not the weighted rule's (which lets the count reach such a level)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 2))
+    for j in range(2):
+        distinct = np.unique(X[:, j])                       # all distinct: the counts are 1, 2, ..., 600
+        levels = np.arange(1, 100) / 100 * 600.0
+        np.testing.assert_array_equal(quantile_thresholds(X[:, [j]], 99)[0],
+                                      np.unique(distinct[np.searchsorted(np.arange(1.0, 601.0), levels)]))
+    for scale in (1.0, 0.1, 3.0):
+        w = np.full(600, scale)
+        for max_bins in (50, 100):
+            for a, b in zip(bin_edges(X, max_bins), bin_edges(X, max_bins, sample_weight=w)):
+                np.testing.assert_array_equal(a, b)
+        for a, b in zip(quantile_thresholds(X, 99), quantile_thresholds(X, 99, sample_weight=w)):
+            np.testing.assert_array_equal(a, b)
+
+
 def test_stumps_model_does_not_move_when_every_weight_is_scaled():
     import rankcore
 

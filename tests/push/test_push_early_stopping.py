@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -304,3 +305,45 @@ def test_cross_validation_that_keeps_every_iteration_says_the_refits_reason(with
     noisy = rng.permutation(y)               # labels unrelated to X: validation stops improving early
     model = rankcore.boost(learner="trees", n_iter=60, early_stopping=True, random_state=0).fit(X, noisy, **kwargs)
     assert model.n_iter_ < 60 and model.stop_reason_ == "early_stopping"
+
+
+def test_the_selection_fits_warnings_survive_an_error_and_say_when_their_numbers_differ():
+    from types import SimpleNamespace
+
+    from rankcore.push._validation import selection_fit_warnings
+
+    plan = SimpleNamespace(kind="cv", folds=[None] * 3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="a fold failed"):
+            with selection_fit_warnings(plan):
+                warnings.warn("column 2 is constant", UserWarning)
+                raise RuntimeError("a fold failed")
+    # held warnings were lost when a fold's fit raised: said before the error goes on
+    assert [str(w.message) for w in caught] == [
+        "early stopping's fit on the training rows of 1 of its 3 folds, which chooses n_iter before the model is "
+        "fitted on all the rows: column 2 is constant"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with selection_fit_warnings(plan):
+            warnings.warn("column 2 is constant", UserWarning)
+            warnings.warn("column 5 is constant", UserWarning)
+    # one kind, but not all said "column 2": the message says it shows the first
+    assert [str(w.message) for w in caught] == [
+        "early stopping's fit on the training rows of 2 of its 3 folds (the first of them said, the others with "
+        "other numbers), which chooses n_iter before the model is fitted on all the rows: column 2 is constant"]
+
+
+def test_the_selection_fits_warnings_keep_matching_a_filter_by_module():
+    # a user's filterwarnings(module=...) silences the fit's own warning; said again by the selection fits, the
+    # warning was matched by its file's path instead of its module, and escaped the filter
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=UserWarning, module=re.escape(__name__))
+        rankcore.boost(learner="trees", n_iter=20, early_stopping=False, random_state=0).fit(X[:30], y[:30])
+        assert not caught                       # the filter applies to the fit's own warning
+        rankcore.boost(learner="trees", n_iter=20, early_stopping=True, random_state=0).fit(X, y)
+    assert not [str(w.message) for w in caught]
