@@ -273,12 +273,17 @@ def test_a_callback_stopping_the_refit_names_the_model(n):
     assert model.best_iteration_ <= model.n_iter_
 
 
+def _sixty_rows():
+    """60 rows of 3 columns, the first deciding the class: folds of 48 rows, 38 of them drawn, split no tree."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    return X, (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
+
+
 def test_the_selection_fits_warnings_say_they_are_not_the_model():
     # On small data the folds that choose n_iter hold too few rows for a tree (48 rows, 80 % of them drawn: 38 <
     # 2 * 20) while the model's fit on every row splits: the folds' "the model is constant" was said of the model.
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(60, 3))
-    y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
+    X, y = _sixty_rows()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = rankcore.boost(learner="trees", n_iter=20, early_stopping=True, random_state=0).fit(X, y)
@@ -337,9 +342,7 @@ def test_the_selection_fits_warnings_survive_an_error_and_say_when_their_numbers
 def test_the_selection_fits_warnings_keep_matching_a_filter_by_module():
     # a user's filterwarnings(module=...) silences the fit's own warning; said again by the selection fits, the
     # warning was matched by its file's path instead of its module, and escaped the filter
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(60, 3))
-    y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
+    X, y = _sixty_rows()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=UserWarning, module=re.escape(__name__))
