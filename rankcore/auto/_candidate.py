@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._caller import module_of_file
 from ..spec import Component, SpecError, parse_spec
 
 __all__ = ["Candidate", "CandidateContext", "build_estimator", "fit_estimator", "warnings_named_by",
@@ -374,8 +375,9 @@ def warnings_named_by(candidate: Candidate):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield
-    for w in caught:
-        warnings.warn_explicit(candidate.named_warning(str(w.message)), w.category, w.filename, w.lineno)
+    for w in caught:        # by its module too, which a user's filterwarnings(module=...) matches
+        warnings.warn_explicit(candidate.named_warning(str(w.message)), w.category, w.filename, w.lineno,
+                               module=module_of_file(w.filename))
 
 
 def candidate_scores(estimator: Any, X: Any) -> np.ndarray:

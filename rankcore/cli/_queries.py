@@ -195,14 +195,18 @@ def _takes_positions(cls) -> bool:
 
 
 def check_click_model_has_positions(configs, args) -> None:
-    """``--param position_bias=em`` (the click model) needs ``--position``: said with the options before the file
-    is read (the library's refusal names ``fit``'s arguments)."""
+    """``--param position_bias=em`` (or a ``--model`` spec that sets it: the click model) needs ``--position``: said
+    with the options, named by the one that set it, before the file is read (the library's refusal names ``fit``'s
+    arguments)."""
     if args.position is not None:
         return
+    # the option that set it: --param, or the --model spec (``push:position_bias=em``), which holds it as well
+    by_param = any(item.partition("=")[0].strip() == "position_bias" for item in getattr(args, "param", None) or ())
     for config in configs:
         bias = config.params.get("position_bias")
         if isinstance(bias, str) and bias.strip().lower().partition(":")[0] == "em":
-            raise CommandError(f"--param position_bias={bias}: the click model reads where each row was shown: name "
+            option = "--param" if by_param else "--model"
+            raise CommandError(f"{option} position_bias={bias}: the click model reads where each row was shown: name "
                                "the CSV column of display positions with --position COLUMN (and the query ids with "
                                "--qid COLUMN)")
 

@@ -38,12 +38,12 @@ The model is f of the last round: the trees of a cross-entropy fit, ranking by t
 from __future__ import annotations
 
 import re
-import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._held_warnings import held_warnings
 from ..objectives import check_positions, sigmoid
 from ..spec import Kind, read_float, read_int
 
@@ -328,10 +328,6 @@ def fit_click_model(estimator, X, y, sample_weight, given: dict):
     return adopt_last_round(estimator, model, ids, theta, rounds)
 
 
-#: A number in a warning's text (J, an iteration): two warnings that differ only in them say the same thing.
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
-
-
 @contextmanager
 def rounds_warn_once():
     """Within it, the EM rounds' warnings are held; on leaving, each kind (its category and its text, numbers aside)
@@ -339,22 +335,17 @@ def rounds_warn_once():
 
     Every round is a fit of the same parameters, so a learning rate that diverges (or any other cause a fit warns of)
     would say the same thing once a round: ten rounds, ten warnings.  Each keeps the place in the caller's code it
-    was raised at.  The warnings of rounds that end in an exception are dropped with it.
+    was raised at and its module; warnings held when a round raises are said before the error goes on
+    (:func:`rankcore._held_warnings.held_warnings`).
     """
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    def reword(same: list, numbers_differ: bool) -> str | None:
+        if len(same) == 1:
+            return None
+        other = ", the others with other numbers" if numbers_differ else ""     # the first round's are shown
+        return f"{same[0].message} (said once: the same warning came in {len(same)} EM rounds{other})"
+
+    with held_warnings(reword):
         yield
-    kinds: dict = {}
-    for w in caught:
-        kinds.setdefault((w.category, _NUMBER.sub("#", str(w.message))), []).append(w)
-    for same in kinds.values():
-        first, message = same[0], same[0].message
-        if len(same) > 1:
-            try:
-                message = first.category(f"{message} (said once: the same warning came in {len(same)} EM rounds)")
-            except TypeError:       # a category whose constructor takes more than a message: as it was raised
-                pass
-        warnings.warn_explicit(message, first.category, first.filename, first.lineno)
 
 
 def init_model_of_rounds(init_model):

@@ -36,13 +36,12 @@ plugin's) gets the same:
 from __future__ import annotations
 
 import math
-import re
-import sys
-import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
+
+from .._held_warnings import held_warnings
 
 MIN_VALIDATION_ROWS = 50
 MIN_VALIDATION_CLASS = 10
@@ -282,10 +281,6 @@ def large_data_learner(given, learner, settings=None):
     return type(learner)(**{**learner.params, **changes})
 
 
-#: A number in a warning's text (rows, an iteration): two warnings that differ only in them say the same thing.
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
-
-
 @contextmanager
 def selection_fit_warnings(plan: ValidationPlan):
     """Within it, the warnings of early stopping's selection fits (of ``plan``) are held; on leaving, each kind
@@ -293,46 +288,19 @@ def selection_fit_warnings(plan: ValidationPlan):
 
     A selection fit is not the model: its warning that "the model is constant" or stopped at iteration 1 is about
     a fit on part of the rows, while the model is fitted on all of them afterwards, so it must say so.  Each
-    keeps the place in the caller's code it was raised at.  Warnings held when a fit raises are said before the
-    error goes on (as they were said before it without this block).
+    keeps the place in the caller's code it was raised at and its module; warnings held when a fit raises are said
+    before the error goes on (:func:`rankcore._held_warnings.held_warnings`).
     """
-    caught: list = []
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            yield
-    finally:
-        _say_held(caught, plan)
-
-
-def _say_held(caught: list, plan: ValidationPlan) -> None:
-    """Each kind of the held warnings ``caught`` said once, as :func:`selection_fit_warnings` says."""
-    kinds: dict = {}
-    for w in caught:
-        kinds.setdefault((w.category, _NUMBER.sub("#", str(w.message))), []).append(w)
-    for same in kinds.values():
-        first = same[0]
+    def reword(same: list, numbers_differ: bool) -> str:
         where = ("the rows beside its hold-out" if plan.kind == "holdout"
                  else f"the training rows of {len(same)} of its {len(plan.folds)} folds")
-        # the fits' numbers (rows, an iteration, a column) may differ: the first fit's are shown, said to be
-        if len({str(w.message) for w in same}) > 1:
+        if numbers_differ:          # the fits' rows, iterations or columns: the first fit's are shown, said to be
             where += " (the first of them said, the others with other numbers)"
-        try:
-            message = first.category(f"early stopping's fit on {where}, which chooses n_iter before the model is "
-                                     f"fitted on all the rows: {first.message}")
-        except TypeError:       # a category whose constructor takes more than a message: as it was raised
-            message = first.message
-        warnings.warn_explicit(message, first.category, first.filename, first.lineno,
-                               module=_module_of(first.filename))
+        return (f"early stopping's fit on {where}, which chooses n_iter before the model is fitted on all the rows: "
+                f"{same[0].message}")
 
-
-def _module_of(filename: str):
-    """The name of the loaded module of ``filename`` (None if none): a user's ``filterwarnings(module=...)`` matches
-    a held warning by it, as it matched the warning when raised (``warn_explicit`` would take the file's path)."""
-    for name, module in list(sys.modules.items()):
-        if getattr(module, "__file__", None) == filename:
-            return name
-    return None
+    with held_warnings(reword):
+        yield
 
 
 def last_minimum(losses) -> int:

@@ -350,3 +350,21 @@ def test_auto_candidate_iterations_beyond_a_c_int_are_refused_by_name(spec):
     with pytest.raises(ValueError, match=rf"candidate '{name}': {option.split('=')[0]} must be an integer >= \d and "
                                          r"<= 2147483647"):
         rankcore.AutoRanker(candidates=[spec], cv=2, random_state=0).fit(X, y)
+
+
+def test_the_refits_warnings_keep_matching_a_filter_by_module():
+    # the refit's warnings, held to name X's columns, were said again by their file's path alone: a user's
+    # filterwarnings(module=...) that silences them escaped (and a file of no module must still be said)
+    import re
+    from types import SimpleNamespace
+
+    from rankcore.auto._candidate import warnings_named_by
+
+    candidate = SimpleNamespace(named_warning=lambda text: text.replace("column 2", "column 'age'"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=UserWarning, module=re.escape(__name__))
+        with warnings_named_by(candidate):
+            warnings.warn("column 2 is constant", UserWarning)
+            warnings.warn_explicit("column 2 is constant", UserWarning, "<a notebook cell>", 1)
+    assert [(str(w.message), w.filename) for w in caught] == [("column 'age' is constant", "<a notebook cell>")]

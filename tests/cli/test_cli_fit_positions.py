@@ -332,3 +332,12 @@ def test_the_click_model_without_position_is_refused_naming_the_option(files, tm
     one_line_error(status, err, "--param position_bias=em:rounds=2: the click model reads where each row was shown: "
                                 "name the CSV column of display positions with --position COLUMN (and the query ids "
                                 "with --qid COLUMN)")
+
+
+def test_the_click_model_of_a_model_spec_without_position_is_refused_naming_the_model_option(files, tmp_path):
+    # set in the --model spec, not by --param: the error named --param, an option not given
+    status, _, err = run_main("fit", files / "clicks.csv", "--qid", "query", "--drop", "place", "--label", "click",
+                              "--model", "push:position_bias=em", "-o", tmp_path / "em.json")
+    one_line_error(status, err, "--model position_bias=em: the click model reads where each row was shown: name the "
+                                "CSV column of display positions with --position COLUMN (and the query ids with --qid "
+                                "COLUMN)")

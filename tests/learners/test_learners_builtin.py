@@ -117,6 +117,29 @@ def test_unweighted_quantiles_keep_their_rule_and_equal_weights_are_none():
             np.testing.assert_array_equal(a, b)
 
 
+
+def test_equal_weights_beside_zeros_are_none_on_the_rows_they_keep():
+    # rows of weight 0 are left out first: equal weights on the others are asked of those rows alone, so they give
+    # the unweighted edges and thresholds of those rows (asked of every row, 0 beside 0.1 would take the weighted
+    # rule, whose slack lets a count of 600 rows reach a level that rounds above it)
+    import scipy.sparse as sp
+
+    from rankcore.learners.trees._binning import tree_edges
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(900, 2))
+    w = np.zeros(900)
+    w[rng.permutation(900)[:600]] = 0.1
+    live = w > 0
+    for max_bins in (50, 100):
+        for a, b in zip(bin_edges(X, max_bins, sample_weight=w), bin_edges(X[live], max_bins)):
+            np.testing.assert_array_equal(a, b)
+        for given, kept in ((X, X[live]), (sp.csr_matrix(X), sp.csr_matrix(X[live]))):
+            for a, b in zip(tree_edges(given, max_bins, w, None, 0), tree_edges(kept, max_bins, None, None, 0)):
+                np.testing.assert_array_equal(a, b)
+    for a, b in zip(quantile_thresholds(X, 99, sample_weight=w), quantile_thresholds(X[live], 99)):
+        np.testing.assert_array_equal(a, b)
+
 def test_stumps_model_does_not_move_when_every_weight_is_scaled():
     import rankcore
 

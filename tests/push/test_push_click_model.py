@@ -1,5 +1,8 @@
 """position_bias="em": the position-based click model P(click) = θ_p σ(f(x)) fitted by regression EM."""
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 
@@ -282,10 +285,13 @@ def test_clicks_without_a_value_or_of_one_value_are_refused_by_name(labels, mess
 def test_places_that_hardly_repeat_draw_the_warning_of_the_additive_effects():
     # θ_p is read from its place's rows alone, as an effect is: row ids given as places explain the clicks
     X, clicks, qid, position = _small()
-    with pytest.warns(UserWarning, match=r"position: 60 distinct places for 60 rows \(1.0 rows a place\)"):
-        rankcore.boost(learner="trees", position_bias="em:rounds=1", n_iter=2).fit(
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = rankcore.boost(learner="trees", position_bias="em:rounds=3,tol=0", n_iter=2).fit(
             X, clicks, qid=qid, position=np.arange(60))
-    import warnings
+    said = [str(w.message) for w in caught if "distinct places" in str(w.message)]
+    assert model.position_em_rounds_ > 1        # said once a fit, not once a round
+    assert len(said) == 1 and said[0].startswith("position: 60 distinct places for 60 rows (1.0 rows a place)")
     with warnings.catch_warnings(record=True) as caught:    # recorded, not raised: another test's leftovers
         warnings.simplefilter("always")                    # (a Dask socket collected here) are not this fit's
         rankcore.boost(learner="trees", position_bias="em:rounds=1", n_iter=2).fit(
@@ -333,3 +339,42 @@ def test_the_click_model_does_not_depend_on_the_thread_count(exact_threads, simu
         X, clicks, qid=qid, position=position) for k in (1, 2)]
     np.testing.assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
     np.testing.assert_array_equal(fits[0].position_propensities_, fits[1].position_propensities_)
+
+
+def test_the_rounds_warnings_keep_matching_a_filter_by_module():
+    # a user's filterwarnings(module=...) silences a round's warning (here early stopping's selection fits', said
+    # with their module): said again once for the rounds, it was matched by its file's path and escaped the filter
+    rng = np.random.default_rng(0)
+    X, qid, position = rng.normal(size=(60, 3)), np.repeat(np.arange(6), 10), np.tile(np.arange(10), 6)
+    clicks = (rng.random(60) < 0.3).astype(float)
+    model = rankcore.boost(learner="trees", position_bias="em:rounds=2", n_iter=30, early_stopping=True,
+                           random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(X, clicks, qid=qid, position=position)
+    assert caught                               # the rounds' fits do warn
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=UserWarning, module=re.escape(__name__))
+        model.fit(X, clicks, qid=qid, position=position)
+    assert not [str(w.message) for w in caught]
+
+
+def test_the_rounds_warnings_survive_a_round_that_raises_and_say_when_their_numbers_differ():
+    from rankcore.push._click_model import rounds_warn_once
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="a round failed"):
+            with rounds_warn_once():
+                warnings.warn("stopped at iteration 4", UserWarning)
+                raise RuntimeError("a round failed")
+    # held warnings were dropped when a round raised: said before the error goes on
+    assert [str(w.message) for w in caught] == ["stopped at iteration 4"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with rounds_warn_once():
+            warnings.warn("stopped at iteration 4", UserWarning)
+            warnings.warn("stopped at iteration 9", UserWarning)
+    assert [str(w.message) for w in caught] == [
+        "stopped at iteration 4 (said once: the same warning came in 2 EM rounds, the others with other numbers)"]

@@ -350,3 +350,51 @@ def test_the_selection_fits_warnings_keep_matching_a_filter_by_module():
         assert not caught                       # the filter applies to the fit's own warning
         rankcore.boost(learner="trees", n_iter=20, early_stopping=True, random_state=0).fit(X, y)
     assert not [str(w.message) for w in caught]
+
+
+def test_the_selection_fits_warnings_survive_a_lazy_module_that_fails_on_access(monkeypatch):
+    # a module that imports on attribute access (a lazy loader) and fails: looking for the module of a held
+    # warning's file asked it for __file__ and raised its ImportError out of the fit
+    import sys
+    import types
+    from types import SimpleNamespace
+
+    from rankcore.push._validation import selection_fit_warnings
+
+    class Lazy(types.ModuleType):
+        def __getattr__(self, name):
+            raise ImportError(f"the lazy import of {name} failed")
+
+    class Entry:                                # not a module at all, nor a namespace
+        __slots__ = ()
+
+        def __getattr__(self, name):
+            raise RuntimeError(name)
+
+    monkeypatch.setitem(sys.modules, "lazy_module_of_a_test", Lazy("lazy_module_of_a_test"))
+    monkeypatch.setitem(sys.modules, "odd_entry_of_a_test", Entry())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with selection_fit_warnings(SimpleNamespace(kind="holdout", folds=None)):
+            warnings.warn_explicit("column 2 is constant", UserWarning, "/no/such/file.py", 3)
+    assert [(str(w.message), w.filename) for w in caught] == [
+        ("early stopping's fit on the rows beside its hold-out, which chooses n_iter before the model is fitted on "
+         "all the rows: column 2 is constant", "/no/such/file.py")]
+
+
+def test_the_selection_fits_warnings_of_code_in_no_modules_file_are_said():
+    # a notebook's cell, python -c, exec'd code: the warning's file is no loaded module's; its module named None,
+    # warn_explicit skipped the held warning silently (CPython's "module=None: skip")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
+    cell = compile("rankcore.boost(learner='trees', n_iter=20, early_stopping=stop, random_state=0).fit(X, y)",
+                   "<a notebook cell>", "exec")
+    said = {}
+    for stop, rows in ((False, 30), (True, 60)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            exec(cell, {"rankcore": rankcore, "stop": stop, "X": X[:rows], "y": y[:rows]})
+        said[stop] = [str(w.message) for w in caught if w.filename == "<a notebook cell>"]
+    assert said[False]                          # the fit's own warning, raised at the cell's line
+    assert said[True] and all(m.startswith("early stopping's fit on ") for m in said[True])
