@@ -90,10 +90,7 @@ def _feature_edges(values: np.ndarray, weights: np.ndarray | None, max_bins: int
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     distinct = ordered[first].astype(np.float64, copy=False)
 
-    def mass() -> np.ndarray:
-        if weights is None:                               # run lengths: the counts of the distinct values
-            return np.diff(np.r_[np.flatnonzero(first), ordered.shape[0]]).astype(np.float64)
-        # weights summed in the values' order
+    def mass() -> np.ndarray:                             # the weights summed per distinct value
         return np.bincount(np.searchsorted(distinct, values), weights=weights,
                            minlength=distinct.shape[0]).astype(np.float64)
 
