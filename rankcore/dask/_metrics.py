@@ -344,7 +344,7 @@ def _evaluate_queries(y, scores, metrics, qid, client) -> DistributedEvaluation:
     if any(np.isnan(c) for c in qid.chunks[0]):
         qid = qid.compute_chunk_sizes()
     if qid.shape[0] != scores.shape[0]:
-        raise ValueError(f"qid: expected one query id per row of y ({scores.shape[0]}), got {qid.shape[0]}")
+        raise ValueError(f"qid: expected one query id per row ({scores.shape[0]} rows), got {qid.shape[0]}")
     try:
         y_local, s_local, q_local = client.gather(client.compute([y, scores, qid]))
     finally:

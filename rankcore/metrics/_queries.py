@@ -149,7 +149,8 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
     if arr.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array of query ids, got shape {arr.shape}")
     if arr.shape[0] != n:
-        raise ValueError(f"{name}: expected one query id per row of y ({n}), got {arr.shape[0]}")
+        # the rows are X's in a fit and y's in a metric: said as a count, which is right in both
+        raise ValueError(f"{name}: expected one query id per row ({n} rows), got {arr.shape[0]}")
     if arr.dtype.kind == "f":
         bad = np.flatnonzero(np.isnan(arr))
         if bad.size:

@@ -15,7 +15,7 @@ def _auto(**params):
 
 
 BAD = {
-    "qid of the wrong length": ({"qid": QID[:-1]}, {}, r"^qid: expected one query id per row of y \(60\), got 59$"),
+    "qid of the wrong length": ({"qid": QID[:-1]}, {}, r"^qid: expected one query id per row \(60 rows\), got 59$"),
     "NaN in qid": ({"qid": np.where(ROW == 3, np.nan, 1.0)}, {}, r"^qid: query ids must not be NaN, got NaN at row 3"),
     "None in qid": ({"qid": [None if i == 2 else "a" for i in ROW]}, {},
                     r"^qid: query ids must not be None or NaN, got None at row 2"),

@@ -55,7 +55,7 @@ def test_text_query_ids_in_a_dataframe_and_bipartite_metrics(dask_client):  # no
 
 def test_bad_query_ids_name_the_argument(dask_client):  # noqa: F811
     qid, y, s = _queries(3, n=100)
-    with pytest.raises(ValueError, match=r"qid: expected one query id per row of y \(100\), got 99"):
+    with pytest.raises(ValueError, match=r"qid: expected one query id per row \(100 rows\), got 99"):
         rankcore.dask.evaluate(y, s, ["map"], qid=qid[:-1], client=dask_client)
     holes = qid.astype(np.float64)
     holes[17] = np.nan

@@ -283,7 +283,7 @@ def test_dask_auto_never_stops_within_queries_and_watches_an_eval_set(dask_clien
 
 
 BAD = [
-    (lambda X, y, q: dict(qid=q[:-3]), ValueError, r"qid: expected one query id per row of y \(328\), got 325"),
+    (lambda X, y, q: dict(qid=q[:-3]), ValueError, r"qid: expected one query id per row \(328 rows\), got 325"),
     (lambda X, y, q: dict(qid=np.where(np.arange(q.shape[0]) == 100, np.nan, 1.0)), ValueError,
      r"qid: query ids must not be NaN, got NaN at row 100"),
     (lambda X, y, q: dict(qid=da.from_array(np.where(np.arange(q.shape[0]) == 140, np.nan, 1.0), chunks=100)),

@@ -31,7 +31,7 @@ def grouped(seed, n_queries=30, max_size=12):
 
 
 @pytest.mark.parametrize("qid,error,match", [
-    ([1, 1, 2], ValueError, r"qid: expected one query id per row of y \(4\), got 3"),
+    ([1, 1, 2], ValueError, r"qid: expected one query id per row \(4 rows\), got 3"),
     (np.array([1.0, np.nan, 2.0, 2.0]), ValueError, r"qid: query ids must not be NaN, got NaN at row 1"),
     ([1, None, 2, 2], ValueError, r"qid: query ids must not be None or NaN, got None at row 1"),
     (["a", "b", float("nan"), "b"], ValueError, r"must not be None or NaN, got nan at row 2"),

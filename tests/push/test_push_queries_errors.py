@@ -17,13 +17,19 @@ def _fit(model=None, X=X, y=Y, **kwargs):
 
 
 @pytest.mark.parametrize("qid, message", [
-    (QID[:-1], f"qid: expected one query id per row of y ({N}), got {N - 1}"),
+    (QID[:-1], f"qid: expected one query id per row ({N} rows), got {N - 1}"),
     (np.where(np.arange(N) == 5, np.nan, 1.0), "qid: query ids must not be NaN, got NaN at row 5"),
     ([None] + list(QID[1:]), "qid: query ids must not be None or NaN, got None at row 0"),
 ])
 def test_push_queries_bad_qid(qid, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         _fit(qid=qid)
+
+
+def test_push_queries_a_short_X_is_not_said_to_be_y():
+    # the rows a fit counts are X's: the qid refusal said "per row of y (599)" of a y of 600 rows
+    with pytest.raises(ValueError, match=rf"^qid: expected one query id per row \({N - 1} rows\), got {N}$"):
+        _fit(X=X[:-1], qid=QID)
 
 
 def test_push_queries_both_qid_and_group():
@@ -140,7 +146,7 @@ def test_push_queries_eval_set_is_a_triple():
     with pytest.raises(ValueError, match=r"eval_set: expected a triple \(X_val, y_val, qid_val\) when fitting with "
                                          "qid"):
         _fit(qid=QID, eval_set=(X, Y))
-    with pytest.raises(ValueError, match=f"eval_set qid: expected one query id per row of y \\({N}\\), got 3"):
+    with pytest.raises(ValueError, match=f"eval_set qid: expected one query id per row \\({N} rows\\), got 3"):
         _fit(qid=QID, eval_set=(X, Y, QID[:3]))
     with pytest.raises(ValueError, match=r"eval_set: a triple \(X_val, y_val, qid_val\) goes with fit\(..., qid=...\)"):
         _fit(y=(Y > 1).astype(int), eval_set=(X, (Y > 1).astype(int), QID))
@@ -153,7 +159,7 @@ def test_push_queries_eval_set_of_lightgbm_group_sizes_is_named_so():
     with pytest.raises(ValueError, match=r"eval_set: expected a triple \(X_val, y_val, qid_val\) when fitting with qid "
                                          r"or group \(qid_val: the validation rows' query ids\)"):
         _fit(X=X[order], y=Y[order], group=sizes, eval_set=(X, Y))
-    with pytest.raises(ValueError, match=f"eval_set qid: expected one query id per row of y \\({N}\\), got "
+    with pytest.raises(ValueError, match=f"eval_set qid: expected one query id per row \\({N} rows\\), got "
                                          f"{sizes.shape[0]}; these look like LightGBM's query sizes \\(eval_group\\): "
                                          r"give each row's query id, np.repeat\(np.arange\(len\(sizes\)\), sizes\)"):
         _fit(X=X[order], y=Y[order], group=sizes, eval_set=(X[order], Y[order], sizes))
