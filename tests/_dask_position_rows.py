@@ -1,7 +1,10 @@
-"""Rows with grades, queries, places and clicks, and their Dask chunks, shared by the Dask tests of fits that climb
-(huge position steps, the ``"diverged"`` stop): chunks of unequal sizes, so queries cross chunk borders."""
+"""Rows with grades, queries, places and clicks, their Dask chunks, and the same fit on Dask and in memory, shared by
+the Dask tests of fits that climb (huge position steps, the ``"diverged"`` stop): chunks of unequal sizes, so queries
+cross chunk borders."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -26,3 +29,23 @@ def chunked(a):
     import dask.array as da
 
     return da.from_array(a, chunks=(CHUNKS, -1) if a.ndim == 2 else (CHUNKS,))
+
+
+def dask_and_memory_fits(params, X, y, weight=None, *, only=Warning, **rows):
+    """[(the distributed Dask model, its warnings' messages), (the in-memory model, its)] of one fit of ``params``:
+    the rows ``X``, ``y``, ``weight`` and ``rows`` (qid=, position=) chunked for Dask; warnings of category ``only``."""
+    import rankcore
+    from rankcore.dask import DaskPushBoost
+
+    fits = []
+    for on_dask in (True, False):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if on_dask:
+                model = DaskPushBoost(placement="distributed", **params)
+                model.fit(chunked(X), chunked(y), None if weight is None else chunked(weight),
+                          **{k: chunked(v) for k, v in rows.items()})
+            else:
+                model = rankcore.PushBoost(**params).fit(X, y, weight, **rows)
+        fits.append((model, [str(w.message) for w in caught if issubclass(w.category, only)]))
+    return fits

@@ -23,22 +23,12 @@ from rankcore.dask._backend import DaskBackend  # noqa: E402
 from rankcore.push import _driver  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
-from _dask_position_rows import chunked, position_rows  # noqa: E402
+from _dask_position_rows import chunked, dask_and_memory_fits, position_rows  # noqa: E402
 
 
 def _both(params, X, y, **rows):
     """(Dask model, in-memory model), each fit's ConvergenceWarnings' messages."""
-    fits = []
-    for on_dask in (True, False):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            if on_dask:
-                model = DaskPushBoost(placement="distributed", **params)
-                model.fit(chunked(X), chunked(y), **{k: chunked(v) for k, v in rows.items()})
-            else:
-                model = rankcore.PushBoost(**params).fit(X, y, **rows)
-        fits.append((model, [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]))
-    return fits
+    return dask_and_memory_fits(params, X, y, only=ConvergenceWarning, **rows)
 
 
 CASES = {

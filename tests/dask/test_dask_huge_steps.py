@@ -29,7 +29,7 @@ from rankcore.push import _driver, check_sign_sums, sign_sums  # noqa: E402
 from rankcore.registry import resolve  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
-from _dask_position_rows import chunked, position_rows  # noqa: E402
+from _dask_position_rows import dask_and_memory_fits, position_rows  # noqa: E402
 from _query_data import graded_queries  # noqa: E402
 
 CHUNKS = (90, 41, 120, 77)
@@ -66,20 +66,7 @@ def test_dask_huge_learning_rate_stops_with_overflow_as_in_memory(dask_client, m
 # ----------------------------------------------------------------------------
 NAMED = "stop_reason_ = 'overflow'"
 
-def _both(params, X, y, weight=None, **rows):
-    """(Dask model, in-memory model, each one's warnings) of the same fit."""
-    fits = []
-    for dask in (True, False):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            if dask:
-                model = DaskPushBoost(placement="distributed", **params)
-                model.fit(chunked(X), chunked(y), None if weight is None else chunked(weight),
-                          **{k: chunked(v) for k, v in rows.items()})
-            else:
-                model = rankcore.PushBoost(**params).fit(X, y, weight, **rows)
-        fits.append((model, [str(w.message) for w in caught]))
-    return fits
+_both = dask_and_memory_fits          # (Dask model, its warnings), (in-memory model, its)
 
 
 def _assert_same_stop(dask_fit, local_fit, X, says):
