@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ._adapter import MetricAdapter, ObjectiveAdapter
 
 from ..validation import ArgumentRefusal
@@ -58,7 +60,11 @@ class LightGBMObjective(ObjectiveAdapter):
                     "position", f"objective {self.spec!r} through rankcore.gbdt does not learn position effects, "
                     "and the Dataset has positions; fit rankcore.boost(learner='trees', "
                     f"objective={self.spec!r}).fit(X, y, qid=..., position=...) instead, or drop them")
-            return self.gradient_hessian(second.get_label(), first, second.get_weight(), second.get_group())
+            start = second.get_init_score()
+            # a fit from an init_score starts there, not at equal scores: a randomized objective's noise restarts
+            initial = start if start is not None and np.asarray(start).size else None
+            return self.gradient_hessian(second.get_label(), first, second.get_weight(), second.get_group(),
+                                         initial=initial)
         return self.gradient_hessian(first, second, weight, group)   # scikit-learn: (y_true, y_pred, weight, group)
 
 

@@ -15,7 +15,10 @@ Call conventions handled here:
 XGBoost *minimizes* a custom metric unless told otherwise: pass
 ``maximize=metric.maximize`` to ``xgboost.train`` and to
 ``xgboost.callback.EarlyStopping`` (True for ``prec@k``, ``auc``, ``pauc``;
-False for lower-is-better metrics such as ``pnorm`` or ``misrank``).
+False for lower-is-better metrics such as ``pnorm`` or ``misrank``).  Told no
+direction, XGBoost guesses it from the name and would minimize ``pauc_0.1``,
+``err@k_3`` or ``mrr``; the metric refuses such an early stopping at its
+first round (an ``ArgumentRefusal`` naming ``maximize``).
 
 Queries: natively, a metric reads the DMatrix's query groups (``qid=`` or
 ``group=``) and is the mean over queries, as ``rankcore.evaluate(..., qid=)``.
@@ -26,10 +29,12 @@ weighted by the queries' sizes (a query of one row counting 1).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
+from ..validation import ArgumentRefusal
 from ._adapter import MetricAdapter, ObjectiveAdapter
 
 __all__ = ["XGBoostObjective", "XGBoostMetric", "xgboost_objective", "xgboost_metric"]
@@ -39,6 +44,43 @@ def _is_dmatrix(obj: Any) -> bool:
     import xgboost
 
     return isinstance(obj, xgboost.DMatrix)
+
+
+#: Told no direction, XGBoost's early stopping maximizes a metric whose name starts with one of these and
+#: minimizes any other (``xgboost.callback.EarlyStopping``, 2.x and 3.x): ``pauc_0.1``, ``err@k_3``, ``mrr``
+#: would be minimized.
+_XGBOOST_MAXIMIZED_PREFIXES = ("auc", "pre", "map", "ndcg")
+
+#: How many frames above the metric's call to look for XGBoost's callbacks (they call it 3 to 5 frames up).
+_CALLER_FRAMES = 12
+
+
+def _guessing_early_stopping(name: str) -> bool:
+    """Whether an early-stopping callback of the XGBoost fit that calls the metric ``name`` has no direction yet.
+
+    XGBoost evaluates the metrics after a round, then its callbacks read the
+    values; ``EarlyStopping(maximize=None)`` (``early_stopping_rounds`` without
+    ``maximize``) guesses the direction from the name at its first round.
+    The fit's callbacks are found on the stack (``CallbackContainer``); not
+    found -- a direct call, another XGBoost -- means no guess to check.
+    """
+    import xgboost
+
+    container_type = getattr(xgboost.callback, "CallbackContainer", None)
+    stopping_type = getattr(xgboost.callback, "EarlyStopping", None)
+    if container_type is None or stopping_type is None:
+        return False
+    frame = sys._getframe(1)
+    for _ in range(_CALLER_FRAMES):
+        if frame is None:
+            return False
+        container = frame.f_locals.get("self")
+        if isinstance(container, container_type):
+            # without metric_name, early stopping watches the last metric logged: a custom one is logged last
+            return any(isinstance(cb, stopping_type) and cb.maximize is None and cb.metric_name in (None, name)
+                       for cb in getattr(container, "callbacks", ()))
+        frame = frame.f_back
+    return False
 
 
 class XGBoostObjective(ObjectiveAdapter):
@@ -68,8 +110,11 @@ class XGBoostMetric(MetricAdapter):
 
     Native calls return ``(name, value)``, scikit-learn calls the value; the
     name (``.name``, also ``__name__``) is the spec with ``:`` replaced by ``_``
-    (``prec@k_100``), because XGBoost splits its evaluation log at colons.  **XGBoost minimizes custom metrics by default**: set
-    ``maximize=metric.maximize`` in ``xgboost.train`` / ``EarlyStopping``.
+    (``prec@k_100``), because XGBoost splits its evaluation log at colons.
+    **XGBoost guesses a custom metric's direction from its name**: set
+    ``maximize=metric.maximize`` in ``xgboost.train`` / ``EarlyStopping``; an
+    early stopping without it that would guess the direction wrong is
+    refused at the first round.
     """
 
     def __init__(self, metric: Any):
@@ -79,7 +124,19 @@ class XGBoostMetric(MetricAdapter):
         self.__name__ = self.name            # the scikit-learn wrapper names the metric by __name__
         self.maximize = self.greater_is_better
 
+    def _check_direction(self) -> None:
+        """Refuse an early stopping that would guess this metric's direction wrong (and keep the worst round)."""
+        guess = self.name != "mape" and self.name.startswith(_XGBOOST_MAXIMIZED_PREFIXES)
+        if guess != self.maximize and _guessing_early_stopping(self.name):
+            raise ArgumentRefusal.said(
+                "maximize", f"XGBoost's early stopping was given no direction for the metric {self.name!r} and "
+                f"guesses it from the name: it would {'maximize' if guess else 'minimize'} it, and keep the round "
+                f"where it is worst; pass "
+                f"maximize={self.maximize} to xgboost.train, or callbacks=[xgboost.callback.EarlyStopping("
+                f"rounds=..., maximize={self.maximize})] in place of early_stopping_rounds= (metric.maximize)")
+
     def __call__(self, first: Any, second: Any, sample_weight: Any = None):
+        self._check_direction()
         if _is_dmatrix(second):                      # native: (predt, dmatrix), per query when it has groups
             return self.name, self.evaluate(second.get_label(), first, second.get_weight(), second.get_group())
         try:                                         # scikit-learn: (y_true, y_score)

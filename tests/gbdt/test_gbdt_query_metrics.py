@@ -115,3 +115,21 @@ def test_both_adapters_equal_evaluate_on_any_groups(sizes, seed, spec):
     expected = evaluate(y, scores, spec, qid=np.repeat(np.arange(len(sizes)), sizes))[spec]
     assert lightgbm_metric(spec)(y, scores, None, np.asarray(sizes))[1] == pytest.approx(expected, abs=1e-12)
     assert xgboost_metric(spec).evaluate(y, scores, None, np.asarray(sizes)) == pytest.approx(expected, abs=1e-12)
+
+
+def test_grades_above_30_train_in_lgbm_ranker_with_a_rankcore_metric_in_place_of_lightgbms():
+    # docs/gbdt.md: LightGBM's own NDCG (LGBMRanker's default metric) refuses grades above 30; rankcore's takes them
+    from rankcore.gbdt import lightgbm_objective
+
+    y_tr, y_va = Y_TR * 20, Y_VA * 20
+    assert y_tr.max() > 30
+    kwargs = {"objective": lightgbm_objective("lambdarank"), "n_estimators": 3, **LGB}
+    with pytest.raises(lgb.basic.LightGBMError, match="label mappings"):
+        lgb.LGBMRanker(**kwargs).fit(X_TR, y_tr, group=G_TR)
+    ranker = lgb.LGBMRanker(**kwargs, metric="None")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                    # LightGBM >= 4.7 renames eval_set
+        ranker.fit(X_TR, y_tr, group=G_TR, eval_set=[(X_VA, y_va)], eval_group=[G_VA],
+                   eval_metric=lightgbm_metric("ndcg@k:5"))
+    logged = ranker.evals_result_["valid_0"]["ndcg@k:5"][-1]
+    assert logged == evaluate(y_va, ranker.predict(X_VA, raw_score=True), "ndcg@k:5", qid=Q_VA)["ndcg@k:5"]
