@@ -441,7 +441,9 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         (``reorder`` False: they are an eval_set's, in its order already)."""
         self.n_queries_ = found.n_queries
         self.n_queries_without_pairs_ = found.n_without_pairs
-        self.cv_description_ = f"{self.cv_description_} ({found.describe()})"
+        # the counts are X's: after an eval_set's own rows they are said to be the fit's, not the set's
+        counts = f" ({found.describe()})" if reorder else f", fitted on {found.describe()}"
+        self.cv_description_ = f"{self.cv_description_}{counts}"
         self.leaderboard_.description = self.cv_description_
         if not reorder:
             return

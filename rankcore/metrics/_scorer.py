@@ -16,12 +16,23 @@ __all__ = ["make_query_scorer"]
 _ANY_LONGEST = 2**62
 
 
-def _score_by_query(y_true: Any, y_score: Any, qid: Any = None, *, metric: str) -> float:
-    """``evaluate(y_true, y_score, metric, qid=qid)`` over the test fold's queries, read as a part of the data."""
+def _score_by_query(y_true: Any, y_score: Any, qid: Any = None, sample_weight: Any = None, *, metric: str) -> float:
+    """``evaluate(y_true, y_score, metric, qid=qid)`` over the test fold's queries, read as a part of the data.
+
+    ``sample_weight`` is a parameter only to be refused by name: scikit-learn passes it when the scorer requests
+    it, and the ranking metrics count every row once.
+    """
+    if sample_weight is not None:
+        raise ValueError(f"sample_weight: the query scorer of {metric!r} counts every row once (rankcore's ranking "
+                         f"metrics take no weights); request qid alone, as make_query_scorer's scorer does, or "
+                         f"set_score_request(qid=True, sample_weight=False)")
     if qid is None:
+        # scikit-learn's set_score_request on a scorer replaces every request it had, so a call that names only
+        # sample_weight leaves qid unrequested although the fold's qid was passed.
         raise ValueError(f"qid: the query scorer of {metric!r} received no qid; pass it with "
                          f"params={{'qid': qid}} (cross_val_score) or fit(X, y, qid=qid) (GridSearchCV), with "
-                         f"sklearn.set_config(enable_metadata_routing=True)")
+                         f"sklearn.set_config(enable_metadata_routing=True); a set_score_request(...) call on the "
+                         f"scorer replaces its requests, so name qid=True in it too")
     from ._evaluate import _checked_labels, _checked_scores, resolve_metrics
     from ._query_evaluate import evaluate_queries
 
@@ -57,13 +68,20 @@ def make_query_scorer(metric: str | Metric) -> Any:
     turn the refusal into a NaN score for that fold).  Check a count k against
     the whole data once, with :func:`rankcore.evaluate` and ``qid``.
 
+    The scorer counts every row once, as the metrics do: it requests no
+    ``sample_weight`` (a search may route the weights to ``fit`` alone), and
+    weights routed to it by ``set_score_request(sample_weight=True)`` are
+    refused by name.  scikit-learn's ``set_score_request`` on a scorer
+    replaces every request it had, so a call on it names ``qid=True`` too.
+
     Raises
     ------
     RuntimeError
         scikit-learn's metadata routing is off: without it the scorer could
         not receive the test fold's ``qid``.
     ValueError
-        A metric that is not a single number.
+        A metric that is not a single number; when scoring, no ``qid`` or a
+        ``sample_weight``.
 
     Examples
     --------

@@ -285,6 +285,22 @@ class BoundQueryPush(BoundObjective):
         contribute nothing.
     """
 
+    def _refuse_no_pair(self, objective: QueryPush, n_queries: int, weighted: bool) -> None:
+        """No pair of rows of two grades, both of positive weight, in any query: nothing to fit.
+
+        When queries of two grades exist, the weights left them no pair: a refusal of ``sample_weight``
+        (``zero_total``, said of the objective first as the push on one list says it), naming how many.
+        """
+        single = self.n_single_grade_queries
+        if not weighted or single == n_queries:
+            raise ValueError("y, qid: the per-query push needs a query with two grades of positive weight, "
+                             f"got {n_queries} queries, {single} with a single grade")
+        detail = (f"needs a query with two grades of positive weight, got {n_queries} queries: {single} with a "
+                  f"single grade, and the weights leave none of the other {n_queries - single} a pair of rows "
+                  f"of two grades, both of positive weight")
+        raise ArgumentRefusal(f"objective {objective.spec!r}: {detail}", parameter="sample_weight", detail=detail,
+                              reason="zero_total")
+
     def __init__(self, objective: QueryPush, y, queries: Queries, sample_weight=None, *, owner: Any = None,
                  n_threads: int = 1):
         if not isinstance(queries, Queries):
@@ -338,8 +354,7 @@ class BoundQueryPush(BoundObjective):
         live_pairs = self.below_top & (self.weight > 0)
         above_weight = self._running(self._level_lse(self.log_weight), True, False)
         if not np.any(live_pairs & np.isfinite(above_weight[self.level])):
-            raise ValueError("y, qid: the per-query push needs a query with two grades of positive weight, "
-                             f"got {queries.n_queries} queries, {self.n_single_grade_queries} with a single grade")
+            self._refuse_no_pair(objective, queries.n_queries, sample_weight is not None)
         self.rate = self.loss.exponential_rate
         self._routes = None                   # the pairwise form's split of the levels, formed at its first call
         self._routes_key = None               # the route bounds it was formed with (tests change them)

@@ -162,6 +162,18 @@ def test_auto_queries_holdout_of_whole_queries(data):
     assert not set(qid[held]) & set(qid[~held])
 
 
+def test_auto_queries_eval_set_description_counts_the_fits_queries(data):
+    # the counts of X came after the eval_set's own rows, "the eval_set 'validation_0' (N rows in whole queries)
+    # (30 queries, 2 with a single grade)", as if the set held X's 30 queries
+    X, y, qid = data
+    X_val, y_val, qid_val = graded_queries(seed=1, n_queries=12)
+    auto = AutoRanker(candidates=CANDIDATES[:1], random_state=0, n_jobs=1).fit(X, y, qid=qid,
+                                                                               eval_set=(X_val, y_val, qid_val))
+    assert auto.cv_description_ == (f"the eval_set 'validation_0' ({y_val.shape[0]} rows in whole queries), "
+                                    "fitted on 30 queries, 2 with a single grade")
+    assert auto.leaderboard_.description == auto.cv_description_
+
+
 @pytest.mark.parametrize("change", ["n_queries left out", "classes added", "a model of one list"])
 def test_auto_queries_model_file_checked_on_load(tmp_path, fitted, change):
     from sklearn.datasets import make_classification

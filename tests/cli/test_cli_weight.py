@@ -160,6 +160,15 @@ def test_weights_that_leave_a_class_nothing_name_the_option(files, tmp_path):
             in err and "positive total weight" in err, err
 
 
+def test_weights_that_leave_every_query_no_pair_name_the_option(files, tmp_path):
+    # within queries the push's refusal was "y, qid: ... N with a single grade", a refusal of the labels, so the
+    # command line could not say that the weights were why
+    path = _reweighted(files, tmp_path, "no_relevant.csv", lambda query, grade: 0.0 if grade > 0 else 1.0)
+    status, _, err = run_main("fit", path, *FIT, "--quiet", "-o", tmp_path / "m.json")
+    assert status == 2 and "--weight w: the weights of the training rows leave the fit nothing to learn from" in err \
+        and "needs a query with two grades of positive weight" in err and "y, qid:" not in err, err
+
+
 def test_compare_names_a_split_that_holds_out_every_weighted_row(files, tmp_path):
     _, _, qid, _ = _read(files / "train.csv")
     path = _reweighted(files, tmp_path, "one_query.csv", lambda query, grade: 1.0 if query == qid[0] else 0.0)

@@ -188,3 +188,35 @@ def test_query_tools_docstring_examples():
     for module in (_query_folds, _scorer, _query_evaluate):
         failures, tests = doctest.testmod(module)[:2]
         assert tests > 0 and failures == 0, module.__name__
+
+
+def test_query_scorer_refuses_weights_by_name(routing):
+    # A scorer asked for the weights got them as a keyword its function did not take: a TypeError that
+    # scikit-learn turned into a NaN score per fold, naming no argument.
+    X, y, qid = grouped(4)
+    weights = np.arange(1.0, y.shape[0] + 1.0)
+    scorer = make_query_scorer("ndcg@k:5").set_score_request(qid=True, sample_weight=True)
+    with pytest.raises(ValueError, match=r"^sample_weight: the query scorer of 'ndcg@k:5' counts every row once"):
+        cross_val_score(Ridge().set_fit_request(sample_weight=True), X, y, cv=QueryKFold(3), scoring=scorer,
+                        params={"qid": qid, "sample_weight": weights}, error_score="raise")
+
+
+def test_query_scorer_weights_reach_fit_alone(routing):
+    # the scorer as made requests no weights: routed to fit, they leave the scores as the unweighted scorer's
+    X, y, qid = grouped(5)
+    weights = np.arange(1.0, y.shape[0] + 1.0)
+    model = Ridge().set_fit_request(sample_weight=True).set_score_request(sample_weight=False)
+    got = cross_val_score(model, X, y, cv=QueryKFold(3), scoring=make_query_scorer("ndcg@k:5"),
+                          params={"qid": qid, "sample_weight": weights}, error_score="raise")
+    for value, (train, test) in zip(got, QueryKFold(3).split(X, qid=qid)):
+        scores = Ridge().fit(X[train], y[train], sample_weight=weights[train]).predict(X[test])
+        assert value == rankcore.evaluate(y[test], scores, "ndcg@k:5", qid=qid[test])["ndcg@k:5"]
+
+
+def test_query_scorer_request_replaced_says_so(routing):
+    # scikit-learn's set_score_request on a scorer replaces its requests: naming only sample_weight drops qid,
+    # and the refusal, which said to pass a qid the user had passed, now says to name qid=True again
+    X, y, qid = grouped(6)
+    scorer = make_query_scorer("ndcg@k:5").set_score_request(sample_weight=False)
+    with pytest.raises(ValueError, match=r"received no qid.*replaces its requests, so name qid=True in it too"):
+        cross_val_score(Ridge(), X, y, cv=QueryKFold(3), scoring=scorer, params={"qid": qid}, error_score="raise")

@@ -179,3 +179,23 @@ def test_push_queries_one_weight_per_query_is_refused_with_how_to_give_one_per_r
     per_query = np.arange(1.0, labels.shape[0] + 1)
     np.testing.assert_array_equal(per_query[inverse], [1.0 + list(labels).index(q) for q in QID])
     _fit(qid=QID, sample_weight=per_query[inverse])
+
+
+def test_push_queries_weights_that_leave_no_pair_are_refused_as_weights():
+    # weights of 0 on every relevant row leave no pair to order: the refusal said "y, qid: ... 3 with a single
+    # grade" of data whose every other query has two grades, and named neither the weights nor what they did
+    relevant = Y > 0
+    has_two = np.array([np.unique(Y[QID == q]).shape[0] > 1 for q in QID])
+    with pytest.raises(rankcore.ArgumentRefusal) as caught:
+        _fit(qid=QID, sample_weight=np.where(relevant, 0.0, 1.0))
+    exc = caught.value
+    n_queries, n_two = np.unique(QID).shape[0], np.unique(QID[has_two]).shape[0]
+    assert (exc.parameter, exc.reason) == ("sample_weight", "zero_total")
+    assert exc.detail == (f"needs a query with two grades of positive weight, got {n_queries} queries: "
+                          f"{n_queries - n_two} with a single grade, and the weights leave none of the other {n_two} "
+                          f"a pair of rows of two grades, both of positive weight")
+    assert str(exc).startswith("objective 'push:") and str(exc).endswith(exc.detail)
+    # one relevant row of positive weight gives a pair again
+    weights = np.where(relevant, 0.0, 1.0)
+    weights[np.flatnonzero(relevant & has_two)[0]] = 1.0
+    assert _fit(qid=QID, sample_weight=weights).n_queries_ == n_queries
