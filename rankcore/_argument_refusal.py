@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ArgumentRefusal", "REASONS", "said_again", "shown_type"]
+__all__ = ["ArgumentRefusal", "ArgumentTypeRefusal", "REASONS", "said_again", "shown_type"]
 
 #: Why an argument is refused: its values (``"value"``: a wrong length, a negative weight, a missing position...)
 #: or, for weights, what they leave an objective (``"zero_total"``: a class or every query of total weight 0).
@@ -92,6 +92,30 @@ class ArgumentRefusal(ValueError):
         Raise it ``from`` the original when the chain helps.
         """
         return type(self)(message, **{**self._field_values(), **changes})
+
+
+class ArgumentTypeRefusal(ArgumentRefusal, TypeError):
+    """A check refuses the argument ``parameter`` for the type of its values (text where numbers are expected,
+    query ids that mix numbers and text): an :class:`ArgumentRefusal` that is a ``TypeError`` too.
+
+    Where one call refused such values with a ``TypeError`` (a metric's or
+    ``score``'s labels) and another with an ``ArgumentRefusal`` (``fit``'s
+    grades), both raise this class: ``except TypeError``, ``except
+    ValueError`` and ``except ArgumentRefusal`` each still catch it, and the
+    fields name the argument.
+    """
+
+    #: How a message that names the class says it (``shown_type``): the TypeError it was before it had fields
+    shown_as = "TypeError"
+
+    @classmethod
+    def of(cls, exc: TypeError, parameter: str) -> "ArgumentTypeRefusal":
+        """A check's plain ``TypeError`` that starts with ``f"{parameter}: "`` as this refusal (one already is)."""
+        if isinstance(exc, ArgumentRefusal):
+            return exc
+        text = str(exc)
+        named = text.startswith(f"{parameter}: ")
+        return cls(text, parameter=parameter, detail=text[len(parameter) + 2:] if named else text)
 
 
 def said_again(exc: BaseException, message: str, *, plain: type | None = None, **changes: Any) -> BaseException:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import _cpus, _openmp
-from ._argument_refusal import ArgumentRefusal, said_again, shown_type
+from ._argument_refusal import ArgumentRefusal, ArgumentTypeRefusal, said_again, shown_type
 from ._categories import check_numeric_categories, encode_categories
 from ._numbers import as_numeric_array, missing_labels
 from ._sparse_checks import check_sparse_structure
@@ -29,6 +29,7 @@ from .spec import reading_model_file
 
 __all__ = [
     "ArgumentRefusal",
+    "ArgumentTypeRefusal",
     "said_again",
     "shown_type",
     "is_list_of_eval_sets",
@@ -221,8 +222,14 @@ def check_binary_labels(y: Any, *, name: str = "y") -> np.ndarray:
     Returns
     -------
     ndarray of int8, shape (n,), C-contiguous
+
+    Labels that are not numbers (text, dates) are an
+    :class:`ArgumentTypeRefusal`: a ``TypeError`` naming ``name`` in its fields.
     """
-    arr = as_numeric_array(y, name)
+    try:
+        arr = as_numeric_array(y, name)
+    except TypeError as exc:
+        raise ArgumentTypeRefusal.of(exc, name) from None
     if arr.ndim != 1:
         raise ArgumentRefusal.said(name, f"expected a 1-D array of 0/1 labels, got shape {arr.shape}")
     if arr.size == 0:
@@ -246,8 +253,14 @@ def check_graded_labels(y: Any, *, name: str = "y", integers: str = "round") -> 
     Returns
     -------
     ndarray of float64, shape (n,), C-contiguous
+
+    Labels that are not numbers (text, dates) are an
+    :class:`ArgumentTypeRefusal`, as ``fit`` refuses text grades within queries.
     """
-    return check_scores(y, name=name, integers=integers)
+    try:
+        return check_scores(y, name=name, integers=integers)
+    except TypeError as exc:
+        raise ArgumentTypeRefusal.of(exc, name) from None
 
 
 def check_same_length(**arrays: np.ndarray) -> int:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from . import CommandError
 from ._common import (
     DEFAULT_METRICS,
@@ -58,12 +56,15 @@ def run(args) -> int:
     specs = specs or metric_specs(DEFAULT_METRICS if qid is None else query_defaults(QUERY_METRICS, qid))
     check_model_missing(model, args.model, data)
     if qid is None and args.positive is None and getattr(model, "ranks_within_queries_", False) \
-            and data.y is not None and np.unique(data.y).shape[0] > 2:
-        # graded labels without query ids would be refused as a bipartite ranking's, advising --positive: the model
-        # was fitted on these grades within queries, which is how to judge it
+            and data.y is not None:
+        # the model was fitted within queries, which is how to judge it: graded labels without query ids would be
+        # refused as a bipartite ranking's (advising --positive alone), and 0/1 labels would pool the rows of every
+        # query into one list, judging scores that were never made to be compared across queries; --positive is
+        # the explicit choice of one list
         raise CommandError(f"{data.source}: {args.model} was fitted within queries and ranks each query's rows by "
                            "their grades; give the rows' query ids (--qid COLUMN, or a LIBSVM file's qid: fields or "
-                           "query file), or --positive LABEL to judge all the rows as one list")
+                           "query file), or --positive LABEL to judge all the rows as one list (its scores of "
+                           "different queries are not made to be compared)")
     if qid is None:
         positive = evaluation_positive(args, data, model, args.model)
         y = data.binary_target(positive, require_both=False)

@@ -41,7 +41,7 @@ from ._init_scores import init_vector, local_scores
 from ._categories import frame_category_columns, names_a_column
 from ._inputs import as_row_chunks, get_client
 from ._prepare import DaskRows, summarize
-from ._predictions import DaskPredictions, local_copy
+from ._predictions import DaskPredictions, local_copy, local_ids
 from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker, named_warnings, searches_in_passes
 from ._positions import PlaceEffects, position_vector, survey_positions
 from ._queries import place_queries, query_vector, survey_queries
@@ -66,7 +66,10 @@ def _splits_categories(learner) -> bool:
 
 def _local_sets(eval_set):
     """The validation sets and their initial scores (``eval_init_score``) in memory, as the in-memory fit takes them."""
-    sets = eval_set.map(local_copy)
+    # a set's query ids (the third entry) chunk by chunk: ids of different types in different chunks are refused
+    sets = replace(eval_set, sets=tuple(
+        tuple(local_ids(v, f"{eval_set.label(i)} qid") if j == 2 else local_copy(v) for j, v in enumerate(s))
+        if isinstance(s, (tuple, list)) else s for i, s in enumerate(eval_set.sets)))
     if not sets.init_scores:
         return sets
     return sets.with_init_scores(tuple(local_copy(init) for init in sets.init_scores))

@@ -71,7 +71,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from .._caller import outside_stacklevel
-from ..metrics import Metric, RocCells, one_class, resolve_metrics
+from ..metrics import Metric, RocCells, joined_ids, one_class, resolve_metrics
 from ..registry import registry, resolve
 from ..validation import check_binary_labels, check_scores
 from ._inputs import get_client, is_dask_collection, tree_sum
@@ -346,9 +346,11 @@ def _evaluate_queries(y, scores, metrics, qid, client) -> DistributedEvaluation:
     if qid.shape[0] != scores.shape[0]:
         raise ValueError(f"qid: expected one query id per row ({scores.shape[0]} rows), got {qid.shape[0]}")
     try:
-        y_local, s_local, q_local = client.gather(client.compute([y, scores, qid]))
+        # the ids chunk by chunk: ids of different types in different chunks are refused (joined_ids), as fit does
+        y_local, s_local, *q_chunks = client.gather(client.compute([y, scores, *qid.to_delayed().ravel()]))
     finally:
         del y, scores
+    q_local = joined_ids(q_chunks, "qid", where=lambda k, i: f"at row {i} of chunk {k}")
     values = evaluate_in_memory(y_local, s_local, metrics, qid=q_local)
     return DistributedEvaluation(values, {key: (v, v) for key, v in values.items()}, 1)
 

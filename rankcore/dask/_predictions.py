@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import reads_a_snapshot
 from ..base import ignore_score_weights, require_score_queries
-from ..metrics import check_queries
+from ..metrics import check_queries, joined_ids
 from ..push import check_init_score
 from ..validation import check_finite_scores
 from ._explain import chunk_rows
@@ -50,6 +50,19 @@ def _labels_chunk(y, classes):
 def local_copy(value):
     """An in-memory version of a (small) validation set given as a Dask collection."""
     return value.compute() if is_dask_collection(value) else value
+
+
+def local_ids(qid, name: str = "qid"):
+    """In-memory query ids; a Dask collection's computed chunk by chunk and joined by
+    :func:`rankcore.metrics.joined_ids` (ids of different types in different chunks refused, as the fit refuses
+    them: computed whole, NumPy's join would make them one type)."""
+    if not is_dask_collection(qid):
+        return qid
+    import dask
+
+    parts = qid.to_delayed()
+    parts = parts.ravel().tolist() if hasattr(parts, "ravel") else list(parts)
+    return joined_ids(dask.compute(*parts), name, where=lambda k, i: f"at row {i} of chunk {k}")
 
 class DaskPredictions:
     """Mixin of ``_DaskBoost``: the fitted model's scores, leaves and score of a Dask collection (the learner,
@@ -132,19 +145,21 @@ class DaskPredictions:
         if qid is not None and group is not None:
             check_queries(qid, group, 0)          # fit's error for both, before anything is computed
         if not is_dask_collection(X):
-            return super().score(local_copy(X), local_copy(y), qid=local_copy(qid), group=group,
+            return super().score(local_copy(X), local_copy(y), qid=local_ids(qid), group=group,
                                  init_score=local_copy(init_score))
         from ._metrics import evaluate, as_dask_vector
 
         if qid is not None or group is not None:
             columns = [self.decision_function(X), as_dask_vector(y, name="y")]
             columns += [] if init_score is None else [as_dask_vector(init_score, name="init_score")]
-            columns += [] if qid is None else [as_dask_vector(qid, name="qid")]
+            # the ids chunk by chunk: ids of different types in different chunks are refused (joined_ids), as fit does
+            columns += [] if qid is None else list(as_dask_vector(qid, name="qid").to_delayed().ravel())
             client = get_client(self.client)
             scores, y_local, *rest = (np.asarray(c) for c in client.gather(client.compute(columns)))
             if init_score is not None:
                 scores = scores + check_init_score(rest.pop(0), scores.shape[0])
-            return self._score_of(scores, y_local, *rest, group=group)
+            ids = [] if qid is None else [joined_ids(rest, "qid", where=lambda k, i: f"at row {i} of chunk {k}")]
+            return self._score_of(scores, y_local, *ids, group=group)
 
         metric = self._scoring_metric(getattr(self, "task_", "bipartite"))
         if getattr(self, "task_", "bipartite") == "graded":

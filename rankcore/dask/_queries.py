@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics import Queries, check_qid, check_queries
+from ..metrics import Queries, check_qid, check_queries, joined_ids
 from ..validation import ArgumentRefusal, said_again
 from ._inputs import RowChunks, _as_dask_vector, gather_in_chunk_order, is_dask_collection
 from ._prepare import check_chunk
@@ -150,7 +150,10 @@ def survey_queries(client, data: RowChunks, qid, objective) -> QuerySurvey:
     tasks = [call(i, int(offsets[i]), y, q, float(objective.max_grade), objective.named_spec, *limits)
              for i, (y, q) in enumerate(zip(data.y.to_delayed().ravel(), qid.to_delayed().ravel()))]
     parts = gather_in_chunk_order(client, tasks)
-    merged = check_qid(np.concatenate([p[0] for p in parts]), sum(p[0].shape[0] for p in parts), name="qid")
+    # ids of different types in different chunks (5 in one, "5" in another) are refused, as in one array in memory:
+    # NumPy's concatenation would make them one type, and so one query
+    merged = check_qid(joined_ids([p[0] for p in parts], "qid", where=lambda k, _: f"in chunk {k}"),
+                       sum(p[0].shape[0] for p in parts), name="qid")
     cuts = np.cumsum([p[0].shape[0] for p in parts])[:-1]
     chunk_codes = np.split(merged.codes, cuts)
     n_queries = merged.n_queries

@@ -145,6 +145,8 @@ class Metric(Component):
         try:
             y_arr = (check_graded_labels(y, name="y", integers="rank" if self.labels_order_invariant else "round")
                      if graded else check_binary_labels(y, name="y"))
+        except TypeError:               # text or dates: the labels' own refusal (ArgumentTypeRefusal), as fit's
+            raise
         except ValueError as exc:       # labels it does not take (grades for prec@k, NaN): its refusal of them
             raise MetricRefusal.of_labels(exc, self.spec, "y") from None
         s_arr = check_scores(scores, name="scores", integers="rank" if self.order_invariant else "refuse",

@@ -179,6 +179,8 @@ def _checked_labels(y: Any, scores: np.ndarray, resolved: list[tuple[str, Metric
                                                    integers="rank" if task == "graded by order" else "round")
             else:
                 labels[task] = check_binary_labels(y, name="y")
+        except TypeError:       # text or dates: the labels' own refusal (ArgumentTypeRefusal), as fit's
+            raise
         except ValueError as exc:
             raise _refused_labels(exc, task, [m.spec for _, m in resolved if labels_key(m) == task]) from None
         check_same_length(y=labels[task], scores=scores)

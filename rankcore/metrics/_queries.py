@@ -8,7 +8,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Queries", "check_qid", "check_queries"]
+from .._argument_refusal import ArgumentTypeRefusal
+
+__all__ = ["Queries", "check_qid", "check_queries", "joined_ids"]
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,72 @@ def _rounded_together(items: list) -> bool:
     return 0 < len(integers) < len(items) and any(abs(int(v)) > 2**53 for v in integers)
 
 
+def _id_kind(value: Any) -> str | None:
+    """``"number"`` or ``"text"`` for a query id of one of those kinds; None for another id (a tuple...)."""
+    if isinstance(value, (str, bytes)):        # np.str_ and np.bytes_ too
+        return "text"
+    return "number" if isinstance(value, numbers.Number) else None
+
+
+def _first_of_kinds(ids: np.ndarray) -> dict[str, tuple[int, Any]]:
+    """The kinds (``"number"``, ``"text"``) of the ids, each with its first id and where: O(1) for an array of
+    numbers or text, a scan of the objects (stopped when both are found) otherwise."""
+    if ids.shape[0] == 0:
+        return {}
+    if ids.dtype.kind in "iufb":
+        return {"number": (0, ids[0].item())}
+    if ids.dtype.kind in "US":
+        return {"text": (0, ids[0].item())}
+    found: dict[str, tuple[int, Any]] = {}
+    if ids.dtype == object:
+        for row, value in enumerate(ids.tolist()):
+            kind = _id_kind(value)
+            if kind is not None and kind not in found:
+                found[kind] = (row, value)
+                if len(found) == 2:
+                    break
+    return found
+
+
+def _check_id_kinds(parts: list, name: str = "qid", where=None) -> None:
+    """Refuse query ids that mix numbers and text (``5`` and ``"5"``) over ``parts`` (arrays, in row order).
+
+    One array holding both would make two queries of 5 and "5", NumPy's
+    concatenation of an array of numbers and one of text (the chunks of a
+    Dask column) one: the same ids would give other queries in memory and on
+    a cluster.  Mixed ids are nearly always a join gone wrong (a column read
+    as numbers from one file and as text from another), so they are refused
+    (an :class:`~rankcore.validation.ArgumentTypeRefusal`, ``parameter``
+    ``name``) with one id of each kind; ``where(part, index)`` says where an
+    id is (default: ``"at row {index}"``, the row counted over all the parts).
+    """
+    firsts: dict[str, tuple[int, int, Any]] = {}
+    offset = 0
+    for k, part in enumerate(parts):
+        part = np.asarray(part)
+        for kind, (i, value) in _first_of_kinds(part.reshape(-1)).items():
+            firsts.setdefault(kind, (k, offset + i if where is None else i, value))
+        offset += part.shape[0] if part.ndim else 0
+        if len(firsts) == 2:
+            break
+    if len(firsts) < 2:
+        return
+    said = [f"{value!r} ({type(value).__name__}) " + (f"at row {i}" if where is None else where(k, i))
+            for k, i, value in (firsts["number"], firsts["text"])]
+    raise ArgumentTypeRefusal.said(name, f"query ids mix numbers and text ({said[0]}, {said[1]}), so 5 and '5' "
+                                         "would be two queries: nearly always a join that read the ids as numbers "
+                                         "in one place and as text in another; give ids of one type (e.g. "
+                                         "qid.astype(str))")
+
+
+def joined_ids(parts: list, name: str = "qid", where=None) -> np.ndarray:
+    """The query ids of ``parts`` (the chunks of a column, in row order) concatenated, refused when they mix numbers
+    and text (:func:`_check_id_kinds`), which the concatenation would turn into one type."""
+    parts = [np.asarray(p) for p in parts]
+    _check_id_kinds(parts, name, where)
+    return np.concatenate(parts) if parts else np.empty(0)
+
+
 def _sort_key(value: Any) -> tuple[str, str]:
     return type(value).__name__, repr(value)
 
@@ -119,7 +187,9 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
         Not 1-D, a length other than ``n``, None or NaN ids.
     TypeError
         Unhashable ids (lists, dicts), or a string/bytes/scalar in place of
-        a sequence.
+        a sequence; ids that mix numbers and text (an
+        :class:`~rankcore.validation.ArgumentTypeRefusal`, see
+        :func:`_check_id_kinds`).
 
     Notes
     -----
@@ -169,6 +239,7 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
             except TypeError:
                 raise TypeError(f"{name}: query ids must be hashable, got {type(value).__name__} "
                                 f"{value!r} at row {row}") from None
+        _check_id_kinds([arr], name)             # after the missing ids: a NaN beside text is refused as missing
         found = list(index)
         try:
             ranking = sorted(range(len(found)), key=lambda i: found[i])

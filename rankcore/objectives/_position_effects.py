@@ -42,7 +42,7 @@ import numbers
 import numpy as np
 
 from ._base import BoundObjective
-from ..validation import ArgumentRefusal
+from ..validation import ArgumentRefusal, ArgumentTypeRefusal
 
 __all__ = ["PositionEffects", "check_positions", "effects_step", "place_sums", "require_curvature"]
 
@@ -51,18 +51,21 @@ def check_positions(position, n: int, *, name: str = "position") -> tuple[np.nda
     """(the distinct positions, sorted; each row's index into them) from one display position per row.
 
     Positions are integers >= 0 (the place each row was shown at, from 0 or
-    from 1; only equality matters).  Raises ValueError or TypeError naming
+    from 1; only equality matters).  Raises an
+    :class:`~rankcore.validation.ArgumentRefusal` (``ValueError``) of
     ``name`` for anything else: a wrong length, a missing or fractional
-    value, a negative one, or not one dimension.
+    value, a negative one, or not one dimension; values that are not
+    integers at all (text, booleans, None) an
+    :class:`~rankcore.validation.ArgumentTypeRefusal`, a ``TypeError`` too.
     """
     if position is None:
-        raise TypeError(f"{name}: expected one integer display position per row, got None")
+        raise ArgumentTypeRefusal.said(name, "expected one integer display position per row, got None")
     if hasattr(position, "to_numpy"):                     # a pandas Series (a nullable dtype gives objects)
         position = position.to_numpy()
     try:
         arr = np.asarray(position)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name}: expected an array-like of integer display positions; {exc}") from None
+        raise ArgumentTypeRefusal.said(name, f"expected an array-like of integer display positions; {exc}") from None
     if arr.ndim != 1:
         raise ArgumentRefusal.said(name,
                                    f"expected one display position per row (a 1-D array), got shape {arr.shape}")
@@ -73,7 +76,7 @@ def check_positions(position, n: int, *, name: str = "position") -> tuple[np.nda
             if v is None or type(v).__name__ == "NAType" or (isinstance(v, float) and v != v):
                 raise ArgumentRefusal.said(name, f"row {row} has no display position ({v}); every row needs one")
             if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-                raise TypeError(f"{name}: expected integer display positions, row {row} has {v!r}")
+                raise ArgumentTypeRefusal.said(name, f"expected integer display positions, row {row} has {v!r}")
         try:
             arr = np.array([int(v) for v in arr.tolist()], dtype=np.int64)
         except OverflowError:
@@ -89,7 +92,7 @@ def check_positions(position, n: int, *, name: str = "position") -> tuple[np.nda
             raise ArgumentRefusal.said(name, "display positions must fit in 64 bits")
         arr = arr.astype(np.int64)
     elif arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
-        raise TypeError(f"{name}: expected integer display positions, got an array of {arr.dtype}")
+        raise ArgumentTypeRefusal.said(name, f"expected integer display positions, got an array of {arr.dtype}")
     elif arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
         raise ArgumentRefusal.said(name, "display positions must fit in 64 bits")
     if arr.size and int(arr.min()) < 0:

@@ -573,7 +573,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         plan = (plan_validation(y, fraction, seed, stratify=objective.task != "graded", min_rows=MIN_HOLDOUT_ROWS)
                 if queries is None else plan_query_validation(queries, fraction, seed, min_rows=MIN_HOLDOUT_ROWS))
         n_iter = setup.n_iter
-        losses, scores, reasons = [], [], []
+        losses, scores = [], []
         check_rows(objective, y, w, queries)
         with selection_fit_warnings(plan):   # the fits that choose n_iter are not the model: say so
             for k, (tr, va) in enumerate(plan.folds):
@@ -586,22 +586,22 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
                                      else f"the training rows of fold {k + 1} of {len(plan.folds)}")
                 layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr, inputs.take(tr))
                 held_out = Validation.held_out(X[va], y[va], w_va, q_va, init=inputs.take(va).init_score)
-                result, _, history, best = self._boost(backend, layout, setup, held_out,
-                                                       stop_early=plan.kind == "holdout", silent=True)
+                _, _, history, best = self._boost(backend, layout, setup, held_out,
+                                                  stop_early=plan.kind == "holdout", silent=True)
                 curve = np.array([best["start"]] + history, dtype=np.float64)
                 # a fit that converged early keeps its last scores for the remaining iterations
                 curve = np.concatenate([curve, np.full(n_iter + 1 - curve.shape[0], curve[-1])])
                 scores.append(curve)
                 losses.append(np.array([scoring.to_loss(float(v)) for v in curve]))
-                reasons.append(self._stop_reason(result))
         mean_loss = np.mean(losses, axis=0)
         mean_score = np.mean(scores, axis=0)
         if plan.kind == "holdout":
             ran = len(history)
             mean_loss, mean_score = mean_loss[: ran + 1], mean_score[: ran + 1]
         best_n = selected_iteration(np.asarray(losses)[:, : mean_loss.shape[0]])
-        # early stopping that kept every iteration stopped nothing: the fit that made the model says why it ended
-        stop_reason = "early_stopping" if best_n < n_iter else reasons[0] if plan.kind == "holdout" else None
+        # early stopping that kept every iteration stopped nothing: the refit that made the model says why it ended
+        # (a hold-out as cross-validation: the hold-out fit's own reason is not the model's)
+        stop_reason = "early_stopping" if best_n < n_iter else None
         layout, backend = fit_on(X, y, w, queries, inputs)
         # best_n = 0 (no iteration helps on validation data) runs no iteration: the constant model
         result, records, _, _ = self._boost(backend, layout, setup, None, user_callbacks, n_iter=best_n,

@@ -51,7 +51,10 @@ ATTRIBUTES_DOC = """
         small a step -- with a ``UserWarning`` naming the constraint),
         ``"no_validation_split"`` (``early_stopping="auto"`` had too few rows
         of a class for a hold-out and ran ``n_iter`` iterations), or a
-        callback's string.
+        callback's string.  ``early_stopping=True`` without ``eval_set``
+        (a hold-out or cross-validation, then a refit on every row) says
+        ``"early_stopping"`` when it chose fewer than ``n_iter``
+        iterations, else what ended the refit.
     validation_scores_ : ndarray
         The validation score after each iteration (with early stopping or
         ``eval_set``): the ``scoring`` metric, or J for ``"objective"``.

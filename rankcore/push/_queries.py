@@ -22,7 +22,7 @@ from .._caller import outside_stacklevel
 from .._numbers import missing_labels
 from ..metrics import Queries, check_qid, check_queries
 from ..objectives import check_positions
-from ..validation import ArgumentRefusal, check_sample_weight, said_again
+from ..validation import ArgumentRefusal, ArgumentTypeRefusal, check_sample_weight, said_again
 
 __all__ = ["QueryRows", "QueryPositions", "query_positions", "refuse_positions_without_queries", "warn_sparse_places",
            "query_rows", "check_grades", "check_query_labels", "check_rows", "row_weights",
@@ -133,7 +133,9 @@ def warn_sparse_places(n_places: int, n: int) -> None:
 def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
     """Relevance grades for a fit within queries: one finite number >= 0 per row, as float64.
 
-    Refusals are :class:`~rankcore.ArgumentRefusal` (``ValueError``) with ``parameter`` ``name``.
+    Refusals are :class:`~rankcore.ArgumentRefusal` (``ValueError``) with ``parameter`` ``name``; grades that are
+    not numbers (text, dates) an :class:`~rankcore.validation.ArgumentTypeRefusal` (a ``TypeError`` too), as
+    ``score`` and the metrics refuse them.
 
     Any grades, ints or floats, up to the ``objective``'s ``max_grade`` (no
     cap unless it forms 2^grade); errors name the row as the caller gave it.
@@ -144,7 +146,7 @@ def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
     # durations would cast to counts of their unit (1 s and 1000 ms differ); text is refused as the metrics that
     # judge the grades refuse it (score, evaluate), although NumPy would read "2" as 2.0
     if arr.dtype.kind in "mMUSV":
-        raise ArgumentRefusal.said(name, f"relevance grades must be numbers >= 0, got dtype {arr.dtype}")
+        raise ArgumentTypeRefusal.said(name, f"relevance grades must be numbers >= 0, got dtype {arr.dtype}")
     if arr.dtype.kind not in "biuf":
         try:
             arr = arr.astype(np.float64)
@@ -154,7 +156,8 @@ def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
                 detail = ("relevance grades must be finite numbers >= 0 (fitting within queries), got a missing "
                           f"one (None or pd.NA) at row {int(missing[0])}")
                 raise ArgumentRefusal.said(name, detail) from None
-            raise ArgumentRefusal.said(name, f"relevance grades must be numbers >= 0, got dtype {arr.dtype}") from None
+            raise ArgumentTypeRefusal.said(name, f"relevance grades must be numbers >= 0, got dtype {arr.dtype}") \
+                from None
     if arr.shape[0] != n:
         raise ArgumentRefusal.said(name, f"expected one grade per row of X ({n}), got {arr.shape[0]}")
     grades = arr.astype(np.float64)

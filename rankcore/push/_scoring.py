@@ -76,6 +76,8 @@ def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y", n_thread
 
     try:
         y_arr = check_graded_labels(y, name=name) if metric.task == "graded" else check_binary_labels(y, name=name)
+    except TypeError:       # text or dates: the labels' own refusal (ArgumentTypeRefusal), as fit's
+        raise
     except ValueError as exc:       # the labels this metric does not take (graded labels for prec@k...)
         raise MetricRefusal.of_labels(exc, metric.spec, name) from None
     try:
@@ -209,6 +211,8 @@ def _checked_labels(metric: Any, y: Any, name: str) -> np.ndarray:
 
     try:
         y_arr = check_graded_labels(y, name=name) if metric.task == "graded" else check_binary_labels(y, name=name)
+    except TypeError:       # text or dates: the labels' own refusal (ArgumentTypeRefusal), as fit's
+        raise
     except ValueError as exc:
         raise MetricRefusal.of_labels(exc, metric.spec, name) from None
     check_metric_data(metric, y_arr, np.zeros(y_arr.shape[0]), name)

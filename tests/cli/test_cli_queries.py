@@ -210,6 +210,24 @@ def test_evaluate_of_a_model_within_queries_without_query_ids_names_qid(files, t
     assert status == 0, err
 
 
+def test_evaluate_of_a_model_within_queries_on_0_1_labels_without_query_ids_names_qid(files, tmp_path):
+    # 0/1 labels were judged as one list of every query's rows, whose scores are not comparable across queries
+    d, *_ = files
+    status, _, err = run_main("fit", d / "train.csv", "--qid", "query", "--n-iter", "5", "-o", tmp_path / "q01.json",
+                              "-q")
+    assert status == 0, err
+    assert rankcore.load_model(tmp_path / "q01.json").ranks_within_queries_
+    status, _, err = run_main("evaluate", tmp_path / "q01.json", d / "train.csv", "--drop", "query")
+    one_line_error(status, err, "q01.json was fitted within queries", "give the rows' query ids (--qid COLUMN",
+                   "or --positive LABEL to judge all the rows as one list")
+    status, out, err = run_main("evaluate", tmp_path / "q01.json", d / "train.csv", "--qid", "query",
+                                "--metrics", "map")
+    assert status == 0 and "map" in out, err
+    status, out, err = run_main("evaluate", tmp_path / "q01.json", d / "train.csv", "--drop", "query",
+                                "--positive", "1", "--metrics", "auc")           # one list, asked for
+    assert status == 0 and "auc" in out, err
+
+
 def test_evaluate_missing_qid_column_names_the_option(files):
     d, *_ = files
     status, _, err = run_main("evaluate", d / "m.json", d / "test.csv", "--qid", "session", "--label", "grade")

@@ -312,6 +312,36 @@ def test_cross_validation_that_keeps_every_iteration_says_the_refits_reason(with
     assert model.n_iter_ < 60 and model.stop_reason_ == "early_stopping"
 
 
+@pytest.mark.parametrize("within", [False, True])
+@pytest.mark.parametrize("fraction, kind", [(0.5, "holdout"), (0.1, "cv")])
+def test_selection_that_keeps_every_iteration_says_what_ended_the_refit(within, fraction, kind):
+    """A hold-out (as cross-validation) that keeps every iteration stopped nothing: the model's stop_reason_ is what
+    ended the refit that made it -- here a callback at its last iteration -- not the hold-out fit's ("n_iter")."""
+    from rankcore.metrics import check_qid
+    from rankcore.push._validation import MIN_HOLDOUT_ROWS, plan_query_validation, plan_validation
+
+    rng = np.random.default_rng(0)
+    n = 2_400
+    X = rng.normal(size=(n, 4))
+    y = (X[:, 0] + rng.normal(size=n) > 0.5).astype(int)
+    kwargs = {"qid": np.repeat(np.arange(n // 12), 12)} if within else {}
+    if within:
+        y = np.clip(np.round(X[:, 0] + rng.normal(size=n) + 1), 0, 3)
+        plan = plan_query_validation(check_qid(kwargs["qid"], n), fraction, 0, min_rows=MIN_HOLDOUT_ROWS)
+    else:
+        plan = plan_validation(y, fraction, 0, stratify=True, min_rows=MIN_HOLDOUT_ROWS)
+    assert plan.kind == kind                       # the path this case is about
+
+    def stop_at_the_last(info):
+        return "mine" if info.iteration == 5 else None
+
+    params = dict(learner="trees", n_iter=5, early_stopping=True, validation_fraction=fraction, random_state=0)
+    model = rankcore.boost(**params).fit(X, y, callbacks=[stop_at_the_last], **kwargs)
+    assert (model.n_iter_, model.best_iteration_, model.stop_reason_) == (5, 5, "mine")
+    model = rankcore.boost(**params).fit(X, y, **kwargs)
+    assert (model.n_iter_, model.stop_reason_) == (5, "n_iter")
+
+
 def test_the_selection_fits_warnings_survive_an_error_and_say_when_their_numbers_differ():
     from types import SimpleNamespace
 
