@@ -290,14 +290,20 @@ def test_lightgbm_dataset_positions_are_refused_not_ignored():
         lightgbm.train({"objective": lightgbm_objective("lambdarank"), "verbose": -1}, data, 2)
 
 
-@pytest.mark.parametrize("spec", ["xendcg", "yetirank"])
-def test_xgboost_fits_from_a_base_margin_repeat_with_one_adapter(spec):
-    # the noise restarts where a fit starts: at equal scores, or at the DMatrix's base_margin
-    xgboost = pytest.importorskip("xgboost")
+def _graded_query_rows():
+    """(the generator, 60 query sizes of 2 to 11 rows, X, grades 0-3 that follow X's first column)."""
     rng = np.random.default_rng(0)
     sizes = rng.integers(2, 12, size=60)
     X = rng.normal(size=(sizes.sum(), 4))
     y = np.clip(np.round(X[:, 0] + rng.normal(size=sizes.sum()) + 1), 0, 3)
+    return rng, sizes, X, y
+
+
+@pytest.mark.parametrize("spec", ["xendcg", "yetirank"])
+def test_xgboost_fits_from_a_base_margin_repeat_with_one_adapter(spec):
+    # the noise restarts where a fit starts: at equal scores, or at the DMatrix's base_margin
+    xgboost = pytest.importorskip("xgboost")
+    rng, sizes, X, y = _graded_query_rows()
     margin = rng.normal(size=sizes.sum())
     adapter = xgboost_objective(spec, random_state=1)
 
@@ -315,10 +321,7 @@ def test_xgboost_fits_from_a_base_margin_repeat_with_one_adapter(spec):
 def test_lightgbm_fits_from_an_init_score_repeat_with_one_adapter(spec):
     # Booster.update(fobj=...) calls the very adapter it is given (lgb.train deep-copies it): the noise restarts at
     # the Dataset's init_score, as it does at equal scores
-    rng = np.random.default_rng(0)
-    sizes = rng.integers(2, 12, size=60)
-    X = rng.normal(size=(sizes.sum(), 4))
-    y = np.clip(np.round(X[:, 0] + rng.normal(size=sizes.sum()) + 1), 0, 3)
+    rng, sizes, X, y = _graded_query_rows()
     start = rng.normal(size=sizes.sum())
     adapter = lightgbm_objective(spec, random_state=1)
 
