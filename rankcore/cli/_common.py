@@ -145,17 +145,17 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
         drop = [column for column in drop if column in names] if names else drop
     elif beside is None and drop and path == getattr(args, "data", None):
         drop = _training_drop(args, path, drop)
-    label = args.label
-    if beside is None and label is not None and path == getattr(args, "data", None):
-        label = _training_label(args, path, label)
+    label, qid = args.label, getattr(args, "qid", None)
+    if beside is None and path == getattr(args, "data", None):
+        label, qid = _training_column(args, path, label), _training_column(args, path, qid)
     if beside is not None and not _is_csv(path, args.data_format):
-        # --label and --drop name the training file's columns: a LIBSVM file beside it takes the indices among them
-        # (f3), and has its label first on each row
-        label, drop = _beside_options(path, args.data_format, label, drop)
+        # --label, --qid and --drop name the training file's columns: a LIBSVM file beside it takes the indices
+        # among them (f3), and has its label first on each row and its query ids in its qid: fields
+        label, qid, drop = _beside_options(path, args.data_format, label, qid, drop)
     try:
         data = load_data(path, label=label, require_label=require_label, drop=drop,
                          fmt=args.data_format, n_features=n_features, categorical=categorical or None, keep=keep,
-                         qid=getattr(args, "qid", None), feature_names=feature_names,
+                         qid=qid, feature_names=feature_names,
                          position=getattr(args, "position", None), require_position=require_position,
                          init_score=getattr(args, "init_score", None), weight=getattr(args, "weight", None),
                          require_weight=require_weight)
@@ -185,14 +185,16 @@ def _training_drop(args, path: str, drop: list[str]) -> list[str]:
     return [column for column in drop if own(column) or not any(column in names for names in headers)]
 
 
-def _training_label(args, path: str, label: str):
-    """``--label`` for a LIBSVM training file ``path``: None when it names the label column of a CSV file read beside
-    it (``--validation``, ``--test``) -- the LIBSVM file carries its label first on each row -- else as given, for the
-    file's error."""
+def _training_column(args, path: str, column: str | None):
+    """``--label`` or ``--qid`` for a LIBSVM training file ``path``: None when it names a column of a CSV file read
+    beside it (``--validation``, ``--test``) -- the LIBSVM file carries its label first on each row and its query
+    ids in ``qid:`` fields -- else as given, for the file's error."""
+    if column is None:
+        return None
     headers = _beside_headers(args)
     if not headers or not os.path.isfile(path) or not _is_format(path, args.data_format, "libsvm"):
-        return label
-    return None if any(label in names for names in headers) else label
+        return column
+    return None if any(column in names for names in headers) else column
 
 
 def _beside_headers(args) -> list[list[str]]:
@@ -218,14 +220,15 @@ def _own_columns(path: str, fmt: str | None):
     return lambda column: True          # an .npy file: --drop is refused by its own read
 
 
-def _beside_options(path, fmt: str | None, label, drop: list[str]) -> tuple:
-    """(--label, --drop) for a file of another format than CSV read beside the training file: a LIBSVM file takes
-    neither the label column nor the dropped columns that are not its index names (f3)."""
+def _beside_options(path, fmt: str | None, label, qid, drop: list[str]) -> tuple:
+    """(--label, --qid, --drop) for a file of another format than CSV read beside the training file: a LIBSVM file
+    takes neither the label column, nor the column of query ids (its ``qid:`` fields are its queries), nor the
+    dropped columns that are not its index names (f3)."""
     from .datasets import detect_format, index_names
 
     if (fmt or detect_format(os.fspath(path))) != "libsvm":
-        return label, drop
-    return None, [column for column in drop if index_names([column]) is not None]
+        return label, qid, drop
+    return None, None, [column for column in drop if index_names([column]) is not None]
 
 
 def _is_csv(path, fmt: str | None) -> bool:

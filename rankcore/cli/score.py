@@ -58,7 +58,8 @@ def run(args) -> int:
     if args.id_column:
         columns.insert(0, args.id_column)
     if args.with_label:
-        columns.append(data.label_name or "label")
+        # a LIBSVM file's label has no name ("first field" in messages): the column is "label", one word to read back
+        columns.append("label" if data.format == "libsvm" or not data.label_name else data.label_name)
         extra.append(data.y)
     if args.rank:
         columns.append("rank")

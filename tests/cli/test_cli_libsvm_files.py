@@ -338,3 +338,24 @@ def test_compare_on_queries_is_not_stopped_by_figures_of_one_list(tmp_path, monk
     status, _, err = run_main("compare", "q.svm", "--n-iter", "3", "--test-size", "0.4", "--quiet")
     assert status == 0, err
     assert (tmp_path / "roc.svg").read_text() == "<svg/>" and (tmp_path / "ndcg_at_k.svg").exists()
+
+
+@pytest.mark.parametrize("first, said", [
+    ("a qid:1 1:0.5 2:0.3", "line 1: expected a numeric label first, got 'a'"),
+    ("1 qid:1 -1:0.5 2:0.3", "line 1: negative feature index in '-1:0.5'"),
+    ("1 qid:1 1.5:0.5 2:0.3", "line 1: malformed feature '1.5:0.5'"),
+    ("1 qid:1 1:0.5 2:0.3 qid:2", "line 1: two qid: fields on one row"),
+], ids=["text-label", "negative-index", "fractional-index", "two-qids"])
+@pytest.mark.parametrize("name", ["train.txt", "Fold1.dat", "rank.train"])
+def test_a_letor_file_with_a_fault_in_its_first_row_is_read_as_libsvm_naming_the_field(tmp_path, first, said, name):
+    # read as a CSV header, such a row was an error about a missing label column 'label'
+    path = write(tmp_path / name, first + "\n0 qid:1 1:0.2 2:0.1\n")
+    assert detect_format(path) == "libsvm"
+    status, _, err = run_main("fit", path, "--out", tmp_path / "m.json", "--progress", "none")
+    assert status == 2
+    assert said in err and "label column" not in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("text", ["a b label\n1 2 0\n", "user name\nx\n", "a:b,c\n1,2\n", "x\ty:1 z:2\n1\t2\n"])
+def test_a_header_with_a_field_without_a_colon_or_a_delimiter_stays_csv(tmp_path, text):
+    assert detect_format(write(tmp_path / "d.txt", text)) == "csv"

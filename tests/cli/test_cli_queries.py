@@ -354,3 +354,57 @@ def test_compare_within_queries_on_large_data_monitors_the_test_split(tmp_path):
                                 "--progress", "lines", "--learner", "stumps")
     assert status == 0, err
     assert "monitoring test ndcg@k:8" in out + err and "valid ndcg" not in out + err
+
+
+@pytest.mark.parametrize("command", ["fit", "compare"])
+def test_qid_names_the_query_column_of_a_csv_file_beside_a_libsvm_one(files, tmp_path, command):
+    # a LIBSVM file's queries are its qid: fields, a CSV file's its --qid column: with --qid refused for the
+    # LIBSVM file, a CSV --validation or --test file beside it had no way to give its queries
+    d, qid, X, grade = files
+    with open(tmp_path / "named.csv", "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["query", "f1", "f2", "f3", "grade"])
+        for q, row, g in zip(qid, X, grade):
+            writer.writerow([q, *map(repr, row.tolist()), repr(float(g))])
+    option = "--validation" if command == "fit" else "--test"
+    common = ("--learner", "stumps", "--n-iter", "5", "--random-state", "0", "-q", "-f")
+    outputs = {}
+    for train, other, extra in ((d / "test.svm", d / "test.svm", ()),
+                                (d / "test.svm", tmp_path / "named.csv", ("--qid", "query", "--label", "grade")),
+                                (tmp_path / "named.csv", d / "test.svm", ("--qid", "query", "--label", "grade"))):
+        out = tmp_path / f"{train.suffix}{other.suffix}"
+        target = ("--out", out.with_suffix(".json")) if command == "fit" else ("--out-dir", out, "--no-plots")
+        status, stdout, err = run_main(command, train, option, other, *extra, *common, *target)
+        assert status == 0, err
+        outputs[train.suffix, other.suffix] = (
+            rankcore.load_model(out.with_suffix(".json")).validation_scores_ if command == "fit" else stdout)
+    first, *rest = outputs.values()
+    for other in rest:
+        if command == "fit":
+            np.testing.assert_allclose(other, first)
+        else:
+            assert other == first
+    # a --qid that no CSV file beside it has is still the LIBSVM file's refusal
+    status, _, err = run_main(command, d / "test.svm", option, tmp_path / "named.csv", "--qid", "nope",
+                              "--label", "grade", *common, *target)
+    assert status == 2 and "only CSV files name a column of query ids" in err, err
+
+
+def test_score_with_label_of_a_libsvm_file_names_the_column_label(files):
+    # the label of a LIBSVM row is its first field, which messages call so; a column "first field" is no name
+    # another tool looks for
+    d, qid, X, grade = files
+    rows = scores_of(d, "test.svm", "--with-label", "--rank")
+    assert rows[0] == ["qid", "score", "label", "rank"]
+    np.testing.assert_array_equal([float(row[2]) for row in rows[1:]], grade)
+    assert scores_of(d, "test.csv", "--qid", "query", "--label", "grade", "--with-label")[0] == \
+        ["query", "score", "grade"]
+
+
+@pytest.mark.parametrize("command", ["score", "explain"])
+def test_id_of_a_libsvm_file_names_the_option_and_the_comment(files, command):
+    # a LETOR row's document id is in its comment: --id docid said "text columns to read by category or to copy"
+    d, *_ = files
+    one_line_error(*run_main(command, d / "m.json", d / "test.svm", "--id", "docid")[::2],
+                   "test.svm: --id docid: only CSV files have a column to copy as the rows' identifier",
+                   "a LIBSVM row's comment after # is not read", "leave out --id")

@@ -51,8 +51,8 @@ def detect_format(path: str | os.PathLike) -> str:
     if name.endswith(_CSV_EXTENSIONS):
         return "csv"
     if name.endswith(_TEXT_EXTENSIONS):
-        return "libsvm" if _starts_with_libsvm_row(os.fspath(path)) else "csv"
-    if _starts_with_libsvm_row(os.fspath(path)):
+        return "libsvm" if _starts_with_libsvm_row(os.fspath(path), damaged=True) else "csv"
+    if _starts_with_libsvm_row(os.fspath(path), damaged=True):
         return "libsvm"
     raise DataError(
         f"{os.fspath(path)}: cannot tell the format from the name; use .csv/.tsv (with a header), "
@@ -133,17 +133,32 @@ def _first_row(source: str) -> str | None:
     return None
 
 
-def _starts_with_libsvm_row(source: str) -> bool:
+def _starts_with_libsvm_row(source: str, damaged: bool = False) -> bool:
     """Whether the file's first row (:func:`_first_row`) is a LIBSVM row; False if unreadable (``load_data`` then
-    says what is wrong with it)."""
+    says what is wrong with it).
+
+    ``damaged``: a row shaped as one, with a fault in a field, counts too -- a first field and then only
+    ``key:value`` fields, no CSV delimiter (``a qid:1 1:0.5``, ``1 qid:1 -1:0.5``) -- so that the LIBSVM reader
+    names the field; read as a CSV header it was an error about a missing label column.
+    """
     line = _first_row(source)
-    return line is not None and _LIBSVM_ROW.fullmatch(line) is not None
+    if line is None:
+        return False
+    if _LIBSVM_ROW.fullmatch(line) is not None:
+        return True
+    fields = line.split("#", 1)[0].split()
+    return damaged and len(fields) > 1 and all(":" in field for field in fields[1:]) \
+        and not any(d in line for d in _CSV_DELIMITERS)
 
 
 def _check_csv_options(source: str, fmt: str, qid: str | None, text_columns, position: str | None = None,
-                       init_score: str | None = None, weight: str | None = None) -> None:
+                       init_score: str | None = None, weight: str | None = None, keep: Sequence[str] = ()) -> None:
     """Refuse the options only a CSV file can take (a column of query ids, of display positions, of initial
-    scores or of weights, text columns) for another format."""
+    scores or of weights, text columns, columns ``keep`` to copy: ``--id``) for another format."""
+    if fmt != "csv" and keep:
+        hint = " (a LIBSVM row's comment after # is not read)" if fmt == "libsvm" else ""
+        raise DataError(f"{source}: --id {','.join(keep)}: only CSV files have a column to copy as the rows' "
+                        f"identifier; this is a {fmt} file{hint}: leave out --id to name the rows by their number")
     if fmt != "csv" and qid is not None:
         hint = " (its qid: fields are the query ids, read without --qid)" if fmt == "libsvm" else ""
         raise DataError(f"{source}: only CSV files name a column of query ids (--qid); this is a {fmt} file{hint}")
@@ -158,7 +173,7 @@ def _check_csv_options(source: str, fmt: str, qid: str | None, text_columns, pos
         raise DataError(f"{source}: only CSV files name a column of sample weights (--weight); this is a {fmt} "
                         "file (convert it to CSV with a column of weights)")
     if fmt != "csv" and text_columns:
-        raise DataError(f"{source}: only CSV files have text columns to read by category or to copy "
+        raise DataError(f"{source}: only CSV files have text columns to read by category "
                         f"(this is a {fmt} file)")
 
 
@@ -286,7 +301,7 @@ def load_data(
     _check_is_file(source)
     drop, position = (drop, position) if require_position else _left_out(source, fmt, drop, position)
     drop, weight = (drop, weight) if require_weight else _left_out(source, fmt, drop, weight)
-    _check_csv_options(source, fmt, qid, categorical or keep, position, init_score, weight)
+    _check_csv_options(source, fmt, qid, categorical, position, init_score, weight, keep=keep)
     _check_named_columns(source, fmt, label, drop)
     try:
         if fmt == "csv":
