@@ -52,10 +52,13 @@ def query_push_reference(y, qid, f, w, loss, price, gain_weighted=False):
     return R, dR, d2R
 
 
-def lambdarank_reference(y, qid, f, truncation=30, sigmoid=1.0, norm=True, w=None, table=None):
+def lambdarank_reference(y, qid, f, truncation=30, sigmoid=1.0, norm=True, w=None, table=None,
+                         accumulate=np.float64):
     """LightGBM's lambdarank gradients and hessians, transcribed loop by loop from its definition.
 
     ``table``: the gain of each integer grade (LightGBM's ``label_gain``); None for 2^y − 1.
+    ``accumulate``: the type each row's sums are kept in; ``np.float32`` adds every pair's λ and h to a
+    single-precision sum in LightGBM's order and scales them back into one, as LightGBM's ``score_t`` does.
     """
     def G(grade):
         return 2.0 ** grade - 1.0 if table is None else float(table[int(grade)])
@@ -74,8 +77,8 @@ def lambdarank_reference(y, qid, f, truncation=30, sigmoid=1.0, norm=True, w=Non
         inv = 1.0 / max_dcg if max_dcg > 0 else 0.0
         srt = sorted(range(cnt), key=lambda a: -f[rows[a]])          # Python's sort is stable
         best, worst = f[rows[srt[0]]], f[rows[srt[-1]]]
-        ql = np.zeros(cnt)
-        qh = np.zeros(cnt)
+        ql = np.zeros(cnt, dtype=accumulate)
+        qh = np.zeros(cnt, dtype=accumulate)
         total = 0.0
         for i in range(k):
             for j in range(i + 1, cnt):
@@ -92,15 +95,15 @@ def lambdarank_reference(y, qid, f, truncation=30, sigmoid=1.0, norm=True, w=Non
                 p = 1.0 / (1.0 + math.exp(sigmoid * ds))
                 h = p * (1.0 - p) * sigmoid * sigmoid * delta
                 p *= -sigmoid * delta
-                ql[low] -= p
-                qh[low] += h
-                ql[high] += p
-                qh[high] += h
+                ql[low] -= accumulate(p)
+                qh[low] += accumulate(h)
+                ql[high] += accumulate(p)
+                qh[high] += accumulate(h)
                 total -= 2 * p
         if norm and total > 0:
             factor = math.log2(1 + total) / total
-            ql *= factor
-            qh *= factor
+            ql = (ql.astype(np.float64) * factor).astype(accumulate)
+            qh = (qh.astype(np.float64) * factor).astype(accumulate)
         lam[rows] = ql
         hes[rows] = qh
     if w is not None:

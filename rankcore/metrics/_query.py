@@ -188,9 +188,11 @@ class NDCG(QueryMetric):
     def gains(self, y: np.ndarray) -> np.ndarray:
         """The gain of each grade."""
         if self.gain_rule == "exp":
-            if float(y.max()) >= 1024.0:
+            bad = np.flatnonzero(y >= 1024.0)
+            if bad.size:
+                # the row as the caller gave it, as every other refused grade is named
                 raise ValueError(f"y: metric {self.spec!r}: the gain 2^grade - 1 overflows for grades >= 1024, got "
-                                 f"{float(y.max())!r}; use gain=linear or a gain table")
+                                 f"{float(y[bad[0]])!r} at row {int(bad[0])}; use gain=linear or a gain table")
             return np.expm1(y * np.log(2.0))
         if self.gain_rule == "linear":
             return y

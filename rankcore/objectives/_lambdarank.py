@@ -15,9 +15,12 @@ integer grade, LightGBM's ``label_gain``) and discounts D(r) = 1 / log2(r + 2); 
 each query's λ and h are then scaled by log2(1 + S) / S, S = Σ_pairs 2σΔρ.
 Sample weights multiply each row's λ and h.  The result is the gradient and
 curvature LightGBM's ``lambdarank`` hands its trees (it reads ρ from a table;
-here it is exact).  LambdaMART has no objective whose gradient this is, so no
-value is returned.  Inside LightGBM these λ and h grow the same first tree as
-its own ``lambdarank``; rankcore's trees may part the rows otherwise, as
+here it is exact), to its rounding: LightGBM adds each pair to single-precision
+sums, here the sums are doubles.  LambdaMART has no objective whose gradient this
+is, so no value is returned.  Inside LightGBM these λ and h grow the same first
+tree as its own ``lambdarank`` but where two splits' gains differ in those last
+bits only (from tied scores at truncation 1 or 2, on trees of 15 leaves or more);
+rankcore's trees may part the rows otherwise, as
 LightGBM counts a leaf's rows from its curvature (``min_data_in_leaf``) and
 keeps the highest of thresholds of equal gain, most at truncation 1 or 2
 from tied scores, where rows graded like all of the top rows get λ = h = 0

@@ -186,8 +186,10 @@ class PushObjective(Objective):
                                   truncation=self.truncation, normalize=self.normalize, query_rmse=self.query_rmse)
             return per_query.bind(y, queries, sample_weight, owner=self, n_threads=n_threads)
         if self.discount != "none" or self.normalize or self.query_rmse:
-            raise ValueError(f"objective {self.spec!r}: discount, normalize and query_rmse act within queries; "
-                             "fit with qid (or group), or leave discount=none, normalize=false and query_rmse=0")
+            # named as lambdarank's refusal is: the argument missing, then the objective as the user wrote it
+            raise ValueError(f"qid: the objective {self.named_spec!r} ranks within queries (discount, normalize and "
+                             "query_rmse act within queries); fit with qid=... (or group=...), or leave "
+                             "discount=none, normalize=false and query_rmse=0")
         if self._loss.exponential_rate is not None:
             from ._exp_push import BoundExpPush
 

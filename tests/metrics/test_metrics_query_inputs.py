@@ -77,8 +77,12 @@ def test_bad_grades_are_named():
 
 def test_very_high_grades():
     y, scores, qid = [2000.0, 0.0, 1500.0, 3.0, 0.0], [0.1, 0.2, 0.2, 0.5, 0.4], [1, 1, 1, 2, 2]
-    with pytest.raises(ValueError, match=r"y: metric 'ndcg@k:2': the gain 2\^grade - 1 overflows for grades >= 1024"):
+    with pytest.raises(ValueError, match=r"y: metric 'ndcg@k:2': the gain 2\^grade - 1 overflows for grades >= 1024, "
+                                         r"got 2000.0 at row 0"):
         rankcore.evaluate(y, scores, "ndcg@k:2", qid=qid)
+    # the first such row as the caller gave it, whatever the query order: a score, an estimator's eval set
+    with pytest.raises(ValueError, match=r"overflows for grades >= 1024, got 1500.0 at row 3;"):
+        rankcore.evaluate([0.0, 3.0, 1.0, 1500.0, 2000.0], [0.1, 0.2, 0.3, 0.4, 0.5], "ndcg@k:2", qid=[2, 1, 2, 1, 2])
     assert rankcore.evaluate(y, scores, "ndcg@k:2,gain=linear", qid=qid)["ndcg@k:2,gain=linear"] > 0
     # R = 1 in float64 for the 2000 (the reader stops there for sure): every value stays finite
     for ties in ("average", "first"):

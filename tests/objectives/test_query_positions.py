@@ -177,7 +177,7 @@ def test_bad_options_of_the_query_push_are_named():
 
 def test_options_on_one_list_need_queries():
     objective = resolve("objective", "push:exp,identity,discount=sum")
-    with pytest.raises(ValueError, match="discount, normalize and query_rmse act within queries"):
+    with pytest.raises(ValueError, match="discount, normalize and query_rmse act within queries\\)"):
         objective.bind(np.array([0.0, 1.0, 1.0]))
 
 
@@ -211,5 +211,6 @@ def test_a_fit_without_queries_names_the_options():
 
     X = np.random.default_rng(0).normal(size=(40, 3))
     y = (X[:, 0] > 0).astype(float)
-    with pytest.raises(ValueError, match="discount, normalize and query_rmse act within queries; fit with qid"):
+    with pytest.raises(ValueError, match=r"qid: the objective 'push:discount=product' ranks within queries "
+                                         r"\(discount, normalize and query_rmse act within queries\); fit with qid"):
         rankcore.boost(learner="trees", objective="push:exp,identity,discount=product", n_iter=3).fit(X, y)

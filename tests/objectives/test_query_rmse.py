@@ -262,7 +262,7 @@ def test_query_rmse_bad_spec_values_are_named(text):
 
 def test_query_rmse_needs_queries():
     objective = resolve("objective", "push:exp,identity,query_rmse=1")
-    with pytest.raises(ValueError, match="query_rmse act within queries"):
+    with pytest.raises(ValueError, match=r"^qid: the objective 'push:query_rmse=1' ranks within queries"):
         objective.bind(np.array([0.0, 1.0, 1.0]))
 
 
