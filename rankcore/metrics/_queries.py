@@ -94,16 +94,17 @@ def _rounded_together(items: list) -> bool:
     return 0 < len(integers) < len(items) and any(abs(int(v)) > 2**53 for v in integers)
 
 
-def _id_kind(value: Any) -> str | None:
-    """``"number"`` or ``"text"`` for a query id of one of those kinds; None for another id (a tuple...)."""
-    if isinstance(value, (str, bytes)):        # np.str_ and np.bytes_ too
+def _id_kind(kind: type) -> str | None:
+    """``"number"`` or ``"text"`` for a query id of the type ``kind``; None for another id (a tuple...)."""
+    if issubclass(kind, (str, bytes)):        # np.str_ and np.bytes_ too
         return "text"
-    return "number" if isinstance(value, numbers.Number) else None
+    # np.bool_ is no numbers.Number, but a chunk of booleans is one of numbers to NumPy's concatenation
+    return "number" if issubclass(kind, (numbers.Number, np.bool_)) else None
 
 
 def _first_of_kinds(ids: np.ndarray) -> dict[str, tuple[int, Any]]:
     """The kinds (``"number"``, ``"text"``) of the ids, each with its first id and where: O(1) for an array of
-    numbers or text, a scan of the objects (stopped when both are found) otherwise."""
+    numbers or text; for objects, the set of their types, then a scan stopped at the first id of each kind."""
     if ids.shape[0] == 0:
         return {}
     if ids.dtype.kind in "iufb":
@@ -112,11 +113,13 @@ def _first_of_kinds(ids: np.ndarray) -> dict[str, tuple[int, Any]]:
         return {"text": (0, ids[0].item())}
     found: dict[str, tuple[int, Any]] = {}
     if ids.dtype == object:
-        for row, value in enumerate(ids.tolist()):
-            kind = _id_kind(value)
+        values = ids.tolist()
+        kinds = {_id_kind(kind) for kind in set(map(type, values))} - {None}
+        for row, value in enumerate(values if kinds else ()):
+            kind = _id_kind(type(value))
             if kind is not None and kind not in found:
                 found[kind] = (row, value)
-                if len(found) == 2:
+                if len(found) == len(kinds):
                     break
     return found
 
@@ -132,6 +135,7 @@ def _check_id_kinds(parts: list, name: str = "qid", where=None) -> None:
     (an :class:`~rankcore.validation.ArgumentTypeRefusal`, ``parameter``
     ``name``) with one id of each kind; ``where(part, index)`` says where an
     id is (default: ``"at row {index}"``, the row counted over all the parts).
+    O(1) per array of numbers or text; a scan of an array of objects.
     """
     firsts: dict[str, tuple[int, int, Any]] = {}
     offset = 0
@@ -154,10 +158,25 @@ def _check_id_kinds(parts: list, name: str = "qid", where=None) -> None:
 
 def joined_ids(parts: list, name: str = "qid", where=None) -> np.ndarray:
     """The query ids of ``parts`` (the chunks of a column, in row order) concatenated, refused when they mix numbers
-    and text (:func:`_check_id_kinds`), which the concatenation would turn into one type."""
+    and text (:func:`_check_id_kinds`), which the concatenation would turn into one type.
+
+    A NaN id is refused as missing first, as :func:`check_qid` refuses it: beside a chunk of text the
+    concatenation would make it the text ``"nan"``, one more query.  Chunks of bytes and of text are joined as
+    objects, so that ``b"5"`` and ``"5"`` stay two ids as in one array (NumPy's join would decode the bytes).
+    """
     parts = [np.asarray(p) for p in parts]
+    offset = 0
+    for k, part in enumerate(parts):
+        bad = np.flatnonzero(np.isnan(part.reshape(-1))) if part.dtype.kind == "f" else ()
+        if len(bad):
+            at = f"at row {offset + int(bad[0])}" if where is None else where(k, int(bad[0]))
+            raise ValueError(f"{name}: query ids must not be NaN, got NaN {at}")
+        offset += part.shape[0] if part.ndim else 0
     _check_id_kinds(parts, name, where)
-    return np.concatenate(parts) if parts else np.empty(0)
+    if not parts:
+        return np.empty(0)
+    text_kinds = {p.dtype.kind for p in parts if p.size} & {"S", "U"}
+    return np.concatenate([p.astype(object) for p in parts]) if len(text_kinds) == 2 else np.concatenate(parts)
 
 
 def _sort_key(value: Any) -> tuple[str, str]:
@@ -239,8 +258,13 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
             except TypeError:
                 raise TypeError(f"{name}: query ids must be hashable, got {type(value).__name__} "
                                 f"{value!r} at row {row}") from None
-        _check_id_kinds([arr], name)             # after the missing ids: a NaN beside text is refused as missing
         found = list(index)
+        # after the missing ids (a NaN beside text is refused as missing); over the distinct ids when they are
+        # few, in the order of their first rows, each said at its first row: a scan of every row of a long column
+        # of objects would slow it
+        few = 2 * len(found) <= n
+        _check_id_kinds([np.fromiter(found, dtype=object, count=len(found)) if few else arr], name,
+                        where=(lambda _, i: f"at row {int(np.argmax(codes == i))}") if few else None)
         try:
             ranking = sorted(range(len(found)), key=lambda i: found[i])
         except (TypeError, ValueError, ArithmeticError):

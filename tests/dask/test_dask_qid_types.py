@@ -118,3 +118,27 @@ def test_an_eval_sets_and_an_in_memory_scores_dask_ids_are_refused_alike(dask_cl
     with pytest.raises(ArgumentTypeRefusal) as info:
         model.score(X, y, qid=_mixed_ids(qid))
     _assert_refused(info, "of chunk 2")
+
+
+def _chunked(parts):
+    return da.concatenate([da.from_delayed(dask.delayed(p), shape=p.shape, dtype=object) for p in parts])
+
+
+def test_a_nan_chunk_is_missing_and_bytes_beside_text_are_two_ids_as_in_memory(dask_client):  # noqa: F811
+    """A chunk of float ids holding NaN beside chunks of text: refused as a missing id (NumPy's join would make it
+    the text "nan"); chunks of b"..." and "..." ids: the queries of one object array holding them."""
+    X, y, qid = _data()
+    Xd, yd = _dask(X, y)
+    model = DaskPushBoost(learner="trees", n_iter=2, random_state=0).fit(Xd, yd, qid=da.from_array(qid, CHUNKS))
+    scores = model.decision_function(Xd)
+    cuts = np.cumsum((0,) + CHUNKS)
+    text = [qid[cuts[k]:cuts[k + 1]].astype(str) for k in range(len(CHUNKS))]
+    holed = text[:1] + [np.where(np.arange(CHUNKS[1]) == 3, np.nan, 1.0)] + text[2:]
+    with pytest.raises(ValueError, match="qid: query ids must not be NaN, got NaN at row 3 of chunk 1"):
+        rankcore.dask.evaluate(yd, scores, "ndcg@k:5", qid=_chunked(holed), client=dask_client)
+    encoded = [t.astype("S") if k % 2 else t for k, t in enumerate(text)]       # b"5" in chunks 1, 3; "5" in 0, 2
+    ids = np.concatenate([e.astype(object) for e in encoded])
+    expected = rankcore.evaluate(y, np.asarray(scores), "ndcg@k:5", qid=ids)["ndcg@k:5"]
+    got = rankcore.dask.evaluate(yd, scores, "ndcg@k:5", qid=_chunked(encoded), client=dask_client)["ndcg@k:5"]
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert got != pytest.approx(rankcore.evaluate(y, np.asarray(scores), "ndcg@k:5", qid=qid)["ndcg@k:5"], abs=1e-9)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import rankcore
-from rankcore.metrics import check_qid
+from rankcore.metrics import check_qid, joined_ids
 from rankcore.objectives import check_positions
 from rankcore.validation import ArgumentRefusal, ArgumentTypeRefusal, said_again, shown_type
 
@@ -129,6 +129,36 @@ def test_ids_of_one_type_each_are_taken():
     ids = np.empty(3, dtype=object)
     ids[:] = [("a", 1), ("a", 2), ("a", 1)]
     assert check_qid(ids, 3).n_queries == 2
+
+
+def test_chunks_numpy_would_join_into_one_type_give_the_ids_of_one_array():
+    """np.True_ beside "a" is refused in an object array as a chunk of booleans beside one of text is; chunks of
+    b"a" and of "a" stay two ids, as in one array (NumPy's join would decode the bytes into one "a")."""
+    ids = np.array([np.True_, np.True_, "a"], dtype=object)
+    for exc in (_refused(lambda: check_qid(ids, 3)),
+                _refused(lambda: joined_ids([np.array([True]), np.array([True]), np.array(["a"])]))):
+        assert exc.detail.startswith("query ids mix numbers and text (")
+        assert "(bool) at row 0" in exc.detail and "'a' (str) at row 2" in exc.detail
+    joined = joined_ids([np.array([b"a", b"b"]), np.array(["a"])])
+    assert joined.tolist() == [b"a", b"b", "a"]
+    assert check_qid(joined, 3).n_queries == check_qid(np.array([b"a", b"b", "a"], dtype=object), 3).n_queries == 3
+
+
+def test_the_ids_kinds_are_said_at_their_first_rows():
+    """The kinds are looked at over the distinct ids: each still said at the row it first appears."""
+    ids = np.array([7, 7, 8, 7, "x", 8, "y"], dtype=object)
+    detail = _refused(lambda: check_qid(ids, 7)).detail
+    assert detail.startswith("query ids mix numbers and text (7 (int) at row 0, 'x' (str) at row 4)")
+
+
+def test_a_nan_chunk_beside_text_is_refused_as_missing():
+    """A chunk of float ids with NaN beside one of text: NumPy's join would make NaN the text "nan", one more
+    query; it is refused as a missing id, as in one array."""
+    with pytest.raises(ValueError, match="qid: query ids must not be NaN, got NaN at row 1 of chunk 1") as info:
+        joined_ids([np.array(["a", "b"]), np.array([3.0, np.nan])], where=lambda k, i: f"at row {i} of chunk {k}")
+    assert not isinstance(info.value, TypeError)
+    with pytest.raises(ValueError, match="must not be NaN, got NaN at row 2$"):
+        joined_ids([np.array(["a", "b"]), np.array([np.nan])])
 
 
 def test_a_missing_id_beside_text_is_refused_as_missing():
