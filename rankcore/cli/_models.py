@@ -571,7 +571,7 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     if history is not None and history[1].size:
         task.iteration = int(history[0][-1]) if not config.kind.live else task.iteration
         task.objective = float(history[1][-1])
-    summary = [_stop_summary(estimator)]
+    summary = [stop_summary(estimator)]
     if score is not None:
         if task.metric == monitor_name:
             task.score = score
@@ -645,7 +645,9 @@ _STOP_NOTES = {"diverged": "a step raised the objective above its start and was 
                                       "for a validation split"}
 
 
-def _stop_summary(estimator) -> str:
+def stop_summary(estimator) -> str:
+    """What ended an iterative fit other than its number of iterations ("stopped: early_stopping after 31
+    iterations"); empty when it ran them all or has no stop reason."""
     reason = getattr(estimator, "stop_reason_", None)
     if reason and reason != "n_iter":
         note = f" ({_STOP_NOTES[reason]})" if reason in _STOP_NOTES else ""

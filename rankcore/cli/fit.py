@@ -23,7 +23,8 @@ from ._init_models import (HELP as INIT_MODEL_HELP, check_relevant_label, init_m
                            load_init_model, read_as_model_categories, record_relevant_label)
 from ._init_scores import FIT_HELP as INIT_SCORE_HELP, check_fit_with_init_scores, check_validation_init_scores
 from ._missing import check_missing, missing_facts
-from ._models import add_model_options, build_configs, fit_one, models_epilog, monitor_from_params, split_by_category
+from ._models import (add_model_options, build_configs, fit_one, models_epilog, monitor_from_params, split_by_category,
+                      stop_summary)
 from .._progress import Progress
 from ._progress import add_progress_options
 from ._validation_checks import warn_if_few_queries, warn_if_training_file, warn_if_training_rows
@@ -264,8 +265,11 @@ def run(args) -> int:
     if init_model is not None:
         first, total = getattr(outcome.estimator, "init_iterations_", 0), outcome.estimator.n_iter_
         info(args, f"continued {args.init_model}: {first} weak rankers of it, then {total - first} new ones")
+    # the progress' last line says why the fit stopped; without progress (--progress none) the saved line does
+    stopped = stop_summary(outcome.estimator) if progress.mode == "none" else ""
     info(args, f"saved {config.label} ({type(outcome.estimator).__name__}) to {output_name(args.out)} "
-               f"[{outcome.seconds:.2f}s; {where} {monitor_spec} {outcome.monitor_score:.4f}]")
+               f"[{outcome.seconds:.2f}s; {where} {monitor_spec} {outcome.monitor_score:.4f}"
+               f"{'; ' + stopped if stopped else ''}]")
     for line in eval_metric_lines(outcome.estimator, eval_specs, where):
         info(args, line)
     effects = None if data.position is None else position_effects_note(outcome.estimator, data.position_name)

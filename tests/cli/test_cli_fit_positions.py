@@ -318,9 +318,9 @@ def test_the_fit_line_of_a_diverged_stop_leaves_the_advice_to_the_warning():
     # which have none
     from types import SimpleNamespace
 
-    from rankcore.cli._models import _stop_summary
+    from rankcore.cli._models import stop_summary
 
-    line = _stop_summary(SimpleNamespace(stop_reason_="diverged", n_iter_=3))
+    line = stop_summary(SimpleNamespace(stop_reason_="diverged", n_iter_=3))
     assert line.startswith("stopped: diverged (") and "the warning says what to change" in line
     assert "learning rate" not in line and line.endswith("after 3 iterations")
 

@@ -212,6 +212,24 @@ def test_fit_with_validation_file_and_objective_plot(small_data, tmp_path):
     assert model.validation_scores_.shape == (12,)  # the push estimator kept the monitored metric
 
 
+@pytest.mark.parametrize("progress", ["none", "lines"])
+def test_fit_says_once_that_it_stopped_early(tmp_path, progress):
+    # the progress' last line says why the fit stopped; with --progress none the saved line says it instead
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(400, 3)), rng.integers(0, 2, 400)      # labels of noise: the hold-out stops it early
+    path = tmp_path / "noise.csv"
+    path.write_text("a,b,c,label\n" + "".join(f"{a!r},{b!r},{c!r},{t}\n" for (a, b, c), t in zip(X.tolist(), y)))
+    status, _, err = run_main("fit", path, "--n-iter", "300", "--param", "early_stopping=true",
+                              "--param", "n_iter_no_change=3", "--out", tmp_path / "m.json", "--progress", progress)
+    assert status == 0, err
+    model = rankcore.load_model(tmp_path / "m.json")
+    assert model.stop_reason_ == "early_stopping" and model.n_iter_ < 300
+    said = f"stopped: early_stopping after {model.n_iter_} iterations"
+    assert err.count(said) == 1, err
+    saved = next(line for line in err.splitlines() if line.startswith("saved "))
+    assert (said in saved) == (progress == "none")
+
+
 def test_compare_svg_figures_and_csv_table(small_data, tmp_path):
     d, X, y = small_data
     status, out, err = run_main("compare", d / "data.csv", "--model", "push,rankboost", "--n-iter", "8",

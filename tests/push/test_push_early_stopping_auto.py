@@ -326,11 +326,11 @@ def test_bad_early_stopping_parameters_name_the_parameter(estimator, kwargs, mes
 
 
 def test_cli_reports_the_fallback_and_knows_when_auto_steers():
-    from rankcore.cli._models import _early_stopping_on, _stop_summary
+    from rankcore.cli._models import _early_stopping_on, stop_summary
 
     model = PushBoost()
     model.stop_reason_, model.n_iter_ = NO_VALIDATION, 100
-    assert _stop_summary(model) == ("stopped: no_validation_split (n_iter reached; early_stopping='auto' had too "
+    assert stop_summary(model) == ("stopped: no_validation_split (n_iter reached; early_stopping='auto' had too "
                                     "few rows of a class for a validation split) after 100 iterations")
     assert not _early_stopping_on(PushBoost(), AUTO_MIN_ROWS)
     assert _early_stopping_on(PushBoost(), AUTO_MIN_ROWS + 1)
