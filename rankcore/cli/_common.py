@@ -148,6 +148,8 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     label, qid = args.label, getattr(args, "qid", None)
     if beside is None and path == getattr(args, "data", None):
         label, qid = _training_column(args, path, label), _training_column(args, path, qid)
+        if qid is None and getattr(args, "qid", None):
+            _check_training_queries(args, path)
     if beside is not None and not _is_csv(path, args.data_format):
         # --label, --qid and --drop name the training file's columns: a LIBSVM file beside it takes the indices
         # among them (f3), and has its label first on each row and its query ids in its qid: fields
@@ -176,8 +178,8 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
 
 def _training_drop(args, path: str, drop: list[str]) -> list[str]:
     """``drop`` less the names the training file ``path`` lacks but a file read beside it has (``--validation``,
-    ``--test``): an extra column there is left out with ``--drop``, as its error advises.  A name in no file stays,
-    for the training file's error."""
+    ``--test``, ``--background``): an extra column there is left out with ``--drop``, as its error advises.  A name
+    in no file stays, for the training file's error."""
     headers = _beside_headers(args)
     if not headers or not os.path.isfile(path):
         return drop
@@ -187,8 +189,8 @@ def _training_drop(args, path: str, drop: list[str]) -> list[str]:
 
 def _training_column(args, path: str, column: str | None):
     """``--label`` or ``--qid`` for a LIBSVM training file ``path``: None when it names a column of a CSV file read
-    beside it (``--validation``, ``--test``) -- the LIBSVM file carries its label first on each row and its query
-    ids in ``qid:`` fields -- else as given, for the file's error."""
+    beside it (``--validation``, ``--test``, ``--background``) -- the LIBSVM file carries its label first on each
+    row and its query ids in ``qid:`` fields -- else as given, for the file's error."""
     if column is None:
         return None
     headers = _beside_headers(args)
@@ -197,11 +199,28 @@ def _training_column(args, path: str, column: str | None):
     return None if any(column in names for names in headers) else column
 
 
-def _beside_headers(args) -> list[list[str]]:
-    """The header names of the CSV files given beside the training data (``--validation``, ``--test``)."""
-    from .datasets import header_names
+def _check_training_queries(args, path: str) -> None:
+    """``--qid`` naming the query column of a CSV file beside the LIBSVM training file ``path``: that file must give
+    query ids too, else the CSV file's queries would meet a training list of one query (read as the command's
+    refusal of --qid: "`rankcore fit` does not fit within queries")."""
+    from .datasets import libsvm_has_queries
 
-    besides = [getattr(args, option, None) for option in ("validation", "test")]
+    if not libsvm_has_queries(os.fspath(path)):
+        raise CommandError(f"--qid {args.qid}: names the query ids of the CSV file beside {path}, which gives none "
+                           f"(no qid: fields, no .query or .group file beside it); give its rows qid: fields, or leave "
+                           f"out --qid and pass --drop {args.qid} (the rows then one list)")
+
+
+def _beside_headers(args) -> list[list[str]]:
+    """The header names of the CSV files given beside the training data (``--validation``, ``--test``, ``explain``'s
+    ``--background``)."""
+    from .datasets import check_is_file, header_names
+
+    besides = [getattr(args, option, None) for option in ("validation", "test", "background")]
+    for other in besides:
+        if other:
+            # said first: a --label or --qid naming the missing file's column was the LIBSVM training file's refusal
+            check_is_file(os.fspath(other))
     return [header_names(os.fspath(other)) or [] for other in besides
             if other and os.path.isfile(other) and _is_csv(other, args.data_format)]
 

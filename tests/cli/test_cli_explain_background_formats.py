@@ -69,3 +69,23 @@ def test_an_npz_label_array_named_by_label_is_set_aside(files):
     refused as lacking it."""
     status, out, err = run_main("score", files / "trees.json", files / "labelled.npz", "--label", "label")
     assert status == 0, err
+
+
+@pytest.mark.parametrize("options", [("--label", "label", "--drop", "q,w"), ("--label", "label", "--qid", "q",
+                                                                              "--drop", "w")])
+def test_a_csv_background_beside_libsvm_data_takes_the_options_naming_its_columns(files, tmp_path, options):
+    # --label, --qid and --drop named the CSV background's columns, and the LIBSVM DATA refused each of them:
+    # no way to leave the label and the query ids of a sample of the training file out of the background
+    frame = pd.read_csv(files / "d.csv")
+    with open(tmp_path / "d.svm", "w") as fh:
+        for _, row in frame.iterrows():
+            fh.write(f"{int(row['label'])} qid:{int(row['q'])} "
+                     + " ".join(f"{j + 1}:{float(row[name])!r}" for j, name in enumerate(FEATURES)) + "\n")
+    outputs = []
+    for data, extra in ((files / "d.csv", ("--qid", "q", "--label", "label", "--drop", "w")),
+                        (tmp_path / "d.svm", options)):
+        status, out, err = run_main("explain", files / "trees.json", data, *extra, "--background",
+                                    files / "sample.csv", "--table-format", "csv")
+        assert status == 0, err
+        outputs.append([r[:1] + r[2:] for r in csv.reader(io.StringIO(out))])
+    assert outputs[0] == outputs[1] and len(outputs[0]) > 10 and any(float(r[-1]) != 0 for r in outputs[0][1:])

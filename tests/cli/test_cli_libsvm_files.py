@@ -359,3 +359,20 @@ def test_a_letor_file_with_a_fault_in_its_first_row_is_read_as_libsvm_naming_the
 @pytest.mark.parametrize("text", ["a b label\n1 2 0\n", "user name\nx\n", "a:b,c\n1,2\n", "x\ty:1 z:2\n1\t2\n"])
 def test_a_header_with_a_field_without_a_colon_or_a_delimiter_stays_csv(tmp_path, text):
     assert detect_format(write(tmp_path / "d.txt", text)) == "csv"
+
+
+@pytest.mark.parametrize("text", ["grade time:stamp url:x\n1 2 3\n", "label f:1 f:2\n1 2 3\n",
+                                  "page http://a.b/c https://x.y/z\n1 2 3\n"])
+def test_a_header_split_by_spaces_of_names_with_a_colon_stays_csv(tmp_path, text):
+    # `time:stamp`, `f:1`, a URL are no LIBSVM field (`qid:`, `3:`): read as LIBSVM, the file was said to lack
+    # "a numeric label first, got 'grade'"
+    assert detect_format(write(tmp_path / "d.txt", text)) == "csv"
+
+
+def test_a_letor_first_row_with_a_fault_and_a_comma_in_its_comment_is_read_as_libsvm(tmp_path):
+    # the comment's comma was taken for a CSV delimiter: an error about a missing label column
+    path = write(tmp_path / "train.txt", "a qid:1 1:0.5 2:0.3 # docid = 7, rel = 1\n0 qid:1 1:0.2 2:0.1\n")
+    assert detect_format(path) == "libsvm"
+    status, _, err = run_main("fit", path, "--out", tmp_path / "m.json", "--progress", "none")
+    assert status == 2 and "line 1: expected a numeric label first, got 'a'" in err, err
+    assert len(err.strip().splitlines()) == 1, err

@@ -408,3 +408,31 @@ def test_id_of_a_libsvm_file_names_the_option_and_the_comment(files, command):
     one_line_error(*run_main(command, d / "m.json", d / "test.svm", "--id", "docid")[::2],
                    "test.svm: --id docid: only CSV files have a column to copy as the rows' identifier",
                    "a LIBSVM row's comment after # is not read", "leave out --id")
+
+
+@pytest.mark.parametrize("command", ["fit", "compare", "auto"])
+def test_qid_of_a_csv_file_beside_a_libsvm_file_without_queries_is_one_error_naming_both(files, tmp_path, command):
+    # --qid went to the CSV file alone: the training rows were one list and the CSV file's read was refused with
+    # "`rankcore fit` does not fit within queries; `rankcore fit DATA --qid query` ... do"
+    d, *_ = files
+    one_list = tmp_path / "one_list.svm"
+    one_list.write_text("".join(" ".join(f for f in line.split() if not f.startswith("qid:")) + "\n"
+                                for line in (d / "test.svm").read_text().splitlines()))
+    option = "--test" if command == "compare" else "--validation"
+    target = ("--out-dir", tmp_path / "c", "--no-plots") if command == "compare" else ("--out", tmp_path / "m.json")
+    one_line_error(*run_main(command, one_list, option, d / "test.csv", "--qid", "query", "--label", "grade",
+                             "-q", *target)[::2],
+                   "--qid query: names the query ids of the CSV file beside", "one_list.svm, which gives none",
+                   "--drop query")
+
+
+@pytest.mark.parametrize("command", ["fit", "compare"])
+def test_a_missing_csv_file_beside_a_libsvm_one_is_said_before_the_options_naming_its_columns(files, tmp_path,
+                                                                                               command):
+    # --label grade was the LIBSVM file's refusal ("leave it out for this file"): a typo in the other file's name
+    # read as a wrong option
+    d, *_ = files
+    option = "--test" if command == "compare" else "--validation"
+    target = ("--out-dir", tmp_path / "c", "--no-plots") if command == "compare" else ("--out", tmp_path / "m.json")
+    one_line_error(*run_main(command, d / "test.svm", option, tmp_path / "nmaed.csv", "--qid", "query", "--label",
+                             "grade", "-q", *target)[::2], "nmaed.csv: no such file")

@@ -16,7 +16,7 @@ from ._libsvm import _read_libsvm
 from ._numpy import _NPY_MAGIC, _ZIP_MAGICS, _read_npy, _read_npz
 from ._query_file import read_query_file
 
-__all__ = ["load_data", "detect_format", "detect_content_format", "libsvm_has_queries"]
+__all__ = ["load_data", "detect_format", "detect_content_format", "libsvm_has_queries", "check_is_file"]
 
 _LIBSVM_EXTENSIONS = (".svm", ".svmlight", ".libsvm", ".liblinear")
 _CSV_EXTENSIONS = (".csv", ".tsv", ".tab")
@@ -25,6 +25,9 @@ _CSV_EXTENSIONS = (".csv", ".tsv", ".tab")
 _TEXT_EXTENSIONS = (".txt", ".dat")
 #: A LIBSVM row: a number, then ``qid:n`` and ``index:value`` fields (at least one), then an optional comment.
 _LIBSVM_ROW = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(\s+qid:\S+)?(\s+\d+:\S+)*\s*(#.*)?")
+#: The key of a LIBSVM field, right or not (``qid:``, ``3:``, ``-1:``, ``1.5:``): what a row with a fault in a field
+#: still shows.
+_LIBSVM_KEY = re.compile(r"(qid|[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?):")
 #: How much of a file :func:`detect_format` reads to find its first line.
 _SNIFF_BYTES = 1 << 16
 #: The delimiters the CSV reader reads off a header line.
@@ -138,17 +141,20 @@ def _starts_with_libsvm_row(source: str, damaged: bool = False) -> bool:
     says what is wrong with it).
 
     ``damaged``: a row shaped as one, with a fault in a field, counts too -- a first field and then only
-    ``key:value`` fields, no CSV delimiter (``a qid:1 1:0.5``, ``1 qid:1 -1:0.5``) -- so that the LIBSVM reader
-    names the field; read as a CSV header it was an error about a missing label column.
+    ``qid:`` and ``number:value`` fields, no CSV delimiter before a ``#`` comment (``a qid:1 1:0.5``,
+    ``1 qid:1 -1:0.5``) -- so that the LIBSVM reader names the field; read as a CSV header it was an error about a
+    missing label column.  Names such as ``time:stamp`` or ``http://host`` are no LIBSVM field: a header of them
+    split by spaces stays CSV (whose error shows its one column).
     """
     line = _first_row(source)
     if line is None:
         return False
     if _LIBSVM_ROW.fullmatch(line) is not None:
         return True
-    fields = line.split("#", 1)[0].split()
-    return damaged and len(fields) > 1 and all(":" in field for field in fields[1:]) \
-        and not any(d in line for d in _CSV_DELIMITERS)
+    # a LETOR comment may hold commas (``# docid = 7, rel = 1``): only the fields before it tell
+    fields = line.split("#", 1)[0]
+    return damaged and len(fields.split()) > 1 and not any(d in fields for d in _CSV_DELIMITERS) \
+        and all(_LIBSVM_KEY.match(field) for field in fields.split()[1:])
 
 
 def _check_csv_options(source: str, fmt: str, qid: str | None, text_columns, position: str | None = None,
@@ -298,7 +304,7 @@ def load_data(
         fmt = detect_format(source)
     elif fmt not in FORMATS:
         raise DataError(f"{source}: format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    _check_is_file(source)
+    check_is_file(source)
     drop, position = (drop, position) if require_position else _left_out(source, fmt, drop, position)
     drop, weight = (drop, weight) if require_weight else _left_out(source, fmt, drop, weight)
     _check_csv_options(source, fmt, qid, categorical, position, init_score, weight, keep=keep)
@@ -319,7 +325,7 @@ def load_data(
     return data
 
 
-def _check_is_file(source: str) -> None:
+def check_is_file(source: str) -> None:
     """The data file exists and is a file."""
     if not os.path.exists(source):
         raise DataError(f"{source}: no such file")
