@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 
+from . import CommandError
 from ._columns import load_for_model
 from ._common import add_data_options, add_force_option, info
 from ._outputs import output_file, output_name
@@ -58,12 +59,16 @@ def run(args) -> int:
     if args.id_column:
         columns.insert(0, args.id_column)
     if args.with_label:
-        # a LIBSVM file's label has no name ("first field" in messages): the column is "label", one word to read back
-        columns.append("label" if data.format == "libsvm" or not data.label_name else data.label_name)
+        # a LIBSVM file's label has no name ("first field" in messages): the column is "label", one word to read
+        # back; so is a label column named as one of the columns written beside it (a grade called "rank")
+        taken = set(columns) | ({"rank"} if args.rank else set())
+        named = data.format != "libsvm" and data.label_name and data.label_name not in taken
+        columns.append(data.label_name if named else "label")
         extra.append(data.y)
     if args.rank:
         columns.append("rank")
         extra.append(_ranks(scores, data.qid))
+    _check_unique_columns(columns)
     with output_file(args.out or "-", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(columns)
@@ -74,6 +79,15 @@ def run(args) -> int:
     if args.out:
         info(args, f"wrote {len(scores)} scores to {output_name(args.out)}")
     return 0
+
+
+def _check_unique_columns(columns: list[str]) -> None:
+    """The output's header names each column once (a CSV reader would take a repeated name's first column)."""
+    repeated = sorted({name for name in columns if columns.count(name) > 1})
+    if repeated:
+        raise CommandError(f"the output would name two columns {repeated[0]!r} (columns: {', '.join(columns)}): "
+                           "a column copied from the file (--id, the query ids) is named as one the output writes "
+                           "(score, rank); rename it in the file")
 
 
 def _ranks(scores, qid):

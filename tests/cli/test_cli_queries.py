@@ -401,6 +401,29 @@ def test_score_with_label_of_a_libsvm_file_names_the_column_label(files):
         ["query", "score", "grade"]
 
 
+@pytest.mark.parametrize("label", ["rank", "score"])
+def test_score_names_a_label_column_called_as_an_output_column_label(files, tmp_path, label):
+    # a grade column called "rank" (or "score") beside the written rank and score would be a header naming one of
+    # them twice, which a CSV reader reads as its first column
+    d, qid, X, grade = files
+    renamed = tmp_path / "renamed.csv"
+    renamed.write_text((d / "test.csv").read_text().replace(",grade\n", f",{label}\n", 1))
+    status, out, err = run_main("score", d / "m.json", renamed, "--qid", "query", "--label", label, "--with-label",
+                                "--rank")
+    assert status == 0, err
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["query", "score", "label", "rank"]
+    np.testing.assert_array_equal([float(row[2]) for row in rows[1:]], grade)
+
+
+def test_score_refuses_query_ids_named_as_the_score_column(files, tmp_path):
+    d, qid, X, grade = files
+    renamed = tmp_path / "renamed.csv"
+    renamed.write_text((d / "test.csv").read_text().replace("query,", "score,", 1))
+    status, _, err = run_main("score", d / "m.json", renamed, "--qid", "score", "--label", "grade")
+    assert status == 2 and "would name two columns 'score'" in err and err.count("\n") == 1, err
+
+
 @pytest.mark.parametrize("command", ["score", "explain"])
 def test_id_of_a_libsvm_file_names_the_option_and_the_comment(files, command):
     # a LETOR row's document id is in its comment: --id docid said "text columns to read by category or to copy"
