@@ -699,7 +699,13 @@ class Ranker(BaseEstimator):
         except ModelFormatError:
             raise
         except (TypeError, ValueError) as exc:
-            self._state_error(f"invalid parameters: {exc}")
+            from .registry import UnknownComponentError
+
+            # a file fitted with a plugin's component, loaded where that plugin is not installed
+            hint = ("; the model was fitted with a component this installation does not register: install the "
+                    "plugin that provides it (`rankcore plugins` lists the installed ones)"
+                    if isinstance(exc, UnknownComponentError) else "")
+            self._state_error(f"invalid parameters: {exc}{hint}")
         names = None
         state = dict(state)
         label = state.pop(_LABEL_KEY, None)         # absent from files of earlier versions: none recorded

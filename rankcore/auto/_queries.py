@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics import MetricRefusal, Queries, check_qid
+from ..metrics import MetricRefusal, Queries, check_qid, query_values_of
 from ..push import QUERY_METRIC, check_grades, within_largest_query
 from ._folds import (CV_MAX_ROWS, HOLDOUT_FRACTION, HOLDOUT_UNITS, MAX_REPEATS, N_FOLDS, FoldPlan, RepeatedFolds,
                      Units, _FoldPart, _is_int)
@@ -173,7 +173,7 @@ class PerQueryMean:
         if bound is not None:
             return np.asarray(bound(s), dtype=np.float64)
         queries, y, metric = self._arguments(labels)
-        return np.asarray(metric.query_values(y, s, queries), dtype=np.float64)
+        return query_values_of(metric, y, s, queries)      # a plugin's: one finite value per query, or its error
 
     def __call__(self, labels: np.ndarray, scores: np.ndarray) -> float:
         values = self.values(labels, scores)

@@ -38,7 +38,7 @@ from ._intervals import compare, confidence_interval
 
 from ._queries import Queries, check_qid, check_queries, joined_ids
 from ._query import ERR, NDCG, MeanAveragePrecision, MeanAveragePrecisionAtK, MeanReciprocalRank
-from ._query_evaluate import QueryValues, TooFewQueries, per_query
+from ._query_evaluate import QueryValues, TooFewQueries, per_query, query_values_of
 from ._refusal import MetricRefusal, k_beyond, one_class
 from ._query_kernels import RankingCache
 from ._resampling import tie_groups
@@ -69,6 +69,7 @@ __all__ = [
     "roc_band",
     "split_sorted",
     "per_query",
+    "query_values_of",
     "RankingCache",
     "Queries",
     "GAIN",

@@ -136,7 +136,11 @@ query whose rows share one grade contributes nothing (the estimators count
 such queries, ``n_queries_without_pairs_``).
 ``queries=None`` is the single list of every other fit, unchanged: the
 estimators never pass ``queries`` when there are none, so an objective (or
-a plugin's) whose ``bind`` predates it keeps working.  The declarations:
+a plugin's) whose ``bind`` predates it keeps working.  The default ``bind``
+hands ``queries`` to each of ``value_and_gradient``, ``value_gradient_hessian``
+and ``line_derivatives`` that takes a ``queries=`` keyword, and refuses them
+(TypeError) when ``value_and_gradient`` takes none: such an objective must
+bind them itself.  The declarations:
 
 ``ranks_within_queries``
     ``bind(..., queries=q)`` is supported.  The default ``bind`` refuses a
@@ -195,6 +199,7 @@ disagree.  See :class:`BoundSeparable` for the protocol.
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 from dataclasses import dataclass
@@ -472,7 +477,12 @@ class Objective(Component):
             # the weights are the argument refused (the command line's --weight reads it), said with the objective
             raise ArgumentRefusal(f"objective {self.spec!r} does not support sample_weight; fit without it",
                                   parameter="sample_weight")
-        return _BoundDefault(self, y, sample_weight)
+        if queries is not None and not _takes_queries(type(self).value_and_gradient):
+            # Binding it without them would fit one list over all the rows while the model says "within queries".
+            raise TypeError(f"objective {self.spec!r} declares ranks_within_queries but neither overrides bind(..., "
+                            "queries=) nor takes queries= in value_and_gradient(y, scores, sample_weight, queries=); "
+                            "give it one of them (docs/plugin_objectives.md)")
+        return _BoundDefault(self, y, sample_weight, queries)
 
     # ------------------------------------------------------------------
     # Convenience for users and tests
@@ -591,16 +601,43 @@ class BoundObjective:
         return evaluate
 
 
+def _takes_queries(method: Callable) -> bool:
+    """Whether ``method`` (an objective's data-taking method) takes a ``queries=`` keyword."""
+    try:
+        parameters = inspect.signature(method).parameters
+    except (TypeError, ValueError):         # a builtin or C function without a signature
+        return False
+    return "queries" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+
+
 class _BoundDefault(BoundObjective):
-    """Binds an objective's three data-taking methods to fixed labels and weights."""
+    """Binds an objective's three data-taking methods to fixed labels, weights and queries.
+
+    ``queries`` (a :class:`~rankcore.metrics.Queries`, or None) reaches each method that takes ``queries=``.
+    """
+
+    def __init__(self, objective: Objective, y: np.ndarray, sample_weight: np.ndarray | None, queries: Any = None):
+        super().__init__(objective, y, sample_weight)
+        self.queries = queries
+        self._takers: dict[str, bool] = {}          # method name -> takes queries=, read once per binding
+
+    def _extra(self, method: Callable) -> dict:
+        if self.queries is None:
+            return {}
+        name = getattr(method, "__name__", "")
+        if name not in self._takers:
+            self._takers[name] = _takes_queries(method)
+        return {"queries": self.queries} if self._takers[name] else {}
 
     def value_and_gradient(self, scores):
-        value, grad = self.objective.value_and_gradient(self.y, scores, self.sample_weight)
+        method = self.objective.value_and_gradient
+        value, grad = method(self.y, scores, self.sample_weight, **self._extra(method))
         grad = np.asarray(grad, dtype=np.float64)
         if grad.shape != scores.shape:
             raise ValueError(
                 f"objective {self.objective.spec!r}: gradient has shape {grad.shape}, expected {scores.shape}"
             )
+        _refuse_nan_gradient(self.objective, grad, "value_and_gradient")
         return _scalar_value(self.objective, value), grad
 
     @property
@@ -610,7 +647,8 @@ class _BoundDefault(BoundObjective):
     def value_gradient_hessian(self, scores):
         if not self.has_hessian:
             return super().value_gradient_hessian(scores)
-        value, grad, hess = self.objective.value_gradient_hessian(self.y, scores, self.sample_weight)
+        method = self.objective.value_gradient_hessian
+        value, grad, hess = method(self.y, scores, self.sample_weight, **self._extra(method))
         grad = np.asarray(grad, dtype=np.float64)
         hess = np.array(hess, dtype=np.float64)       # a copy: clipped in place below
         for what, arr in (("gradient", grad), ("hessian", hess)):
@@ -621,6 +659,7 @@ class _BoundDefault(BoundObjective):
         if not np.isfinite(hess).all():
             raise ValueError(f"objective {self.objective.spec!r}: value_gradient_hessian returned a non-finite "
                              "hessian; it must be a finite positive curvature")
+        _refuse_nan_gradient(self.objective, grad, "value_gradient_hessian")
         return _scalar_value(self.objective, value), grad, clip_hessian(hess)
 
     def line(self, scores, direction):
@@ -629,11 +668,28 @@ class _BoundDefault(BoundObjective):
         if not overridden:
             return super().line(scores, direction)
 
+        extra = self._extra(objective.line_derivatives)
+
         def evaluate(alpha: float) -> LinePoint:
-            value, d1, d2 = objective.line_derivatives(self.y, scores + alpha * direction, direction, self.sample_weight)
+            value, d1, d2 = objective.line_derivatives(self.y, scores + alpha * direction, direction,
+                                                       self.sample_weight, **extra)
             return LinePoint(alpha, float(value), float(d1), float(d2))
 
         return evaluate
+
+
+def _refuse_nan_gradient(objective, grad: np.ndarray, method: str) -> None:
+    """A ValueError naming the objective, its ``method`` and the first row when a plugin's gradient holds a NaN.
+
+    A NaN is the objective's own fault at any scores, never an overflow of them: left to the driver, it would stop
+    the fit as ``"overflow"`` and blame the learning rate.  (An infinite entry may be an overflow, which the driver
+    handles.)  O(n), beside the objective's own cost.
+    """
+    if np.isnan(_dot(grad, grad)):            # one pass: squares are >= 0, so NaN exactly when an entry is NaN
+        bad = np.flatnonzero(np.isnan(grad))
+        if bad.size:
+            raise ValueError(f"objective {objective.spec!r}: {method} returned a gradient that is NaN at "
+                             f"{bad.size} of {grad.size} rows (the first: row {int(bad[0])}); it must be finite")
 
 
 def _scalar_value(objective, value) -> float:

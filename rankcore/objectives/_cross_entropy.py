@@ -99,7 +99,8 @@ class CrossEntropy(Objective):
         """The default binding; ``queries`` are accepted and change nothing (each row is judged alone)."""
         y = np.asarray(y, dtype=np.float64)
         self.check_target(y, sample_weight)
-        return super().bind(y, sample_weight, n_threads=n_threads, queries=queries)
+        self.check_queries(queries)
+        return super().bind(y, sample_weight, n_threads=n_threads)       # the queries change nothing here
 
     def bind_blocks(self, n_threads: int = 1) -> "BoundCrossEntropyBlocks":
         """The form on blocks of rows (a Dask fit's chunks; on one list or within queries alike: each row is judged

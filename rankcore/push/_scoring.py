@@ -71,7 +71,7 @@ def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y", n_thread
     Raises ValueError naming the metric and the labels (``name``: ``"eval_set y"`` for an ``eval_set``'s) when
     they do not suit it or it counts none of the queries.
     """
-    from ..metrics import MetricRefusal
+    from ..metrics import MetricRefusal, query_values_of
     from ..validation import check_binary_labels, check_graded_labels, check_same_length, check_scores
 
     try:
@@ -100,7 +100,7 @@ def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y", n_thread
             if bound is not None and s.shape == y_arr.shape:
                 values = bound(s)
             else:
-                values = np.asarray(metric.query_values(y_arr, s, queries), dtype=np.float64)
+                values = query_values_of(metric, y_arr, s, queries)    # a plugin's: one finite value per query
         except ValueError as exc:   # the metric's (the scores were checked above): a refusal, its labels ``name``
             raise MetricRefusal.of_metric(exc, metric.spec, name) from None
         counted = values[~np.isnan(values)]
