@@ -173,7 +173,7 @@ class PerQueryMean:
         if bound is not None:
             return np.asarray(bound(s), dtype=np.float64)
         queries, y, metric = self._arguments(labels)
-        return query_values_of(metric, y, s, queries)      # a plugin's: one finite value per query, or its error
+        return query_values_of(metric, y, s, queries)      # a plugin's: one value per query (NaN: not counted)
 
     def __call__(self, labels: np.ndarray, scores: np.ndarray) -> float:
         values = self.values(labels, scores)

@@ -621,24 +621,29 @@ class _BoundDefault(BoundObjective):
         self.queries = queries
         self._takers: dict[str, bool] = {}          # method name -> takes queries=, read once per binding
 
-    def _extra(self, method: Callable) -> dict:
+    def _extra(self, name: str) -> dict:
+        """``{"queries": ...}`` when the objective's method ``name`` takes them, else ``{}``.
+
+        Keyed by the attribute's name, not the callable's ``__name__``: a ``functools.partialmethod`` has none,
+        and two of them would otherwise share one answer.
+        """
         if self.queries is None:
             return {}
-        name = getattr(method, "__name__", "")
         if name not in self._takers:
-            self._takers[name] = _takes_queries(method)
+            self._takers[name] = _takes_queries(getattr(self.objective, name))
         return {"queries": self.queries} if self._takers[name] else {}
 
     def value_and_gradient(self, scores):
-        method = self.objective.value_and_gradient
-        value, grad = method(self.y, scores, self.sample_weight, **self._extra(method))
+        value, grad = self.objective.value_and_gradient(self.y, scores, self.sample_weight,
+                                                        **self._extra("value_and_gradient"))
         grad = np.asarray(grad, dtype=np.float64)
         if grad.shape != scores.shape:
             raise ValueError(
                 f"objective {self.objective.spec!r}: gradient has shape {grad.shape}, expected {scores.shape}"
             )
-        _refuse_nan_gradient(self.objective, grad, "value_and_gradient")
-        return _scalar_value(self.objective, value), grad
+        value = _scalar_value(self.objective, value)
+        _refuse_nan_gradient(self.objective, value, grad, "value_and_gradient")
+        return value, grad
 
     @property
     def has_hessian(self) -> bool:
@@ -647,8 +652,8 @@ class _BoundDefault(BoundObjective):
     def value_gradient_hessian(self, scores):
         if not self.has_hessian:
             return super().value_gradient_hessian(scores)
-        method = self.objective.value_gradient_hessian
-        value, grad, hess = method(self.y, scores, self.sample_weight, **self._extra(method))
+        value, grad, hess = self.objective.value_gradient_hessian(self.y, scores, self.sample_weight,
+                                                                  **self._extra("value_gradient_hessian"))
         grad = np.asarray(grad, dtype=np.float64)
         hess = np.array(hess, dtype=np.float64)       # a copy: clipped in place below
         for what, arr in (("gradient", grad), ("hessian", hess)):
@@ -659,8 +664,9 @@ class _BoundDefault(BoundObjective):
         if not np.isfinite(hess).all():
             raise ValueError(f"objective {self.objective.spec!r}: value_gradient_hessian returned a non-finite "
                              "hessian; it must be a finite positive curvature")
-        _refuse_nan_gradient(self.objective, grad, "value_gradient_hessian")
-        return _scalar_value(self.objective, value), grad, clip_hessian(hess)
+        value = _scalar_value(self.objective, value)
+        _refuse_nan_gradient(self.objective, value, grad, "value_gradient_hessian")
+        return value, grad, clip_hessian(hess)
 
     def line(self, scores, direction):
         objective = self.objective
@@ -668,7 +674,7 @@ class _BoundDefault(BoundObjective):
         if not overridden:
             return super().line(scores, direction)
 
-        extra = self._extra(objective.line_derivatives)
+        extra = self._extra("line_derivatives")
 
         def evaluate(alpha: float) -> LinePoint:
             value, d1, d2 = objective.line_derivatives(self.y, scores + alpha * direction, direction,
@@ -678,13 +684,17 @@ class _BoundDefault(BoundObjective):
         return evaluate
 
 
-def _refuse_nan_gradient(objective, grad: np.ndarray, method: str) -> None:
+def _refuse_nan_gradient(objective, value: float, grad: np.ndarray, method: str) -> None:
     """A ValueError naming the objective, its ``method`` and the first row when a plugin's gradient holds a NaN.
 
-    A NaN is the objective's own fault at any scores, never an overflow of them: left to the driver, it would stop
-    the fit as ``"overflow"`` and blame the learning rate.  (An infinite entry may be an overflow, which the driver
-    handles.)  O(n), beside the objective's own cost.
+    Beside a finite value J (or an objective without one), a NaN is the objective's own fault: left to the driver,
+    it would stop the fit as ``"overflow"`` and blame the learning rate.  Beside a J of NaN or ±inf it may be an
+    overflow of the scores (exp(f) / (1 + exp(f)) is inf / inf past f = 709), which the driver handles: it stops
+    with ``"overflow"`` and keeps the last finite model (or, at the initial scores, says J is not finite there).
+    (An infinite entry may be an overflow too.)  O(n), beside the objective's own cost.
     """
+    if objective.has_value and not math.isfinite(value):
+        return
     if np.isnan(_dot(grad, grad)):            # one pass: squares are >= 0, so NaN exactly when an entry is NaN
         bad = np.flatnonzero(np.isnan(grad))
         if bad.size:

@@ -100,7 +100,7 @@ def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y", n_thread
             if bound is not None and s.shape == y_arr.shape:
                 values = bound(s)
             else:
-                values = query_values_of(metric, y_arr, s, queries)    # a plugin's: one finite value per query
+                values = query_values_of(metric, y_arr, s, queries)    # a plugin's: one per query (NaN: not counted)
         except ValueError as exc:   # the metric's (the scores were checked above): a refusal, its labels ``name``
             raise MetricRefusal.of_metric(exc, metric.spec, name) from None
         counted = values[~np.isnan(values)]

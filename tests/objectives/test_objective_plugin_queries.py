@@ -8,6 +8,8 @@ stopping the fit as an overflow.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from _plugin_registration import components_registered
@@ -81,7 +83,39 @@ class NaNGradientNewton(NaNGradient):
         return value, grad, np.full_like(grad, 2.0)
 
 
-OBJECTIVES = [WithinQueries, DeclaresOnly, NaNGradient, NaNGradientNewton]
+class NaiveLogistic(rankcore.Objective):
+    """The logistic loss written naively: its gradient exp(f) / (1 + exp(f)) − y is inf / inf = NaN past f = 709,
+    beside a value J = +inf -- an overflow of the scores, not a bug of the objective."""
+
+    name = "naive-logistic-for-tests"
+    task = "binary"
+
+    def value_and_gradient(self, y, scores, sample_weight=None):
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(scores)
+            return float(np.sum(np.log1p(e) - y * scores)), e / (1.0 + e) - y
+
+
+def _squared(self, y, scores, sample_weight=None, queries=None, scale=1.0):
+    return float(scale * np.sum((scores - y) ** 2)), 2.0 * scale * (scores - y)
+
+
+def _squared_line(self, y, scores, direction, sample_weight=None, scale=1.0):     # takes no queries=
+    grad = 2.0 * scale * (scores - y)
+    return float(scale * np.sum((scores - y) ** 2)), float(grad @ direction), float(2.0 * scale * direction @ direction)
+
+
+class PartialMethods(rankcore.Objective):
+    """Methods made by functools.partialmethod (callables without a __name__): only the first takes queries=."""
+
+    name = "partial-methods-for-tests"
+    task = "graded"
+    ranks_within_queries = True
+    value_and_gradient = functools.partialmethod(_squared, scale=2.0)
+    line_derivatives = functools.partialmethod(_squared_line, scale=2.0)
+
+
+OBJECTIVES = [WithinQueries, DeclaresOnly, NaNGradient, NaNGradientNewton, NaiveLogistic, PartialMethods]
 
 
 @pytest.fixture
@@ -141,3 +175,26 @@ def test_a_nan_gradient_is_the_objectives_error_not_an_overflow(registered, spec
     with pytest.raises(ValueError, match=rf"objective '{spec}': {method} returned a gradient that is NaN at 1 of "
                                          rf"{y.size} rows \(the first: row 3\)"):
         rankcore.boost(learner=learner, objective=spec, n_iter=3).fit(X, y)
+
+
+def test_a_nan_gradient_beside_an_overflowed_value_stops_the_fit_as_an_overflow(registered):
+    # scores pushed past exp's range: J = +inf says the step overflowed; the fit keeps the last finite model
+    X = np.random.default_rng(0).normal(size=(200, 3))
+    y = (X[:, 0] > 0).astype(np.int8)       # separable: the line search's step is huge
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        model = rankcore.boost(learner="trees:learning_rate=1000", objective="naive-logistic-for-tests",
+                               n_iter=20).fit(X, y)
+    assert model.stop_reason_ == "overflow"
+    assert np.isfinite(model.decision_function(X)).all()
+
+
+def test_each_method_is_asked_for_queries_by_its_own_name(registered):
+    # partialmethods have no __name__: line_derivatives must not inherit value_and_gradient's answer
+    X, y, qid = _data()
+    queries = check_qid(qid, qid.size)
+    bound = rankcore.resolve("objective", "partial-methods-for-tests").bind(y, queries=queries)
+    scores = np.zeros(y.size)
+    value, grad = bound.value_and_gradient(scores)
+    assert value == pytest.approx(2.0 * float(np.sum(y ** 2)), rel=1e-12)
+    direction = np.ones(y.size)
+    assert bound.line(scores, direction)(0.0).d1 == pytest.approx(float(grad @ direction), rel=1e-12)
