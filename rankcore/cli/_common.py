@@ -191,11 +191,14 @@ def _training_column(args, path: str, column: str | None):
     """``--label`` or ``--qid`` for a LIBSVM training file ``path``: None when it names a column of a CSV file read
     beside it (``--validation``, ``--test``, ``--background``) -- the LIBSVM file carries its label first on each
     row and its query ids in ``qid:`` fields -- else as given, for the file's error."""
-    if column is None:
-        return None
-    headers = _beside_headers(args)
-    if not headers or not os.path.isfile(path) or not _is_format(path, args.data_format, "libsvm"):
+    if column is None or not os.path.isfile(path) or not _is_format(path, args.data_format, "libsvm"):
         return column
+    from .datasets import check_is_file
+
+    for other in _beside_files(args):
+        # said first: a --label or --qid naming a missing file's column would be the LIBSVM training file's refusal
+        check_is_file(os.fspath(other))
+    headers = _beside_headers(args)
     return None if any(column in names for names in headers) else column
 
 
@@ -214,15 +217,16 @@ def _check_training_queries(args, path: str) -> None:
 def _beside_headers(args) -> list[list[str]]:
     """The header names of the CSV files given beside the training data (``--validation``, ``--test``, ``explain``'s
     ``--background``)."""
-    from .datasets import check_is_file, header_names
+    from .datasets import header_names
 
-    besides = [getattr(args, option, None) for option in ("validation", "test", "background")]
-    for other in besides:
-        if other:
-            # said first: a --label or --qid naming the missing file's column was the LIBSVM training file's refusal
-            check_is_file(os.fspath(other))
-    return [header_names(os.fspath(other)) or [] for other in besides
-            if other and os.path.isfile(other) and _is_csv(other, args.data_format)]
+    return [header_names(os.fspath(other)) or [] for other in _beside_files(args)
+            if os.path.isfile(other) and _is_csv(other, args.data_format)]
+
+
+def _beside_files(args) -> list:
+    """The files given beside the training data: ``--validation``, ``--test``, ``explain``'s ``--background``."""
+    return [other for other in (getattr(args, option, None) for option in ("validation", "test", "background"))
+            if other]
 
 
 def _own_columns(path: str, fmt: str | None):
