@@ -23,7 +23,10 @@ u.  That is an honest estimate of "blend the CV leaders", free of the
 winner's curse that choosing the members on u would add.  The single choice
 is nested the same way (chosen without u, scored on u), and the blend wins
 only if its nested advantage over the nested single choice, paired over
-units, exceeds ``Z`` standard errors.
+units, exceeds ``Z`` standard errors.  With only one other unit in u's
+group (two folds, or a hold-out of two parts) there is no noise to measure
+without u, so the nested single choice could only be the anchor -- not the
+single choice made on every unit -- and no blend is judged.
 """
 
 from __future__ import annotations
@@ -136,7 +139,9 @@ def select(scores: dict[int, np.ndarray], predictions: dict[int, list[np.ndarray
     single_nested = np.empty(n)
     for u in range(n):
         others = [v for v in range(n) if groups[v] == groups[u] and v != u]
-        if not others:
+        # one other unit has no noise to measure: its "choice" is always the default, not the single choice
+        # made on every unit, so a blend would be judged against the wrong rival (two folds, two parts)
+        if len(others) < 2:
             return selection
         inner = {c: v[others] for c, v in oriented.items()}
         single_u, _ = choose_single(inner, anchor, units.variance_inflation, z)

@@ -212,3 +212,20 @@ def test_auto_queries_cross_val_score_routes_qid(data):
         scores = cross_val_score(AutoRanker(candidates=CANDIDATES[:1], cv=3, random_state=0, n_jobs=1), X, y,
                                  cv=QueryKFold(n_splits=3), params={"qid": qid})
     assert scores.shape == (3,) and ((scores > 0.5) & (scores <= 1)).all()
+
+
+def test_auto_two_folds_judge_no_blend_against_the_default_alone():
+    # two folds leave one other fold to choose without the one scored: that "choice" is always the default, so a
+    # blend scoring exactly as the single choice (the other member is constant) was said to beat it
+    rng = np.random.default_rng(1)
+    sizes = rng.integers(1, 15, size=40)
+    qid = np.repeat([f"q{i}" for i in range(40)], sizes)
+    X = np.column_stack([rng.normal(size=qid.shape[0]), rng.normal(size=qid.shape[0])])
+    y = np.clip(np.round(X[:, 0] + rng.normal(scale=0.5, size=qid.shape[0]) + 1), 0, 3)
+    two = np.isin(qid, ["q0", "q1"])
+    auto = rankcore.AutoRanker(candidates=["trees:n_iter=20,min_samples_leaf=5", "stumps:n_iter=20"],
+                               random_state=0).fit(X[two], y[two], qid=qid[two])
+    assert auto.cv_description_.startswith("2-fold")
+    assert auto.best_candidate_ == "stumps:n_iter=20"
+    assert auto.selection_reason_ == "beats the default by more than its noise"
+    assert not any(row.name.startswith("blend(") for row in auto.leaderboard_)
