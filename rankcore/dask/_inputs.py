@@ -27,7 +27,8 @@ from ._workers import worker_info
 #: passes before boosting (:meth:`RowChunks.persisted_for_setup`); larger data are streamed by each pass.
 SETUP_MEMORY_SHARE = 0.4
 
-__all__ = ["get_client", "RowChunks", "as_row_chunks", "as_dask_matrix", "fitted_dask_matrix", "is_dask_collection", "tree_sum"]
+__all__ = ["get_client", "RowChunks", "as_row_chunks", "as_dask_matrix", "fitted_dask_matrix", "is_dask_collection",
+           "tree_sum", "joined_chunk_ids"]
 
 
 def get_client(client: Any = None):
@@ -399,3 +400,13 @@ def as_row_chunks(X: Any, y: Any = None, sample_weight: Any = None, *, chunk_row
     w_arr = None if sample_weight is None else _as_dask_vector(sample_weight, chunks, name="sample_weight")
     local = tuple(v is not None and not is_dask_collection(v) for v in (X, y, sample_weight))
     return RowChunks(arr, y_arr, w_arr, names, from_memory=local, categories=found)
+
+
+def joined_chunk_ids(parts, name: str = "qid") -> np.ndarray:
+    """The query ids of a Dask column's chunks (``parts``, computed, in order) concatenated by
+    :func:`rankcore.metrics.joined_ids`: ids of different types in different chunks (5 and "5") refused, as the
+    in-memory fit refuses them in one array (NumPy's join would make them one type, one query); a refused id is
+    said by its row in its chunk."""
+    from ..metrics import joined_ids
+
+    return joined_ids(list(parts), name, where=lambda k, i: f"at row {i} of chunk {k}")

@@ -71,10 +71,10 @@ from typing import Any, Iterable
 import numpy as np
 
 from .._caller import outside_stacklevel
-from ..metrics import Metric, RocCells, joined_ids, one_class, resolve_metrics
+from ..metrics import Metric, RocCells, one_class, resolve_metrics
 from ..registry import registry, resolve
 from ..validation import check_binary_labels, check_scores
-from ._inputs import get_client, is_dask_collection, tree_sum
+from ._inputs import get_client, is_dask_collection, joined_chunk_ids, tree_sum
 from ._order import RankSearch, float_keys, interval_counts
 from ._shard import check_components_on_workers
 
@@ -350,7 +350,7 @@ def _evaluate_queries(y, scores, metrics, qid, client) -> DistributedEvaluation:
         y_local, s_local, *q_chunks = client.gather(client.compute([y, scores, *qid.to_delayed().ravel()]))
     finally:
         del y, scores
-    q_local = joined_ids(q_chunks, "qid", where=lambda k, i: f"at row {i} of chunk {k}")
+    q_local = joined_chunk_ids(q_chunks)
     values = evaluate_in_memory(y_local, s_local, metrics, qid=q_local)
     return DistributedEvaluation(values, {key: (v, v) for key, v in values.items()}, 1)
 

@@ -38,6 +38,7 @@ from .._caller import outside_stacklevel
 from ._borrow import Borrowed, borrow_threads
 from ._categories import category_frame
 from ._malloc import pages_kept
+from ._inputs import joined_chunk_ids
 from ._prepare import check_chunk
 
 __all__ = ["PLACEMENTS", "Placement", "choose_placement", "messages_per_iteration", "fit_on_one_worker"]
@@ -229,21 +230,13 @@ def _rows_into(rows, task, n_rows, first, X_parts, y_parts, w_parts, q_parts, la
         raise ValueError(f"X: expected {X.shape[0]} rows (the collection's chunk sizes), the chunks hold {filled}")
     y = np.concatenate(y_parts)
     w = None if w_parts[0] is None else np.concatenate(w_parts)
-    qid = _joined_ids(q_parts) if q_parts else None
+    qid = joined_chunk_ids(q_parts) if q_parts else None
     return [X, y, w, qid, _joined(p_parts) if p_parts else None, _joined(i_parts) if i_parts else None]
 
 
 def _joined(parts):
     """The chunks of a column concatenated."""
     return np.concatenate([np.asarray(p) for p in parts])
-
-
-def _joined_ids(parts):
-    """The query ids of the chunks concatenated; ids of different types in different chunks (5 and "5") are refused,
-    as the distributed fit refuses them (the concatenation would make them one type, one query)."""
-    from ..metrics import joined_ids
-
-    return joined_ids(parts, "qid", where=lambda k, i: f"at row {i} of chunk {k}")
 
 
 def _rows_here(task, X_parts, y_parts, w_parts, q_parts, p_parts=None, i_parts=None):
@@ -258,7 +251,7 @@ def _rows_here(task, X_parts, y_parts, w_parts, q_parts, p_parts=None, i_parts=N
     this copy of the rows is not held for the whole fit.
     """
     X, y, w = _concatenated((y_parts, w_parts), task, X_parts)
-    qid = None if q_parts is None else _joined_ids(q_parts)
+    qid = None if q_parts is None else joined_chunk_ids(q_parts)
     return [X, y, w, qid, None if p_parts is None else _joined(p_parts), None if i_parts is None else _joined(i_parts)]
 
 

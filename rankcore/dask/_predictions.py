@@ -15,12 +15,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import reads_a_snapshot
 from ..base import ignore_score_weights, require_score_queries
-from ..metrics import check_queries, joined_ids
+from ..metrics import check_queries
 from ..push import check_init_score
 from ..validation import check_finite_scores
 from ._explain import chunk_rows
 from ._init_scores import init_vector
-from ._inputs import fitted_dask_matrix, get_client, is_dask_collection
+from ._inputs import fitted_dask_matrix, get_client, is_dask_collection, joined_chunk_ids
 
 __all__ = ["DaskPredictions", "local_copy"]
 
@@ -54,7 +54,7 @@ def local_copy(value):
 
 def local_ids(qid, name: str = "qid"):
     """In-memory query ids; a Dask collection's computed chunk by chunk and joined by
-    :func:`rankcore.metrics.joined_ids` (ids of different types in different chunks refused, as the fit refuses
+    ``joined_chunk_ids`` (ids of different types in different chunks refused, as the fit refuses
     them: computed whole, NumPy's join would make them one type)."""
     if not is_dask_collection(qid):
         return qid
@@ -62,7 +62,7 @@ def local_ids(qid, name: str = "qid"):
 
     parts = qid.to_delayed()
     parts = parts.ravel().tolist() if hasattr(parts, "ravel") else list(parts)
-    return joined_ids(dask.compute(*parts), name, where=lambda k, i: f"at row {i} of chunk {k}")
+    return joined_chunk_ids(dask.compute(*parts), name)
 
 class DaskPredictions:
     """Mixin of ``_DaskBoost``: the fitted model's scores, leaves and score of a Dask collection (the learner,
@@ -158,7 +158,7 @@ class DaskPredictions:
             scores, y_local, *rest = (np.asarray(c) for c in client.gather(client.compute(columns)))
             if init_score is not None:
                 scores = scores + check_init_score(rest.pop(0), scores.shape[0])
-            ids = [] if qid is None else [joined_ids(rest, "qid", where=lambda k, i: f"at row {i} of chunk {k}")]
+            ids = [] if qid is None else [joined_chunk_ids(rest)]
             return self._score_of(scores, y_local, *ids, group=group)
 
         metric = self._scoring_metric(getattr(self, "task_", "bipartite"))
