@@ -105,7 +105,7 @@ class ArgumentTypeRefusal(ArgumentRefusal, TypeError):
     fields name the argument.
     """
 
-    #: How a message that names the class says it (``shown_type``): the TypeError it was before it had fields
+    #: How a message that names the class says it (``shown_type``): the built-in class callers catch it by
     shown_as = "TypeError"
 
     @classmethod
