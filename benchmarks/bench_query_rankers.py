@@ -288,11 +288,18 @@ def _cost_functions(length, n_rows, rounds):
     return funcs
 
 
+#: The query lengths of the cost table (rows per query; the rows are the same for each).
+COST_LENGTHS = (100, 1_000, 10_000)
+
+
 def run_cost(args):
     """CPU milliseconds per iteration as queries grow (same rows): the per-query push and lambdarank."""
     rounds = 5
     table = {}
-    for length in (100, 1_000, 10_000):
+    for length in COST_LENGTHS:
+        if length > args.cost_rows:       # not one whole query of this length fits in the rows
+            print(f"left out: queries of {length:,} rows (more than --cost-rows {args.cost_rows:,})", file=sys.stderr)
+            continue
         best = _best_cpu_seconds(_cost_functions(length, args.cost_rows, rounds), repeats=2)
         best["rankcore trees iteration"] = best.pop("rankcore fit, long") - best.pop("rankcore fit, short")
         table[length] = {name: seconds / rounds for name, seconds in best.items()}
@@ -363,6 +370,9 @@ def main(argv=None):
     parser.add_argument("--cost-rows", type=int, default=50_000)
     parser.add_argument("--verbose", action="store_true", help="log each fit to stderr")
     args = parser.parse_args(argv)
+    if args.cost and args.cost_rows < COST_LENGTHS[0]:
+        parser.error(f"--cost-rows: expected at least {COST_LENGTHS[0]} rows (one query of the shortest length), "
+                     f"got {args.cost_rows}")
     if importlib.util.find_spec("lightgbm") is None:
         print("LightGBM is not installed: nothing to compare with", file=sys.stderr)
         return 0

@@ -18,7 +18,8 @@ import numpy as np
 from . import CommandError
 
 __all__ = ["QUERY_METRICS", "QUERY_MONITOR", "FIT_POSITION_HELP", "query_defaults", "qid_option",
-           "query_labels", "check_fit_within_queries", "query_split", "query_facts", "check_fit_with_positions",
+           "query_labels", "check_fit_within_queries", "refuse_query_objectives", "grade_row_error", "query_split",
+           "query_facts", "check_fit_with_positions",
            "check_positions_in_queries", "check_click_model_has_positions", "position_facts", "position_effects_note",
            "position_error"]
 
@@ -114,6 +115,58 @@ def check_fit_within_queries(configs, data) -> None:
                                f"--drop {data.qid_name} to fit one list")
         raise CommandError(f"{data.source}: the rows have query ids ({qid_option(data)}), and {model}; use --model "
                            f"{kinds}")
+
+
+def refuse_query_objectives(configs, data) -> None:
+    """A model whose objective ranks only within queries (``lambdarank``, ``yetirank``, ``xendcg``) on rows
+    without query ids: one error naming the objective and ``--qid``, before the labels are read.
+
+    Without it the first complaint would be about the labels (a graded file is not two classes) or the
+    default learner, and the advice would lead away from the missing query ids.
+    """
+    for config in configs:
+        spec = config.params.get("objective")
+        if spec is None or not getattr(_resolved_objective(spec), "requires_queries", False):
+            continue
+        where = ("name the query column with --qid COLUMN" if data.format == "csv"
+                 else "give each row a qid: field (or a .query file beside the data)")
+        raise CommandError(f"--objective {_spec_text(spec)!r} ranks within queries, but {data.source} has no query "
+                           f"ids: {where}")
+
+
+def grade_row_error(exc: Exception, data) -> CommandError | None:
+    """The library's refusal of a training grade at a row (``y: ... at row 12``: a grade beyond the objective's
+    gains) said at that row's place in the file (``data.csv, line 14``); None for any other error.
+
+    The library counts rows from 0 among the rows it was given; in a file the user looks for a line.
+    """
+    import re
+
+    if getattr(exc, "parameter", None) != "y":
+        return None
+    text = str(exc)
+    found = re.fullmatch(r"y: (.*), got (.*) at row (\d+)", text, flags=re.DOTALL)
+    if found is None or int(found.group(3)) >= data.n_samples:
+        return None
+    what, value, row = found.groups()
+    return CommandError(f"{data.where(int(row))}: {what}, got the grade {value}")
+
+
+def _resolved_objective(spec: Any) -> Any:
+    """The objective a spec names, or None when it names none (its own refusal comes later, from the fit)."""
+    from ..registry import resolve
+
+    if not isinstance(spec, str):
+        return spec
+    try:
+        return resolve("objective", spec)
+    except (ValueError, TypeError, LookupError):
+        return None
+
+
+def _spec_text(spec: Any) -> str:
+    """The objective as the user wrote it (a spec string), or its registered spec."""
+    return spec if isinstance(spec, str) else str(getattr(spec, "named_spec", spec))
 
 
 def _fits_queries(cls) -> bool:

@@ -57,7 +57,7 @@ from ._intervals import add_interval_options, comparison_tables, render_tables
 from .._progress import Progress
 from ._progress import add_progress_options
 from ._queries import (QUERY_METRICS, QUERY_MONITOR, check_fit_within_queries, qid_option, query_defaults,
-                       query_facts, query_labels, query_split, use_query_learner)
+                       query_facts, query_labels, query_split, refuse_query_objectives, use_query_learner)
 from ._stdin import source_name
 from ._weights import (COMPARE_HELP as WEIGHT_HELP, check_fit_with_weights, check_training_weights,
                        weight_error, weight_facts)
@@ -512,6 +512,7 @@ def run(args) -> int:
         use_query_learner(configs)
     split_by_category(configs, data)
     if data.qid is None:
+        refuse_query_objectives(configs, data)
         metrics, args.monitor = explicit or metric_specs(DEFAULT_METRICS), args.monitor or "auc"
         splits, qid, test, split_facts, weight = _one_list_splits(args, data)
     else:

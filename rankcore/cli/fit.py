@@ -30,7 +30,8 @@ from ._progress import add_progress_options
 from ._validation_checks import warn_if_few_queries, warn_if_training_file, warn_if_training_rows
 from ._queries import (FIT_POSITION_HELP, QUERY_MONITOR, check_click_model_has_positions, check_fit_with_positions,
                        check_fit_within_queries, check_positions_in_queries, position_effects_note, position_error,
-                       position_facts, qid_option, query_defaults, query_facts, query_labels, use_query_learner)
+                       grade_row_error, position_facts, qid_option, query_defaults, query_facts, query_labels,
+                       refuse_query_objectives, use_query_learner)
 from ._weights import FIT_HELP as WEIGHT_HELP, check_fit_with_weights, weight_error, weight_facts
 
 
@@ -158,6 +159,8 @@ def _fit_error(exc: Exception, args, data, init_model, monitor_spec: str) -> Com
     # weights)
     if data.weight is not None and (error := weight_error(exc, data.weight_name)) is not None:
         return error
+    if data.qid is not None and (error := grade_row_error(exc, data)) is not None:
+        return error
     if (advice := constraint_advice(exc, data.feature_names)) is not None:     # the learner's monotone, interactions
         return CommandError(f"{exc}; {advice}")
     return None if data.position is None else position_error(exc, data.position_name)
@@ -220,6 +223,7 @@ def run(args) -> int:
     qid = data.qid
     monitor_spec = args.monitor or ("auc" if qid is None else query_defaults(QUERY_MONITOR, qid))
     if qid is None:
+        refuse_query_objectives([config], data)
         y = data.binary_target(args.positive)
         check_relevant_label(init_model, data.relevant_label(args.positive), args.init_model)
     else:

@@ -179,3 +179,39 @@ def test_compare_test_file_needs_query_ids(files, tmp_path):
     d, *_ = files
     status, _, err = run_main("compare", d / "data.svm", "--test", without_qid(d, tmp_path), "--no-plots")
     one_line_error(status, err, "--test:", "has no query ids, but the training rows are in queries (qid:)")
+
+
+@pytest.mark.parametrize("command", ["fit", "compare"])
+@pytest.mark.parametrize("objective", ["lambdarank", "xendcg", "yetirank:5"])
+def test_a_query_objective_without_query_ids_names_the_objective_and_qid(files, tmp_path, command, objective):
+    # graded labels without --qid: the missing query ids are the error, not the labels or the default learner
+    d, _, _, _ = files
+    out = ["-o", tmp_path / "m.json"] if command == "fit" else []
+    status, _, err = run_main(command, d / "in_order.csv", "--label", "grade", "--drop", "query",
+                              "--objective", objective, "--n-iter", "2", *out)
+    one_line_error(status, err, f"--objective '{objective}' ranks within queries", "in_order.csv has no query ids",
+                   "--qid COLUMN")
+
+
+def test_a_query_objective_without_query_ids_is_refused_on_0_1_labels_and_by_param(files, tmp_path):
+    d, _, _, _ = files
+    status, _, err = run_main("fit", d / "in_order.csv", "--label", "grade", "--drop", "query", "--positive", "3",
+                              "--param", "objective=lambdarank:3", "-o", tmp_path / "m.json")
+    one_line_error(status, err, "--objective 'lambdarank:3' ranks within queries", "--qid COLUMN")
+
+
+@pytest.mark.parametrize("objective, fragment", [
+    (None, "weighs rows by the gain 2^grade, so grades must be <= 1023, got the grade 1100.0"),
+    ("lambdarank:gain=0/1/3/7", "has gains for the grades 0..3 only"),
+])
+def test_a_grade_beyond_the_objectives_gains_is_named_by_its_line(tmp_path, objective, fragment):
+    # the library counts rows from 0; the file's line of that row is what the user can find
+    qid, X, grade = grouped(3)
+    grade[17] = 1100.0
+    order = np.random.default_rng(2).permutation(qid.size)
+    write_csv(tmp_path / "big.csv", qid, X, grade, order)
+    line = 2 + int(np.flatnonzero(order == 17)[0])          # the header is line 1
+    more = [] if objective is None else ["--objective", objective]
+    status, _, err = run_main("fit", tmp_path / "big.csv", "--qid", "query", "--label", "grade", *more, "--quiet",
+                              "--n-iter", "2", "-o", tmp_path / "m.json")
+    one_line_error(status, err, f"big.csv, line {line}: the objective", fragment)

@@ -331,3 +331,15 @@ def test_a_count_beyond_2_53_is_refused_by_name(spec):
     with pytest.raises(ValueError, match=r"tie_break=.*k must be .*a count above 2\*\*53"):
         rankcore.ExactBoost(tie_break="prec@k:1e308", n_runs=2, n_rounds=2).fit(
             np.arange(12.0).reshape(6, 2), [1, 0, 1, 0, 1, 0])
+
+
+def test_dask_query_ids_are_computed_like_the_labels_and_scores():
+    # a lazy qid was iterated into lazy scalars and refused as unhashable ids at row 0
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(0)
+    y, s = rng.integers(0, 3, 60).astype(float), np.round(rng.normal(size=60), 1)
+    qid = np.repeat(np.arange(6), 10)[rng.permutation(60)]
+    expected = rankcore.evaluate(y, s, ["ndcg@k:5", "map"], qid=qid)
+    lazy = rankcore.evaluate(da.from_array(y, chunks=25), da.from_array(s, chunks=25), ["ndcg@k:5", "map"],
+                             qid=da.from_array(qid, chunks=25))
+    assert lazy == expected
