@@ -493,9 +493,27 @@ class Objective(Component):
         return float(self.bind(y_arr, w_arr).value(s_arr))
 
     def gradient(self, y: Any, scores: Any, sample_weight: Any = None) -> np.ndarray:
-        """∇J at ``scores`` for labels ``y`` (validated)."""
+        """∇J at ``scores`` for labels ``y`` (validated).
+
+        Raises
+        ------
+        FloatingPointError
+            The gradient is not finite at ``scores`` (an overflow of the loss or price there), as the
+            boosting driver refuses such scores.
+        """
         y_arr, s_arr, w_arr = self._validate_call(y, scores, sample_weight)
-        return self.bind(y_arr, w_arr).value_and_gradient(s_arr)[1]
+        with np.errstate(over="ignore", invalid="ignore"):   # a non-finite result is refused below
+            value, grad = self.bind(y_arr, w_arr).value_and_gradient(s_arr)
+        grad = np.asarray(grad)
+        if not np.isfinite(grad).all():
+            # inf - inf inside the log-space weights came back as NaN without a word (push:exp,exp:2 with
+            # a negative 710 above the positives)
+            bad = int(np.flatnonzero(~np.isfinite(grad))[0])
+            raise FloatingPointError(
+                f"objective {self.spec!r}: the gradient is not finite at these scores (J = {value}, "
+                f"{grad[bad]} at position {bad}): an overflow, the scores are too far apart for its loss and "
+                "price; rescale them")
+        return grad
 
     def _validate_call(self, y, scores, sample_weight):
         from ..validation import check_labels_and_scores, check_sample_weight

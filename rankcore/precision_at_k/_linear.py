@@ -38,6 +38,7 @@ Edge cases, decided once for both estimators:
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from typing import Any
 
@@ -52,6 +53,8 @@ from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check
                     ignore_score_weights, run_callbacks)
 from ..metrics import prec_at_k
 from ..validation import (
+    ArgumentRefusal,
+    ArgumentTypeRefusal,
     check_category_order,
     check_finite_scores,
     check_fit_data,
@@ -73,6 +76,14 @@ SPARSE_DENSITY = 0.1
 SPARSE_MIN_ENTRIES = 100_000
 
 
+def _check_row_count(rows: Any, name: str) -> None:
+    """Refuse a row count that is not an integer >= 1, naming the argument ``name``."""
+    if isinstance(rows, (bool, np.bool_)) or not isinstance(rows, numbers.Integral):
+        raise ArgumentTypeRefusal.said(name, f"expected an integer number of rows >= 1, got {type(rows).__name__}")
+    if rows < 1:
+        raise ArgumentRefusal.said(name, f"expected an integer number of rows >= 1, got {rows!r}")
+
+
 def batch_k(k: Any, n: int, batch: int) -> int:
     """The k of a batch of ``batch`` rows when ``k`` is the top of n training rows.
 
@@ -82,7 +93,17 @@ def batch_k(k: Any, n: int, batch: int) -> int:
 
     >>> batch_k(50, 1000, 100), batch_k(0.05, 1000, 100), batch_k(1, 1000, 100)
     (5, 5, 1)
+
+    Raises
+    ------
+    TypeError
+        ``n`` or ``batch`` is not an integer.
+    ValueError
+        ``n`` or ``batch`` is below 1, or ``k`` is refused by ``check_k``.
     """
+    # both are row counts: a batch of 0 rows used to get k = 0 and a negative one a negative k
+    for name, rows in (("n", n), ("batch", batch)):
+        _check_row_count(rows, name)
     count = check_k(k, n)
     kappa = float(k) if float(k) < 1 else count / n
     return int(min(batch, max(1, math.floor(kappa * batch + 0.5))))

@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_k, check_labels_and_scores
+from ..validation import check_flag, check_k, check_labels_and_scores
 
 __all__ = ["SURROGATES", "CONVEX_SURROGATES", "surrogate", "surrogate_and_grad", "resolve_k"]
 
-#: Surrogate names, in the order of the hierarchy prec@k loss <= ramp <= avg <= max (struct apart).
+#: Surrogate names (struct first; of the others, prec@k loss <= ramp <= avg <= max for every score vector).
 SURROGATES = ("struct", "ramp", "max", "avg")
 #: The surrogates that are convex in the scores (so in w for a linear model).
 CONVEX_SURROGATES = ("struct", "max", "avg")
@@ -110,6 +110,8 @@ def surrogate_and_grad(y: Any, scores: Any, k: Any, kind: str = "avg", *, normal
     Time O(n log n) (one sort), memory O(n).  For a linear model s = Xw the
     gradient in w is ``X.T @ grad``.
     """
+    # a flag, not any truthy value: normalize="no" used to divide by k
+    normalize = check_flag(normalize, name="normalize")
     value, grad, k_used = _surrogate_batch(y, scores, k, kind, with_grad=True)
     if normalize:
         value /= k_used
@@ -119,5 +121,6 @@ def surrogate_and_grad(y: Any, scores: Any, k: Any, kind: str = "avg", *, normal
 
 def surrogate(y: Any, scores: Any, k: Any, kind: str = "avg", *, normalize: bool = True) -> float:
     """Value of a precision@k surrogate (see :func:`surrogate_and_grad`)."""
+    normalize = check_flag(normalize, name="normalize")
     value, _, k_used = _surrogate_batch(y, scores, k, kind, with_grad=False)
     return float(value / k_used) if normalize else float(value)

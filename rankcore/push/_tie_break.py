@@ -84,13 +84,18 @@ def tie_break_offsets(n_rows: int, scale: float, random_state: Any = None) -> np
     (the bound on how much the offset moves J) and the smallest gap is exactly
     s/(n − 1) (no near-ties that rounding could merge).  O(n) time and memory.
     """
+    # named checks: scale="0.1" was a raw comparison error and n_rows=2.5 was cut to 2 rows without a word
+    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, numbers.Real):
+        raise TypeError(f"scale: the tie-break scale must be a finite number >= 0, got {type(scale).__name__}")
     if scale < 0 or not math.isfinite(scale):
-        raise ValueError(f"tie-break scale: expected a finite number >= 0, got {scale!r}")
+        raise ValueError(f"scale: the tie-break scale must be a finite number >= 0, got {scale!r}")
+    if isinstance(n_rows, (bool, np.bool_)) or not isinstance(n_rows, numbers.Integral):
+        raise TypeError(f"n_rows: expected an integer number of training rows, got {type(n_rows).__name__}")
     if scale == 0.0:
         return None
     n = int(n_rows)
     if n < 1:
-        raise ValueError(f"tie-break offsets: expected at least one row, got {n_rows!r}")
+        raise ValueError(f"n_rows: expected at least one row, got {n_rows!r}")
     if n == 1:
         return np.zeros(1)
     grid = scale * (np.arange(n, dtype=np.float64) / (n - 1) - 0.5)

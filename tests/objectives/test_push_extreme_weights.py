@@ -87,3 +87,15 @@ def test_a_prices_elasticities_are_its_log_forms_difference(spec):
         second = price.log_second_derivative(log_r) + 2.0 * log_r - price.log_value(log_r)
     np.testing.assert_allclose(price.log_elasticity(log_r), first, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(price.log_second_elasticity(log_r), second, rtol=1e-9, atol=1e-9)
+
+
+
+def test_gradient_past_the_overflow_is_refused_not_nan():
+    # a negative 800 above the positives: g(L) = e^(2 L) with L ~ e^800 overflows, and the exp kernel's
+    # log-space weights took inf - inf: objective.gradient returned NaN without a word
+    y = np.array([1, 1, 0, 0])
+    objective = resolve("objective", "push:exp,exp:2")
+    near = objective.gradient(y, np.array([0.0, 0.0, 5.0, 0.0]))
+    assert np.all(np.isfinite(near)) and near[2] > 0 > near[0]
+    with pytest.raises(FloatingPointError, match=r"push:exp,exp:2.*gradient is not finite at these scores"):
+        objective.gradient(y, np.array([0.0, 0.0, 800.0, 0.0]))

@@ -242,3 +242,18 @@ def test_models_saved_before_the_new_state_still_load():
     loaded = model_from_dict(_resigned(data))
     np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
     np.testing.assert_array_equal(loaded.feature_scale_, 1.0)
+
+
+@pytest.mark.parametrize("n, b, error, says", [
+    (10, 0, ValueError, "batch: expected an integer number of rows >= 1, got 0"),
+    (10, -5, ValueError, "batch: expected an integer number of rows >= 1, got -5"),
+    (0, 5, ValueError, "n: expected an integer number of rows >= 1, got 0"),
+    (10, 2.5, TypeError, "batch: expected an integer number of rows >= 1, got float"),
+    (10, True, TypeError, "batch: expected an integer number of rows >= 1, got bool"),
+    ("10", 5, TypeError, "n: expected an integer number of rows >= 1, got str"),
+])
+def test_batch_k_refuses_bad_row_counts(n, b, error, says):
+    # a batch of 0 rows used to get k = 0, a negative batch a negative k, and n="10" a raw comparison error
+    with pytest.raises(error, match=says) as info:
+        batch_k(3, n, b)
+    assert info.value.parameter == says.split(":")[0]

@@ -232,3 +232,14 @@ def test_surrogate_large_batch_is_finite_and_bounded():
         assert grad.max() <= 1 / k + 1e-15
     value, grad = surrogate_and_grad(y, s, 0.005, "avg")
     assert grad.sum() == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("normalize", ["no", 0, 1, None, np.array([True])])
+def test_normalize_must_be_a_flag(normalize):
+    # any truthy value used to be taken: normalize="no" divided by k, silently
+    y = np.array([1, 0, 1, 0, 0])
+    s = np.array([0.1, 0.2, 0.3, 0.4, 0.5])
+    for call in (surrogate, surrogate_and_grad):
+        with pytest.raises(TypeError, match="normalize: expected True or False"):
+            call(y, s, 1, "avg", normalize=normalize)
+    assert surrogate(y, s, 1, "avg", normalize=np.bool_(False)) == surrogate(y, s, 1, "avg", normalize=False)

@@ -220,3 +220,16 @@ def test_the_drivers_warnings_point_at_the_users_call():
     with pytest.warns(UserWarning, match="the fitted model is constant") as caught:
         rankcore.ExactBoost(n_runs=2, n_rounds=2).fit(np.ones((20, 2)), np.arange(20) % 2)
     assert {w.filename for w in caught if "constant" in str(w.message)} == {__file__}
+
+
+@pytest.mark.parametrize("n_rows, scale, error, says", [
+    (2.5, 0.1, TypeError, "n_rows: expected an integer number of training rows, got float"),
+    (True, 0.1, TypeError, "n_rows: expected an integer number of training rows, got bool"),
+    (10, "0.1", TypeError, "scale: the tie-break scale must be a finite number >= 0, got str"),
+    (-1, 0.1, ValueError, "n_rows: expected at least one row, got -1"),
+])
+def test_offsets_refuse_bad_arguments_by_name(n_rows, scale, error, says):
+    # n_rows=2.5 used to give two offsets without a word, and scale="0.1" a raw comparison TypeError
+    with pytest.raises(error, match=says):
+        tie_break_offsets(n_rows, scale, 0)
+    np.testing.assert_array_equal(np.sort(tie_break_offsets(np.int64(3), np.float64(0.1), 0)), [-0.05, 0.0, 0.05])
