@@ -135,7 +135,7 @@ class QueryMetric(OrderMetric):
             raise ValueError("cache: a RankingCache of other queries; bind each metric with its own rows' cache")
         blocks = QueryBlocks.of(queries) if cache is None else cache.blocks
         values_of = self.bind_ranked(y, queries, blocks)
-        empty = np.bincount(queries.codes, weights=(y > 0).astype(np.float64), minlength=queries.n_queries) == 0
+        empty = self.empty_queries(y, queries)
         fill = {"skip": np.nan, "0": 0.0, "1": 1.0}[self.empty_rule]
 
         def values(scores: np.ndarray) -> np.ndarray:
@@ -144,6 +144,10 @@ class QueryMetric(OrderMetric):
             return np.where(empty, fill, values_of(ranking))
 
         return values
+
+    def empty_queries(self, y: np.ndarray, queries: Queries) -> np.ndarray:
+        """A bool per query: no relevant row (every grade 0), so the query follows ``empty``.  O(n)."""
+        return np.bincount(queries.codes, weights=(y > 0).astype(np.float64), minlength=queries.n_queries) == 0
 
     def query_values(self, y: np.ndarray, scores: np.ndarray, queries: Queries) -> np.ndarray:
         return self.bind_queries(y, queries)(scores)
@@ -202,6 +206,18 @@ class NDCG(QueryMetric):
             raise ValueError(f"y: metric {self.spec!r} has gains for the grades 0..{table.shape[0] - 1}, "
                              f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
         return table[y.astype(np.int64)]
+
+    def empty_queries(self, y: np.ndarray, queries: Queries) -> np.ndarray:
+        """No relevant row, or (a gain table with a 0 for a grade > 0) no row of positive gain.
+
+        No order of such a query gains anything: its best DCG is 0 and NDCG
+        0/0, so it follows ``empty`` as LightGBM's ``label_gain`` does (a
+        query of best DCG 0 scores 1 there) rather than counting 0.  The
+        exp and linear gains are 0 at grade 0 only: the same queries.  O(n).
+        """
+        gained = np.bincount(queries.codes, weights=(self.gains(y) > 0).astype(np.float64),
+                             minlength=queries.n_queries) > 0
+        return super().empty_queries(y, queries) | ~gained
 
     def bind_ranked(self, y, queries, blocks):
         gains = _scaled_per_query(self.gains(y), queries)

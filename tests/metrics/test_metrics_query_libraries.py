@@ -151,3 +151,51 @@ def test_trec_eval_conventions_equal_pytrec_eval(seed):
         else:
             got = per_query(labels, scores, spec, qid=qid).values
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12, err_msg=spec)
+
+
+def _xgboost_evals(y, scores, qid, names):
+    """XGBoost's eval metrics ``names`` of ``scores`` at full precision: a booster with eta 0 adds nothing."""
+    import xgboost as xgb
+
+    order = np.argsort(qid, kind="stable")
+    data = xgb.DMatrix(np.zeros((y.shape[0], 1)), label=y[order], qid=qid[order], base_margin=scores[order])
+    record: dict = {}
+    xgb.train({"objective": "rank:pairwise", "eval_metric": list(names), "eta": 0.0, "max_depth": 1, "nthread": 1},
+              data, num_boost_round=1, evals=[(data, "v")], evals_result=record, verbose_eval=False)
+    return {name: record["v"][name][0] for name in names}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ndcg_lightgbm_convention_equals_xgboost_ndcg(seed):
+    # XGBoost's ndcg@k (exp gain, its default) breaks ties by row order and scores a query without a relevant
+    # row 1, as LightGBM: convention=lightgbm; its ndcg@k- scores such a query 0
+    pytest.importorskip("xgboost")
+    y, scores, qid = grouped(seed)
+    for k in (1, 3, 10):
+        got = _xgboost_evals(y.astype(np.float64), scores, qid, [f"ndcg@{k}", f"ndcg@{k}-"])
+        for name, spec in [(f"ndcg@{k}", f"ndcg@k:{k},convention=lightgbm"),
+                           (f"ndcg@{k}-", f"ndcg@k:{k},convention=lightgbm,empty=0")]:
+            assert rankcore.evaluate(y, scores, spec, qid=qid)[spec] == pytest.approx(got[name], abs=1e-6), spec
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_map_is_sklearn_average_precision_without_ties_and_the_random_order_mean_with_them(seed):
+    import itertools
+
+    from sklearn.metrics import average_precision_score
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, size=7)
+    y[0] = 1
+    untied = rng.permutation(7).astype(np.float64)
+    assert rankcore.evaluate(y, untied, "map")["map"] == pytest.approx(average_precision_score(y, untied), abs=1e-12)
+    # scikit-learn gives every relevant row of a tie group the precision at the group's end (one threshold);
+    # rankcore the mean average precision over the orders of the tie, here over every order of the rows
+    y, tied = np.array([1, 1, 1, 0, 0]), np.array([2.0, 2.0, 0.0, 0.0, 2.0])
+    means = []
+    for order in itertools.permutations(range(5)):
+        if np.all(np.diff(tied[list(order)]) <= 0):
+            hits = np.cumsum(y[list(order)])
+            means.append(np.mean((hits / np.arange(1, 6))[y[list(order)] == 1]))
+    assert rankcore.evaluate(y, tied, "map")["map"] == pytest.approx(np.mean(means), abs=1e-12)
+    assert average_precision_score(y, tied) == pytest.approx(2 / 3 * 2 / 3 + 1 / 3 * 3 / 5, abs=1e-12)
