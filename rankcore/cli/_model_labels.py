@@ -17,8 +17,9 @@ def evaluation_positive(args, data, model, path: str) -> Any:
 
     Without ``--positive`` the file's greater label would be the relevant one, and a model fitted with
     ``--positive B`` on {B, M} would be scored by the inverse metric (AUC 1 - AUC) without a word.  Taking the
-    recorded label is said on stderr; a recorded label that is not one of the file's, or a ``--positive`` that
-    contradicts it, is warned about -- evaluating the other label is a choice the user may mean.
+    recorded label is said on stderr; a recorded label that is not one of the file's (without ``--positive``), or
+    a ``--positive`` that contradicts it in a file holding it, is warned about -- evaluating the other label is a
+    choice the user may mean.
     """
     recorded = getattr(model, "relevant_label_", None)
     if recorded is None or data.y is None:
@@ -27,7 +28,10 @@ def evaluation_positive(args, data, model, path: str) -> Any:
     if args.positive is not None:
         # as typed: "1" is the label 1.0; a label the file lacks is the error reading it gives, not a warning
         held = any(_same_label(args.positive, label) for label in labels)
-        if held and not _same_label(args.positive, recorded):
+        # a file of other labels ('neg'/'pos' for a model of 0/1) holds no opposite of the recorded label:
+        # --positive is then the user's mapping, not a contradiction
+        recorded_held = any(_same_label(recorded, label) for label in labels)
+        if held and recorded_held and not _same_label(args.positive, recorded):
             what = "the opposite ranking" if len(labels) == 2 else f"with {args.positive} first instead"
             warnings.warn(f"{path} ranks the label {_shown(recorded)} first; --positive {args.positive} evaluates "
                           f"{what}", UserWarning, stacklevel=2)

@@ -135,6 +135,15 @@ def test_evaluate_warns_when_the_file_lacks_the_recorded_label(files):
     assert "ranks the label 'B' first, which" in err and "yn.csv does not hold (labels 'n', 'y')" in err
 
 
+def test_a_positive_among_labels_the_model_never_saw_is_no_opposite(files):
+    # a model of B/M scored on y/n: --positive y is the user's mapping, and no label of the file is B's opposite
+    (files / "yn.csv").write_text("a,b,label\n1,5,y\n2,6,n\n3,1,y\n4,2,n\n")
+    _fit_b(files)
+    status, _, err = run_main("evaluate", files / "b.json", files / "yn.csv", "--metrics", "auc", "--positive", "y")
+    assert status == 0, err
+    assert "warning" not in err and "opposite" not in err
+
+
 def test_evaluate_of_zero_one_labels_fitted_to_rank_zero_first(tmp_path):
     (tmp_path / "z.csv").write_text("a,label\n1,0\n2,0\n3,1\n4,1\n5,0\n6,1\n")
     assert run_main("fit", tmp_path / "z.csv", "--positive", "0", "--n-iter", "3", "--out", tmp_path / "z.json",
