@@ -17,7 +17,7 @@ from ._argument_refusal import ArgumentRefusal
 from ._categories import check_numeric_categories
 
 __all__ = ["as_numeric_array", "is_pandas_na", "missing_labels", "nullable_as_nan", "large_integers_among_floats",
-           "name_text_column"]
+           "name_text_column", "refuse_text_columns"]
 
 
 def as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -> np.ndarray:
@@ -30,6 +30,7 @@ def as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) ->
         raise TypeError(f"{name}: expected a dense array-like, got a sparse {type(values).__name__}")
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name}: expected an array of numbers, got a string")
+    refuse_text_columns(values, name)
     values = nullable_as_nan(values)
     if exact_integers and isinstance(values, (list, tuple)) and large_integers_among_floats(values):
         # NumPy would read the list as float64, rounding 2**62 and 2**62 + 1 into one value; Python compares an
@@ -67,6 +68,53 @@ def as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) ->
     if arr.dtype.kind == "c":
         raise TypeError(f"{name}: expected real numbers, got complex dtype {arr.dtype}")
     return arr
+
+
+def _not_numbers(dtype: Any, column: Any) -> str | None:
+    """What a DataFrame column (``column()`` reads it) of ``dtype`` holds when it is text, dates or durations.
+
+    Text is found by its values, not by whether ``float()`` reads them: a column of ``"01"``, ``"2"`` (postcodes, ids
+    read as strings) would otherwise become numbers silently, as LightGBM and XGBoost refuse such columns.  ``None`` for anything
+    else; only an object column is read (O(n)), the others are told by their dtype.
+    """
+    import pandas as pd
+
+    if isinstance(dtype, pd.CategoricalDtype):
+        return None                            # the category checks read these, by value
+    if pd.api.types.is_datetime64_any_dtype(dtype) or isinstance(dtype, pd.PeriodDtype):
+        return "dates"
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        return "durations"
+    if isinstance(dtype, pd.StringDtype):
+        return "text"
+    if dtype == object and any(isinstance(v, (str, bytes)) for v in column().tolist()):
+        return "text"
+    return None
+
+
+def refuse_text_columns(values: Any, name: str) -> None:
+    """Refuse a DataFrame's first column of text, dates or durations, naming it and what to do instead.
+
+    Dates read as numbers would be nanosecond counts and text read by ``float()`` its digits: scores that look
+    right and are not, so neither is converted here.
+    """
+    if not hasattr(values, "columns") or not type(values).__module__.startswith("pandas"):
+        return
+    for j, dtype in enumerate(values.dtypes):
+        if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
+            continue                           # the common case, told without reading the column
+        what = _not_numbers(dtype, lambda: values.iloc[:, j])
+        if what is None:
+            continue
+        column = values.columns[j]
+        if what == "text":
+            example = next((v for v in values.iloc[:, j].tolist() if isinstance(v, (str, bytes))), None)
+            shown = "" if example is None else f" ({example!r})"       # a string column of missing values alone
+            raise TypeError(f"{name}: column {column!r} holds text{shown}, not numbers; encode it as numbers, "
+                            "or as a pandas 'category' column for "
+                            "rankcore.boost(learner='trees'), which splits by category groups")
+        raise TypeError(f"{name}: column {column!r} holds {what} (dtype {dtype}), not numbers; "
+                        f"drop it, or convert it to numbers first (e.g. the days since a reference date)")
 
 
 def name_text_column(values: Any, name: str) -> None:

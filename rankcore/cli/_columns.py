@@ -15,6 +15,7 @@ LIBSVM file is taken by position for a model of other names.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -139,6 +140,9 @@ def categories_as_fitted(data, model, names: list[str]) -> None:
         return
     for name, fitted in zip(names, kept):
         kind = np.asarray(fitted).dtype.kind if fitted is not None else ""
+        if kind in ("O", "U") and name in data.categories:
+            numbers_as_fitted(data, name, fitted)
+            continue
         if kind not in ("i", "u", "f", "b") or name not in data.categories:
             continue
         try:
@@ -152,6 +156,54 @@ def categories_as_fitted(data, model, names: list[str]) -> None:
         present = ~np.isnan(codes)
         codes[present] = inverse[codes[present].astype(np.int64)]
         data.categories[name] = unique
+
+
+#: Text with a leading zero before a digit ("01", "02139"): an identifier's spelling, never matched by number
+_LEADING_ZERO = re.compile(r"\s*[+-]?0\d")
+
+
+def _number(text: str) -> float | None:
+    """A category's text as the finite number it writes (``"2"``, ``"2.0"``), else None.
+
+    Text with a leading zero (``"01"``) is None: a postcode ``"01"`` is not the category ``"1"``.
+    """
+    if _LEADING_ZERO.match(text):
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if np.isfinite(number) else None
+
+
+def numbers_as_fitted(data, name: str, fitted: Any) -> None:
+    """Give a file's category text that writes a fitted category's number otherwise (``"2.0"`` for ``"2"``) it.
+
+    A file's categories are text, matched by value: a column of integers saved by a tool as ``2.0`` (pandas does
+    so once a column has a missing value) matched none of a fit's ``2`` and scored every row as an unseen
+    category, silently.  Text that is itself a fitted category, or that no single fitted category reads as, is
+    left as it is.  O(K) for the K categories of each.
+    """
+    fitted = [str(text) for text in np.asarray(fitted, dtype=object).tolist()]
+    by_number: dict = {}
+    for text in fitted:
+        number = _number(text)
+        if number is not None:
+            by_number.setdefault(number, []).append(text)
+    if not by_number:
+        return
+    known, given = set(fitted), [str(text) for text in np.asarray(data.categories[name], dtype=object).tolist()]
+    renamed = []
+    for text in given:
+        same = by_number.get(_number(text), []) if text not in known else []
+        renamed.append(same[0] if len(same) == 1 else text)
+    if renamed == given:
+        return
+    unique, inverse = np.unique(np.array(renamed, dtype=str), return_inverse=True)
+    codes = data.X[:, data.feature_names.index(name)]
+    present = ~np.isnan(codes)
+    codes[present] = inverse[codes[present].astype(np.int64)]
+    data.categories[name] = unique.astype(object)
 
 
 def _read_as(text: str, kind: str):
@@ -190,6 +242,9 @@ def like_training(other, data) -> None:
                            f"{data.source} has {data.n_features}")
     else:
         other.feature_names, other.named = list(data.feature_names), data.named
+    for name, fitted in data.categories.items():
+        if name in other.categories and name in other.feature_names:
+            numbers_as_fitted(other, name, fitted)
 
 
 def align(data, names: list[str], what: str, note: str = "") -> None:
