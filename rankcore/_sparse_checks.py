@@ -1,7 +1,9 @@
 """The structure of a scipy.sparse matrix checked before anything reads its index arrays.
 
 :func:`check_sparse_structure` (re-exported by :mod:`rankcore.validation`,
-which calls it from ``check_matrix``).
+which calls it from ``check_matrix``); :func:`sparse_frame_as_csr`, a pandas
+DataFrame of ``Sparse`` columns read as the CSR matrix it stores, and
+:func:`sparse_refusal`, the refusal of sparse input where only dense is taken.
 """
 
 from __future__ import annotations
@@ -12,7 +14,12 @@ import numpy as np
 
 from ._argument_refusal import ArgumentRefusal
 
-__all__ = ["check_sparse_structure"]
+__all__ = ["check_sparse_structure", "sparse_frame_as_csr", "is_sparse_frame", "sparse_refusal",
+           "DENSE_BYTES_LIMIT"]
+
+#: The largest dense copy (bytes) made of a DataFrame of ``Sparse`` columns for an estimator that takes no sparse
+#: input: past it such a frame is refused, as a scipy.sparse matrix is, rather than filling the memory.
+DENSE_BYTES_LIMIT = 2 ** 30
 
 
 #: The compressed formats: (index array along the rows or columns, the word for one of its entries).
@@ -106,3 +113,49 @@ def _first_outside(index: np.ndarray, bound: int) -> int | None:
     if index.size == 0 or (int(index.min()) >= 0 and int(index.max()) < bound):
         return None
     return int(np.flatnonzero((index < 0) | (index >= bound))[0])
+
+
+def sparse_frame_as_csr(X: Any) -> Any:
+    """A pandas DataFrame whose every column is ``Sparse`` with fill value 0, as a CSR matrix; else None.
+
+    NumPy reads such a frame (``np.asarray``) as a dense array of every cell,
+    so a fingerprint frame of 16,384 bit columns would take n x 16,384 x 8
+    bytes; the frame's own stored values make the same matrix in O(nnz).  A
+    frame with a dense column beside them, or a fill value other than 0
+    (NaN: absent entries are missing), is left to the dense path (None).
+    """
+    if not type(X).__module__.startswith("pandas") or not hasattr(X, "columns") or X.shape[1] == 0:
+        return None
+    dtypes = list(X.dtypes)
+    if not all(_zero_filled_sparse(d) for d in dtypes):
+        return None
+    return X.sparse.to_coo().tocsr()
+
+
+def _zero_filled_sparse(dtype: Any) -> bool:
+    """Whether ``dtype`` is pandas' ``Sparse`` of numbers or booleans whose absent entries are 0."""
+    if type(dtype).__name__ != "SparseDtype" or np.dtype(dtype.subtype).kind not in "biuf":
+        return False
+    fill = dtype.fill_value
+    return bool(fill == 0) and not (isinstance(fill, float) and np.isnan(fill))
+
+
+def is_sparse_frame(X: Any) -> bool:
+    """Whether ``X`` is a pandas DataFrame with at least one ``Sparse`` column."""
+    if not type(X).__module__.startswith("pandas") or not hasattr(X, "dtypes") or not hasattr(X, "columns"):
+        return False
+    return any(type(d).__name__ == "SparseDtype" for d in X.dtypes)
+
+
+def sparse_refusal(X: Any, name: str) -> TypeError:
+    """The refusal of sparse ``X`` by an estimator that takes dense input only, with the dense copy's size.
+
+    (``X.toarray()`` alone is poor advice for a 200,000 x 16,384 fingerprint
+    matrix: 26 GB; the message says how large it would be and which models
+    read sparse input as it is.)
+    """
+    n, d = (int(v) for v in X.shape)
+    gigabytes = n * d * 8 / 1e9
+    return TypeError(f"{name}: sparse input is not supported here; pass a dense array (X.toarray(), "
+                     f"{gigabytes:.3g} GB as float64 for shape ({n}, {d})), or use a model that reads sparse "
+                     f"input as it is: rankcore.boost(learner='trees'), rankcore.PerceptronAtK, rankcore.SGDAtK")

@@ -24,7 +24,8 @@ from . import _cpus, _openmp
 from ._argument_refusal import ArgumentRefusal, ArgumentTypeRefusal, said_again, shown_type
 from ._categories import check_numeric_categories, encode_categories
 from ._numbers import as_numeric_array, missing_labels
-from ._sparse_checks import check_sparse_structure
+from ._sparse_checks import (DENSE_BYTES_LIMIT, check_sparse_structure, is_sparse_frame, sparse_frame_as_csr,
+                             sparse_refusal)
 from .spec import reading_model_file
 
 __all__ = [
@@ -354,12 +355,14 @@ def check_matrix(
     -------
     ndarray (C-contiguous) or scipy.sparse.csr_matrix
     """
+    if is_sparse_frame(X):
+        X = _sparse_frame(X, name, accept_sparse)
     if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
         import scipy.sparse as sp
 
         check_sparse_structure(X, name=name)          # before any conversion reads the index arrays
         if not accept_sparse:
-            raise TypeError(f"{name}: sparse input is not supported here; pass a dense array (X.toarray())")
+            raise sparse_refusal(X, name)
         Xs = sp.csr_matrix(X, dtype=dtype)
         check_sparse_structure(Xs, name=name)         # what LIL or DOK rows, never checked above, became
         if Xs.ndim != 2 or Xs.shape[0] < min_rows or Xs.shape[1] < 1:
@@ -380,6 +383,26 @@ def check_matrix(
     arr = np.ascontiguousarray(arr, dtype=dtype)
     _check_finite(arr, name, allow_nan=allow_nan, nan_hint=NAN_HINT)
     return arr
+
+
+def _sparse_frame(X: Any, name: str, accept_sparse: bool) -> Any:
+    """A DataFrame of ``Sparse`` columns as CSR where sparse input is taken; else the frame, if its dense copy fits.
+
+    NumPy would read the frame cell by cell into a dense array without a
+    word: kept within :data:`DENSE_BYTES_LIMIT`, refused past it.
+    """
+    csr = sparse_frame_as_csr(X) if accept_sparse else None
+    if csr is not None:
+        return csr
+    n, d = (int(v) for v in X.shape)
+    if n * d * 8 <= DENSE_BYTES_LIMIT:
+        return X
+    if not accept_sparse:
+        raise sparse_refusal(X, name)
+    raise TypeError(f"{name}: a DataFrame with Sparse columns beside dense ones (or Sparse columns not filled with "
+                    f"0) would be made dense here, {n * d * 8 / 1e9:.3g} GB as float64 for shape ({n}, {d}); pass "
+                    f"a scipy.sparse matrix (e.g. scipy.sparse.hstack of X.sparse.to_coo() of the Sparse columns "
+                    f"and the dense ones), with missing values stored as NaN")
 
 
 _RESHAPE_HINT = "; reshape a single sample with X.reshape(1, -1) (a single feature: X.reshape(-1, 1))"
@@ -715,6 +738,8 @@ def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: l
         X, found = encode_categories(X, categories, name=name, feature_names=feature_names)
     else:
         check_numeric_categories(X, f"the learner {getattr(learner, 'spec', learner)!r}", name=name)
+    if is_sparse_frame(X):      # its stored values as CSR (or refused), before np.asarray below reads every cell
+        X = _sparse_frame(X, name, bool(getattr(learner, "accept_sparse", False)))
     sparse = hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse")
     dtype = np.float32 if getattr(X if sparse else np.asarray(X), "dtype", None) == np.float32 else np.float64
     arr = check_matrix(X, name=name, dtype=dtype, allow_nan=bool(getattr(learner, "allow_nan", False)),

@@ -424,6 +424,17 @@ def test_npz_errors(tmp_path, arrays, message):
     assert str(tmp_path / "d.npz") in str(info.value)
 
 
+def test_a_scipy_sparse_npz_file_is_named_with_what_to_write_instead(tmp_path):
+    import scipy.sparse as sp
+
+    sp.save_npz(tmp_path / "fingerprints.npz", sp.random(5, 8, density=0.3, format="csr", random_state=0))
+    with pytest.raises(DataError) as info:
+        load_data(tmp_path / "fingerprints.npz")
+    message = str(info.value)
+    assert "no array 'X'" in message and "scipy.sparse.save_npz" in message
+    assert "dump_svmlight_file" in message
+
+
 def test_npy_with_pickled_objects_is_refused(tmp_path):
     np.save(tmp_path / "d.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
     with pytest.raises(DataError, match="pickled Python objects"):

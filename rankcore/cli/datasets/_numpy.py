@@ -307,6 +307,14 @@ def _read_npy(source: str, label: Any, require_label: bool, n_features: int | No
     return Dataset(M, None, [f"x{j}" for j in range(d)], None, source, "npy")
 
 
+def _sparse_npz_hint(keys: list) -> str:
+    """What to do with the archive ``scipy.sparse.save_npz`` writes (its arrays name no features and no label)."""
+    if not {"data", "indices", "indptr", "shape", "format"} <= set(keys):
+        return ""
+    return ("; this is a scipy.sparse.save_npz matrix, without a label: write the features and the label as a "
+            "LIBSVM file (sklearn.datasets.dump_svmlight_file(X, y, path)), or as np.savez(path, X=X.toarray(), y=y)")
+
+
 def _read_npz(source: str, label: Any, require_label: bool) -> Dataset:
     archive = _load_numpy(source)
     if isinstance(archive, np.ndarray):
@@ -314,7 +322,7 @@ def _read_npz(source: str, label: Any, require_label: bool) -> Dataset:
     with archive:
         keys = list(archive.files)
         if "X" not in keys:
-            raise DataError(f"{source}: no array 'X' (arrays: {', '.join(keys) or 'none'})")
+            raise DataError(f"{source}: no array 'X' (arrays: {', '.join(keys) or 'none'}){_sparse_npz_hint(keys)}")
         try:
             X = _numeric_matrix(npz_member(archive, "X", source), source, "X")
             y_key = "y" if label is None else str(label)

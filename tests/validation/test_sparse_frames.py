@@ -1,0 +1,104 @@
+"""A pandas DataFrame of ``Sparse`` columns (a fingerprint table) is read as the sparse matrix it stores.
+
+The estimators that take scipy.sparse input read such a frame's stored
+values, never a dense copy of every cell; the others densify it only while
+the copy stays small, and refuse it past that, as they refuse a scipy.sparse
+matrix, saying how large the dense array would be.
+"""
+
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+import rankcore
+import rankcore.validation as validation
+
+
+def _fingerprints(n=2000, d=4096, seed=0):
+    """Binary bit columns, 2 % ones, a few planted bits driving the label; as CSR and as a Sparse[int8] frame."""
+    X = sp.random(n, d, density=0.02, random_state=seed, format="csr", data_rvs=np.ones)
+    signal = X[:, 3].toarray().ravel() * 2 + X[:, 11].toarray().ravel()
+    y = (signal + np.random.default_rng(seed).normal(0, 0.3, n) > 1.0).astype(int)
+    frame = pd.DataFrame.sparse.from_spmatrix(X.astype(np.int8), columns=[f"bit{j}" for j in range(d)])
+    return X, frame, y
+
+
+def _peak_bytes(fn):
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_sgd_at_k_reads_a_sparse_frame_without_a_dense_copy():
+    X, frame, y = _fingerprints()
+    dense_bytes = X.shape[0] * X.shape[1] * 8
+    model = rankcore.SGDAtK(k=50, random_state=0)
+    peak = _peak_bytes(lambda: model.fit(frame, y))
+    assert peak < dense_bytes / 3, (peak, dense_bytes)
+    reference = rankcore.SGDAtK(k=50, random_state=0).fit(X, y)
+    np.testing.assert_allclose(model.decision_function(frame), reference.decision_function(X), atol=1e-10)
+    assert list(model.feature_names_in_) == list(frame.columns)
+
+
+def test_trees_read_a_sparse_frame_as_its_csr_matrix():
+    X, frame, y = _fingerprints()
+    dense_bytes = X.shape[0] * X.shape[1] * 8
+    model = rankcore.boost(learner="trees", n_iter=5, random_state=0)
+    peak = _peak_bytes(lambda: model.fit(frame, y))
+    assert peak < dense_bytes / 2, (peak, dense_bytes)
+    reference = rankcore.boost(learner="trees", n_iter=5, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(frame), reference.decision_function(X))
+    np.testing.assert_array_equal(model.decision_function(frame), model.decision_function(frame.sparse.to_dense()))
+
+
+def test_a_sparse_frame_too_large_to_densify_is_refused(monkeypatch):
+    _, frame, y = _fingerprints(n=200, d=64)
+    monkeypatch.setattr(validation, "DENSE_BYTES_LIMIT", 200 * 64 * 8 - 1)
+    with pytest.raises(TypeError, match=r"X: sparse input is not supported here.*GB as float64 for shape \(200, 64\)"):
+        rankcore.ExactBoost(n_runs=2, n_rounds=2, random_state=0).fit(frame, y)
+    # a frame with a dense column beside the Sparse ones would be densified even by the trees: refused too
+    mixed = frame.assign(weight=np.linspace(200.0, 400.0, 200))
+    monkeypatch.setattr(validation, "DENSE_BYTES_LIMIT", 200 * 65 * 8 - 1)
+    with pytest.raises(TypeError, match="Sparse columns beside dense ones"):
+        rankcore.boost(learner="trees", n_iter=2, random_state=0).fit(mixed, y)
+
+
+def test_a_small_sparse_frame_still_fits_the_dense_only_models():
+    X, frame, y = _fingerprints(n=200, d=16)
+    model = rankcore.ExactBoost(n_runs=2, n_rounds=3, random_state=0).fit(frame, y)
+    reference = rankcore.ExactBoost(n_runs=2, n_rounds=3, random_state=0).fit(X.toarray(), y)
+    np.testing.assert_array_equal(model.decision_function(frame), reference.decision_function(X.toarray()))
+
+
+def test_a_nan_filled_sparse_frame_keeps_its_missing_values_for_the_trees():
+    _, frame, y = _fingerprints(n=1000, d=16)
+    holes = frame.astype(pd.SparseDtype(np.float64, np.nan))        # absent entries are missing here, not 0
+    dense = holes.sparse.to_dense().to_numpy()
+    model = rankcore.boost(learner="trees", n_iter=3, random_state=0).fit(holes, y)
+    reference = rankcore.boost(learner="trees", n_iter=3, random_state=0).fit(dense, y)
+    np.testing.assert_array_equal(model.decision_function(holes), reference.decision_function(dense))
+
+
+def test_the_refusal_of_a_sparse_matrix_says_how_large_its_dense_copy_would_be():
+    X = sp.csr_matrix((np.ones(2), ([0, 1], [0, 1])), shape=(200_000, 16_384))    # its shape is what counts
+    y = np.arange(200_000) % 2
+    with pytest.raises(TypeError, match=r"26\.2 GB as float64.*rankcore\.boost\(learner='trees'\)"):
+        rankcore.KernelRanker().fit(X, y)
+
+
+def test_the_stumps_refuse_a_large_sparse_frame_before_reading_its_cells(monkeypatch):
+    X, frame, y = _fingerprints()
+    dense_bytes = X.shape[0] * X.shape[1] * 8
+    monkeypatch.setattr(validation, "DENSE_BYTES_LIMIT", 1 << 20)
+
+    def fit():
+        with pytest.raises(TypeError, match="sparse input is not supported here"):
+            rankcore.boost(n_iter=2).fit(frame, y)
+
+    assert _peak_bytes(fit) < dense_bytes / 4
