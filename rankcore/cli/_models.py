@@ -646,12 +646,17 @@ _STOP_NOTES = {"diverged": "a step raised the objective above its start and was 
 
 
 def stop_summary(estimator) -> str:
-    """What ended an iterative fit other than its number of iterations ("stopped: early_stopping after 31
-    iterations"); empty when it ran them all or has no stop reason."""
+    """What ended an iterative fit other than its number of iterations ("stopped: early_stopping, kept the best
+    31 iterations"); empty when it ran them all or has no stop reason."""
     reason = getattr(estimator, "stop_reason_", None)
     if reason and reason != "n_iter":
         note = f" ({_STOP_NOTES[reason]})" if reason in _STOP_NOTES else ""
-        return f"stopped: {reason}{note} after {getattr(estimator, 'n_iter_', '?')} iterations"
+        n_iter = getattr(estimator, 'n_iter_', '?')
+        if reason == "early_stopping":
+            # n_iter_ counts the iterations kept (up to the best on the hold-out), not those run: the progress
+            # line above already shows a later iteration, so "after n_iter_ iterations" read as a contradiction
+            return f"stopped: {reason}{note}, kept the best {n_iter} iterations"
+        return f"stopped: {reason}{note} after {n_iter} iterations"
     return ""
 
 

@@ -9,6 +9,7 @@ from ._common import (
     add_data_options,
     add_table_format_option,
     announce_positive,
+    info,
     metric_specs,
 )
 from ._columns import load_for_model
@@ -75,9 +76,30 @@ def run(args) -> int:
         announce_positive(args, data)
     if args.ci is not None:
         print(interval_table(y, scores, specs, args, qid=qid).render(args.table_format))
-        return 0
-    values = evaluate(y, scores, specs, qid=qid)
-    table = Table(["metric", "value"], [[spec, values[spec]] for spec in specs])
-    print(table.render(args.table_format))
+    else:
+        values = evaluate(y, scores, specs, qid=qid)
+        table = Table(["metric", "value"], [[spec, values[spec]] for spec in specs])
+        print(table.render(args.table_format))
+    if qid is not None:
+        say_left_out_queries(args, data.source, y, scores, specs, qid)
     return 0
 
+
+def say_left_out_queries(args, source: str, y, scores, specs: list[str], qid) -> None:
+    """Say which metrics are means over fewer queries than the data holds, on stderr (silenced by --quiet).
+
+    A query without a relevant row (a day without an incident) is left out of ``ndcg@k``, ``map`` and ``mrr`` by
+    default and of the metrics undefined with one class (``auc``), while ``prec@k`` counts it as 0: the rows of
+    one table can be means over different queries, which the numbers alone do not show.
+    """
+    from ..metrics import per_query
+
+    counted: dict[tuple[int, int], list[str]] = {}
+    for spec in specs:
+        found = per_query(y, scores, spec, qid=qid)
+        if found.n_left_out:
+            counted.setdefault((found.n_counted, found.n_counted + found.n_left_out), []).append(spec)
+    for (n_counted, n_queries), names in counted.items():
+        info(args, f"{source}: {', '.join(names)} {'is a mean' if len(names) == 1 else 'are means'} over "
+                   f"{n_counted} of the {n_queries} queries (a query is left out where the metric is undefined, "
+                   "and by default where it has no relevant row)")

@@ -224,7 +224,8 @@ def test_fit_says_once_that_it_stopped_early(tmp_path, progress):
     assert status == 0, err
     model = rankcore.load_model(tmp_path / "m.json")
     assert model.stop_reason_ == "early_stopping" and model.n_iter_ < 300
-    said = f"stopped: early_stopping after {model.n_iter_} iterations"
+    # n_iter_ is the iterations kept (the best on the hold-out), fewer than those run and shown by the progress
+    said = f"stopped: early_stopping, kept the best {model.n_iter_} iterations"
     assert err.count(said) == 1, err
     saved = next(line for line in err.splitlines() if line.startswith("saved "))
     assert (said in saved) == (progress == "none")

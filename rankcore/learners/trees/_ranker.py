@@ -73,8 +73,16 @@ class TreeRanker(WeakRanker):
 
     @property
     def categorical(self) -> bool:
-        """Whether any split is categorical."""
-        return any(c is not None for c in self.categories)
+        """Whether any split is categorical.
+
+        Cached against the ``categories`` tuple it was read from: every prediction asks it of every tree, and
+        scanning each tree's nodes again was most of the time of scoring one row (a service's call).
+        """
+        cached = self.__dict__.get("_categorical_of")
+        if cached is None or cached[0] is not self.categories:
+            cached = (self.categories, any(c is not None for c in self.categories))
+            self.__dict__["_categorical_of"] = cached
+        return cached[1]
 
     @classmethod
     def from_arrays(cls, feature, threshold, nan_left, left, right, value, gain, bins, values,
