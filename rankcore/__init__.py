@@ -83,6 +83,7 @@ _LAZY: dict[str, str] = {
     "MetricRefusal": "metrics:MetricRefusal",
     "ArgumentRefusal": "validation:ArgumentRefusal",
     "QueryKFold": "_query_folds:QueryKFold",
+    "QueryTimeSeriesSplit": "_query_folds:QueryTimeSeriesSplit",
     "permutation_importance": "inspection:permutation_importance",
     # push family
     "boost": "push:boost",

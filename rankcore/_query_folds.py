@@ -1,4 +1,4 @@
-"""``QueryKFold``: cross-validation folds that keep every query whole."""
+"""Cross-validation folds that keep every query whole: ``QueryKFold``, and ``QueryTimeSeriesSplit`` in id order."""
 
 from __future__ import annotations
 
@@ -12,7 +12,28 @@ from sklearn.utils import check_random_state
 from .metrics import check_qid
 from .validation import check_random_state_param
 
-__all__ = ["QueryKFold"]
+__all__ = ["QueryKFold", "QueryTimeSeriesSplit"]
+
+
+def _queries_of(X: Any, qid: Any, groups: Any, who: str):
+    """The queries of the rows of ``X``, given once as ``qid`` or as ``groups`` (:func:`check_qid`'s checks)."""
+    if qid is not None and groups is not None:
+        raise ValueError("qid, groups: give the query of each row once (qid= or groups=), not both")
+    if qid is None and groups is None:
+        raise ValueError(f"qid: {who} needs the query of each row: split(X, qid=qid) or groups=qid "
+                         "(through cross_val_score(..., params={'qid': qid}) with metadata routing)")
+    n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
+    return check_qid(qid if qid is not None else groups, n_rows, name="qid" if qid is not None else "groups")
+
+
+def _count(value: Any, name: str, least: int, *, optional: bool = False) -> int | None:
+    """An integer parameter >= ``least`` (None passes where ``optional``), else a ValueError naming it."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
+        expected = f"an integer >= {least}" + (" or None" if optional else "")
+        raise ValueError(f"{name}: expected {expected}, got {value!r}")
+    return int(value)
 
 
 class QueryKFold(BaseCrossValidator):
@@ -64,10 +85,7 @@ class QueryKFold(BaseCrossValidator):
         return self._checked_n_splits()
 
     def _checked_n_splits(self) -> int:
-        n = self.n_splits
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
-            raise ValueError(f"n_splits: expected an integer >= 2, got {n!r}")
-        return int(n)
+        return _count(self.n_splits, "n_splits", 2)
 
     def split(self, X: Any, y: Any = None, groups: Any = None,
               qid: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -95,13 +113,7 @@ class QueryKFold(BaseCrossValidator):
         if not isinstance(self.shuffle, (bool, np.bool_)):
             raise ValueError(f"shuffle: expected True or False, got {self.shuffle!r}")
         check_random_state_param(self.random_state, generator=False)
-        if qid is not None and groups is not None:
-            raise ValueError("qid, groups: give the query of each row once (qid= or groups=), not both")
-        if qid is None and groups is None:
-            raise ValueError("qid: QueryKFold needs the query of each row: split(X, qid=qid) or groups=qid "
-                             "(through cross_val_score(..., params={'qid': qid}) with metadata routing)")
-        n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
-        queries = check_qid(qid if qid is not None else groups, n_rows, name="qid" if qid is not None else "groups")
+        queries = _queries_of(X, qid, groups, type(self).__name__)
         if queries.n_queries < n_splits:
             raise ValueError(f"n_splits: {n_splits} folds need at least {n_splits} queries, got "
                              f"{queries.n_queries}")
@@ -124,3 +136,122 @@ class QueryKFold(BaseCrossValidator):
             folds[q] = fold
             rows[fold] += sizes[q]
         return folds
+
+
+class QueryTimeSeriesSplit(BaseCrossValidator):
+    """Folds of whole queries in the order of their ids: each test fold comes after every query it trains on.
+
+    For queries that are periods of time -- a day of alerts, a week of
+    sessions -- a row-wise ``TimeSeriesSplit`` cuts a day between training
+    and test, and :class:`QueryKFold` trains on days after the ones it tests.
+    Here the distinct ids, sorted, are the time line (days as numbers, dates,
+    timestamps or ISO text such as ``"2024-03-01"``), and the folds are
+    scikit-learn's ``TimeSeriesSplit``'s taken over queries: the last
+    ``n_splits`` blocks of ``test_queries`` queries are the test folds, and
+    each trains on the queries before its block (less ``gap``, at most
+    ``max_train_queries`` of the latest).
+
+    Parameters
+    ----------
+    n_splits : int >= 2, default 5
+        Test folds.
+    test_queries : int >= 1 or None, default None
+        Queries per test fold; None: n_queries // (n_splits + 1).
+    gap : int >= 0, default 0
+        Queries left out between each training part and its test fold (a
+        label known only some days later).
+    max_train_queries : int >= 1 or None, default None
+        Train on at most this many queries, the latest before the gap; None:
+        every earlier query.
+
+    Notes
+    -----
+    ``qid`` (metadata routing) or ``groups`` gives the query of each row, as
+    for :class:`QueryKFold`; rows may come in any order.  The ids must
+    compare with each other (ids of one kind: numbers, text, dates).
+    O(n log n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankcore import QueryTimeSeriesSplit
+    >>> day = np.repeat([3, 1, 2, 5, 4], 2)
+    >>> for train, test in QueryTimeSeriesSplit(n_splits=2).split(np.zeros((10, 1)), qid=day):
+    ...     print(sorted(set(day[train].tolist())), sorted(set(day[test].tolist())))
+    [1, 2, 3] [4]
+    [1, 2, 3, 4] [5]
+    """
+
+    __metadata_request__split = {"groups": True, "qid": True}
+
+    def __init__(self, n_splits: int = 5, *, test_queries: int | None = None, gap: int = 0,
+                 max_train_queries: int | None = None) -> None:
+        self.n_splits = n_splits
+        self.test_queries = test_queries
+        self.gap = gap
+        self.max_train_queries = max_train_queries
+
+    def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None, qid: Any = None) -> int:
+        """The number of test folds."""
+        return _count(self.n_splits, "n_splits", 2)
+
+    def split(self, X: Any, y: Any = None, groups: Any = None,
+              qid: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Train and test row indices of each fold, earliest test fold first.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Only its number of rows is used.
+        y : ignored
+        groups, qid : array-like of shape (n,)
+            The query of each row; give one of them.
+
+        Yields
+        ------
+        train, test : ndarray of int64
+
+        Raises
+        ------
+        ValueError
+            A parameter out of range; too few queries for the folds, the test
+            blocks and the gap (the message gives the counts); ids that do
+            not compare with each other; the errors of a bad ``qid``.
+        """
+        n_splits = _count(self.n_splits, "n_splits", 2)
+        test_queries = _count(self.test_queries, "test_queries", 1, optional=True)
+        gap = _count(self.gap, "gap", 0)
+        max_train = _count(self.max_train_queries, "max_train_queries", 1, optional=True)
+        queries = _queries_of(X, qid, groups, type(self).__name__)
+        _check_ordered(queries.labels)
+        n_queries = queries.n_queries
+        size = test_queries if test_queries is not None else n_queries // (n_splits + 1)
+        first_test = n_queries - n_splits * size
+        if size < 1 or first_test - gap < 1:
+            raise ValueError(f"n_splits: {n_splits} test folds of {max(size, 1)} queries after a gap of {gap} "
+                             f"need at least {n_splits * max(size, 1) + gap + 1} queries, got {n_queries}")
+        # queries.labels are sorted, so a query's code is its place on the time line
+        for start in range(first_test, n_queries, size):
+            end_train = start - gap
+            begin_train = 0 if max_train is None else max(0, end_train - max_train)
+            train = (queries.codes >= begin_train) & (queries.codes < end_train)
+            test = (queries.codes >= start) & (queries.codes < start + size)
+            yield np.flatnonzero(train), np.flatnonzero(test)
+
+
+def _check_ordered(labels: np.ndarray) -> None:
+    """Refuse ids whose sorted order is not an order in time: ids that do not compare with each other.
+
+    :func:`check_qid` sorts such ids by type name and ``repr`` (any order serves to group rows), which is no time
+    line.
+    """
+    if labels.dtype != object:
+        return
+    try:
+        ordered = all(a < b for a, b in zip(labels[:-1].tolist(), labels[1:].tolist()))
+    except TypeError:
+        ordered = False
+    if not ordered:
+        kinds = sorted({type(v).__name__ for v in labels.tolist()})
+        raise ValueError(f"qid: QueryTimeSeriesSplit orders the queries by their ids, which must compare with each "
+                         f"other (numbers, text or dates of one kind), got ids of types {', '.join(kinds)}")

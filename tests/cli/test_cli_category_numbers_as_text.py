@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests._cli_run import run_main
+from _cli_run import run_main
 
 
 @pytest.fixture
