@@ -9,6 +9,7 @@ column).
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,7 @@ def as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) ->
             or (arr.ndim == 1 and large_integers_among_floats(arr.tolist()))):
         return arr
     if arr.dtype == object:
+        _refuse_text_values(arr, values, name)
         try:
             arr = arr.astype(np.float64)
         except OverflowError:                  # a Python int or Fraction beyond the largest double
@@ -74,8 +76,8 @@ def _not_numbers(dtype: Any, column: Any) -> str | None:
     """What a DataFrame column (``column()`` reads it) of ``dtype`` holds when it is text, dates or durations.
 
     Text is found by its values, not by whether ``float()`` reads them: a column of ``"01"``, ``"2"`` (postcodes, ids
-    read as strings) would otherwise become numbers silently, as LightGBM and XGBoost refuse such columns.  ``None`` for anything
-    else; only an object column is read (O(n)), the others are told by their dtype.
+    read as strings) would otherwise become numbers silently, as LightGBM and XGBoost refuse such columns.  ``None``
+    for anything else; only an object column is read (O(n)), the others are told by their dtype.
     """
     import pandas as pd
 
@@ -87,9 +89,43 @@ def _not_numbers(dtype: Any, column: Any) -> str | None:
         return "durations"
     if isinstance(dtype, pd.StringDtype):
         return "text"
-    if dtype == object and any(isinstance(v, (str, bytes)) for v in column().tolist()):
+    if dtype == object and _holds_text(column().to_numpy()):
         return "text"
     return None
+
+
+#: What pandas' ``infer_dtype`` says of an object array that holds no text (numbers, missing values, nothing)
+_NO_TEXT = frozenset({"floating", "integer", "mixed-integer-float", "decimal", "boolean", "empty", "complex"})
+
+
+def _holds_text(values: np.ndarray) -> bool:
+    """Whether a 1-D object array holds a ``str`` or ``bytes``.  O(n).
+
+    pandas' ``infer_dtype`` tells the common all-numbers case in C (a Python loop over a million objects took
+    20 times as long as reading them as floats); a mixed array, or no pandas loaded, is looked at value by value.
+    """
+    pandas = sys.modules.get("pandas")
+    if pandas is not None:
+        kind = pandas.api.types.infer_dtype(values, skipna=True)
+        if kind in _NO_TEXT:
+            return False
+        if kind in ("string", "bytes"):
+            return True
+    return any(isinstance(v, (str, bytes)) for v in values)
+
+
+def _refuse_text_values(arr: np.ndarray, values: Any, name: str) -> None:
+    """Refuse an object array (a pandas Series, a list read as objects) that holds text, as NumPy text is refused.
+
+    ``float()`` would read ``"01"`` as 1: a Series of text was taken as numbers where the same values in a NumPy
+    string array, a list or a one-column DataFrame are refused.  A DataFrame's columns are told apart above.
+    """
+    if hasattr(values, "columns"):
+        return
+    if _holds_text(arr.ravel()):
+        example = next(v for v in arr.flat if isinstance(v, (str, bytes)))
+        raise TypeError(f"{name}: expected numbers, got non-numeric text ({example!r}); convert it to numbers first "
+                        "(e.g. pd.to_numeric), as text is not read as the number it spells")
 
 
 def refuse_text_columns(values: Any, name: str) -> None:

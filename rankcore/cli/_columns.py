@@ -16,6 +16,7 @@ LIBSVM file is taken by position for a model of other names.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -159,21 +160,22 @@ def categories_as_fitted(data, model, names: list[str]) -> None:
 
 
 #: Text with a leading zero before a digit ("01", "02139"): an identifier's spelling, never matched by number
-_LEADING_ZERO = re.compile(r"\s*[+-]?0\d")
+_LEADING_ZERO = re.compile(r"[+-]?0\d")
+#: A decimal number as a file writes one (``2``, ``-2.0``, ``1e3``): what ``float()`` reads besides (``1_000``,
+#: ``inf``, digits of other scripts) is an identifier's spelling, not a number written otherwise
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 
 
-def _number(text: str) -> float | None:
-    """A category's text as the finite number it writes (``"2"``, ``"2.0"``), else None.
+def _number(text: str) -> Decimal | None:
+    """A category's text as the exact number it writes (``"2"`` and ``"2.0"`` the same), else None.
 
-    Text with a leading zero (``"01"``) is None: a postcode ``"01"`` is not the category ``"1"``.
+    Text with a leading zero (``"01"``) is None: a postcode ``"01"`` is not the category ``"1"``.  Exact, not a
+    float: ids beyond 2**53 (``"9007199254740993"``) would otherwise round onto a neighbour's category.
     """
-    if _LEADING_ZERO.match(text):
+    text = text.strip()
+    if _LEADING_ZERO.match(text) or not _DECIMAL.fullmatch(text):
         return None
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    return number if np.isfinite(number) else None
+    return Decimal(text)
 
 
 def numbers_as_fitted(data, name: str, fitted: Any) -> None:

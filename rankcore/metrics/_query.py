@@ -155,8 +155,9 @@ class QueryMetric(OrderMetric):
     def compute(self, y: np.ndarray, scores: np.ndarray) -> float:
         values = self.query_values(y, scores, Queries.single(int(y.shape[0])))
         if np.isnan(values[0]):
-            detail = ("is undefined without a relevant row (every grade is 0); pass empty=0 or empty=1 to give such a "
-                      "list a value")
+            # a gain table may give grades > 0 no gain (ndcg@k's "0/0/3"): then no grade is 0, and saying so misled
+            why = "every grade is 0" if not (y > 0).any() else "no row's grade has a gain > 0 in its gain table"
+            detail = f"is undefined without a relevant row ({why}); pass empty=0 or empty=1 to give such a list a value"
             raise MetricRefusal.said_of(self.spec, "no_query", detail, n_queries=1)
         return float(values[0])
 

@@ -76,3 +76,20 @@ def test_text_with_a_leading_zero_is_not_a_number_of_the_fit():
 
     numbers_as_fitted(Data, "c", np.array(["1", "2", "3"], dtype=object))
     assert Data.categories["c"].tolist() == ["01", "02.0", "3"]
+
+
+def test_only_a_decimal_written_otherwise_is_the_same_number_exactly():
+    # float() read "9007199254740993" (an id beyond 2**53) as the fit's "9007199254740992", "1_000" as "1000" and
+    # Arabic-Indic "١" as "1": unseen categories scored as another one's, silently
+    from rankcore.cli._columns import numbers_as_fitted
+
+    class Data:
+        feature_names = ["c"]
+        X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0]])
+        categories = {"c": np.array(["9007199254740993", "1_000", "\u0661", "1e3", "-0"], dtype=object)}
+
+    numbers_as_fitted(Data, "c", np.array(["9007199254740992", "1000", "1", "0"], dtype=object))
+    assert sorted(Data.categories["c"].tolist()) == sorted(["9007199254740993", "1_000", "\u0661", "1000", "0"])
+    # "1e3" and "1000" now one category, "-0" and "0" one: each row still names its own category's text
+    named = [Data.categories["c"][int(code)] for code in Data.X[:, 0]]
+    assert named == ["9007199254740993", "1_000", "\u0661", "1000", "0"]

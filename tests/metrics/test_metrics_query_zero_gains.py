@@ -36,6 +36,10 @@ def test_a_single_list_of_zero_gains_is_refused_as_one_without_a_relevant_row():
     with pytest.raises(rankcore.MetricRefusal) as info:
         rankcore.evaluate([1.0, 1.0, 0.0], [3.0, 2.0, 1.0], "ndcg@k:2,gain=0/0/3")
     assert info.value.reason == "no_query"
+    # the grades are 1, 1, 0: the message said "every grade is 0", sending the user to look at the labels
+    assert "every grade is 0" not in str(info.value) and "gain > 0 in its gain table" in str(info.value)
+    with pytest.raises(rankcore.MetricRefusal, match=r"every grade is 0"):
+        rankcore.evaluate([0.0, 0.0], [1.0, 2.0], "ndcg@k:2,gain=0/0/3")
     assert rankcore.evaluate([1.0, 1.0, 0.0], [3.0, 2.0, 1.0], "ndcg@k:2,gain=0/0/3,empty=1") == {
         "ndcg@k:2,gain=0/0/3,empty=1": 1.0}
 

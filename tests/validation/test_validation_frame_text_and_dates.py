@@ -53,3 +53,28 @@ def test_a_string_column_of_missing_values_alone_is_named():
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "note": pd.array([pd.NA] * 4, dtype="string")})
     with pytest.raises(TypeError, match="column 'note' holds text, not numbers"):
         rankcore.boost(learner="trees", n_iter=2).fit(frame, [0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: pd.Series(v, dtype=object), lambda v: pd.Series(v, dtype="string"), lambda v: np.array(v, dtype=object),
+], ids=["series-object", "series-string", "ndarray-object"])
+def test_a_series_or_object_array_of_text_is_refused_as_a_one_column_frame_is(make):
+    # a Series of '10', '9', '2', '1' was read as numbers where the same text in a NumPy string array, a list
+    # or a one-column DataFrame is refused
+    y = np.array([1, 0, 1, 0])
+    with pytest.raises(TypeError, match=r"^scores: expected numbers, got non-numeric text \('10'\)"):
+        rankcore.evaluate(y, make(["10", "9", "2", "1"]), metrics=["auc"])
+    with pytest.raises(TypeError, match=r"^y: expected numbers, got non-numeric text \('1'\)"):
+        rankcore.evaluate(make(["1", "0", "1", "0"]), [4.0, 3.0, 2.0, 1.0], metrics=["auc"])
+    numbers = pd.Series([10, 9, 2, 1], dtype=object)          # numbers held as objects are still numbers
+    assert rankcore.evaluate(y, numbers, metrics=["auc"])["auc"] == 0.75
+
+
+def test_text_among_numbers_in_an_object_column_is_found(loans):
+    # the common all-numbers column is told without a Python loop; text beside numbers is still looked for
+    frame, y = loans
+    mixed = pd.Series([np.str_("7")] + [float(v) for v in range(59)], dtype=object)
+    with pytest.raises(TypeError, match=r"^X: column 'mixed' holds text \(np.str_\('7'\)\)"):
+        rankcore.boost(learner="trees", n_iter=2).fit(frame.assign(mixed=mixed), y)
+    with pytest.raises(TypeError, match=r"^scores: expected numbers, got non-numeric text \(b'7'\)"):
+        rankcore.evaluate(y, pd.Series([b"7"] + [float(v) for v in range(59)], dtype=object), metrics=["auc"])
