@@ -36,7 +36,51 @@ def _count(value: Any, name: str, least: int, *, optional: bool = False) -> int 
     return int(value)
 
 
-class QueryKFold(BaseCrossValidator):
+class _QuerySplitter(BaseCrossValidator):
+    """What the splitters of whole queries share: ``split`` reads the queries once, then a subclass's folds."""
+
+    # scikit-learn's metadata routing passes both names to split()
+    __metadata_request__split = {"groups": True, "qid": True}
+
+    def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None, qid: Any = None) -> int:
+        """The number of (test) folds."""
+        return _count(self.n_splits, "n_splits", 2)
+
+    def split(self, X: Any, y: Any = None, groups: Any = None,
+              qid: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Train and test row indices of each fold.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Only its number of rows is used.
+        y : ignored
+        groups, qid : array-like of shape (n,)
+            The query of each row; give one of them.
+
+        Yields
+        ------
+        train, test : ndarray of int64
+
+        Raises
+        ------
+        ValueError
+            Neither or both of ``qid`` and ``groups``; a parameter out of
+            range; too few queries for the folds (the message gives the
+            counts); the errors of a bad ``qid`` (wrong length, None/NaN).
+        """
+        self._check_parameters()
+        yield from self._folds_of(_queries_of(X, qid, groups, type(self).__name__))
+
+    def _check_parameters(self) -> None:
+        """Refuse a parameter out of range, before the queries are read."""
+        _count(self.n_splits, "n_splits", 2)
+
+    def _folds_of(self, queries) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        raise NotImplementedError
+
+
+class QueryKFold(_QuerySplitter):
     """K folds of whole queries: no query has rows on both sides of a split.
 
     Parameters
@@ -72,48 +116,19 @@ class QueryKFold(BaseCrossValidator):
     ['a', 'b']
     """
 
-    # scikit-learn's metadata routing passes both names to split()
-    __metadata_request__split = {"groups": True, "qid": True}
-
     def __init__(self, n_splits: int = 5, *, shuffle: bool = False, random_state: Any = None) -> None:
         self.n_splits = n_splits
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None, qid: Any = None) -> int:
-        """The number of folds."""
-        return self._checked_n_splits()
-
-    def _checked_n_splits(self) -> int:
-        return _count(self.n_splits, "n_splits", 2)
-
-    def split(self, X: Any, y: Any = None, groups: Any = None,
-              qid: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Train and test row indices of each fold.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, d)
-            Only its number of rows is used.
-        y : ignored
-        groups, qid : array-like of shape (n,)
-            The query of each row; give one of them.
-
-        Yields
-        ------
-        train, test : ndarray of int64
-
-        Raises
-        ------
-        ValueError
-            Neither or both of ``qid`` and ``groups``; fewer queries than
-            ``n_splits``; the errors of a bad ``qid`` (wrong length, None/NaN).
-        """
-        n_splits = self._checked_n_splits()
+    def _check_parameters(self) -> None:
+        super()._check_parameters()
         if not isinstance(self.shuffle, (bool, np.bool_)):
             raise ValueError(f"shuffle: expected True or False, got {self.shuffle!r}")
         check_random_state_param(self.random_state, generator=False)
-        queries = _queries_of(X, qid, groups, type(self).__name__)
+
+    def _folds_of(self, queries) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        n_splits = int(self.n_splits)
         if queries.n_queries < n_splits:
             raise ValueError(f"n_splits: {n_splits} folds need at least {n_splits} queries, got "
                              f"{queries.n_queries}")
@@ -138,7 +153,7 @@ class QueryKFold(BaseCrossValidator):
         return folds
 
 
-class QueryTimeSeriesSplit(BaseCrossValidator):
+class QueryTimeSeriesSplit(_QuerySplitter):
     """Folds of whole queries in the order of their ids: each test fold comes after every query it trains on.
 
     For queries that are periods of time -- a day of alerts, a week of
@@ -182,8 +197,6 @@ class QueryTimeSeriesSplit(BaseCrossValidator):
     [1, 2, 3, 4] [5]
     """
 
-    __metadata_request__split = {"groups": True, "qid": True}
-
     def __init__(self, n_splits: int = 5, *, test_queries: int | None = None, gap: int = 0,
                  max_train_queries: int | None = None) -> None:
         self.n_splits = n_splits
@@ -191,38 +204,18 @@ class QueryTimeSeriesSplit(BaseCrossValidator):
         self.gap = gap
         self.max_train_queries = max_train_queries
 
-    def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None, qid: Any = None) -> int:
-        """The number of test folds."""
-        return _count(self.n_splits, "n_splits", 2)
+    def _check_parameters(self) -> None:
+        super()._check_parameters()
+        _count(self.test_queries, "test_queries", 1, optional=True)
+        _count(self.gap, "gap", 0)
+        _count(self.max_train_queries, "max_train_queries", 1, optional=True)
 
-    def split(self, X: Any, y: Any = None, groups: Any = None,
-              qid: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Train and test row indices of each fold, earliest test fold first.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, d)
-            Only its number of rows is used.
-        y : ignored
-        groups, qid : array-like of shape (n,)
-            The query of each row; give one of them.
-
-        Yields
-        ------
-        train, test : ndarray of int64
-
-        Raises
-        ------
-        ValueError
-            A parameter out of range; too few queries for the folds, the test
-            blocks and the gap (the message gives the counts); ids that do
-            not compare with each other; the errors of a bad ``qid``.
-        """
+    def _folds_of(self, queries) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        # the earliest test fold first; ids that do not compare with each other are refused (no time line)
         n_splits = _count(self.n_splits, "n_splits", 2)
         test_queries = _count(self.test_queries, "test_queries", 1, optional=True)
         gap = _count(self.gap, "gap", 0)
         max_train = _count(self.max_train_queries, "max_train_queries", 1, optional=True)
-        queries = _queries_of(X, qid, groups, type(self).__name__)
         _check_ordered(queries.labels)
         n_queries = queries.n_queries
         size = test_queries if test_queries is not None else n_queries // (n_splits + 1)
