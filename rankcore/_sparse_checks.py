@@ -15,7 +15,7 @@ import numpy as np
 from ._argument_refusal import ArgumentRefusal
 
 __all__ = ["check_sparse_structure", "sparse_frame_as_csr", "is_sparse_frame", "sparse_refusal",
-           "DENSE_BYTES_LIMIT"]
+           "dense_sparse_frame", "DENSE_BYTES_LIMIT"]
 
 #: The largest dense copy (bytes) made of a DataFrame of ``Sparse`` columns for an estimator that takes no sparse
 #: input: past it such a frame is refused, as a scipy.sparse matrix is, rather than filling the memory.
@@ -156,6 +156,26 @@ def sparse_refusal(X: Any, name: str) -> TypeError:
     """
     n, d = (int(v) for v in X.shape)
     gigabytes = n * d * 8 / 1e9
-    return TypeError(f"{name}: sparse input is not supported here; pass a dense array (X.toarray(), "
+    # a DataFrame has no toarray(): advising it to the owner of a Sparse frame only raised an AttributeError
+    dense = "X.to_numpy()" if is_sparse_frame(X) else "X.toarray()"
+    return TypeError(f"{name}: sparse input is not supported here; pass a dense array ({dense}, "
                      f"{gigabytes:.3g} GB as float64 for shape ({n}, {d})), or use a model that reads sparse "
                      f"input as it is: rankcore.boost(learner='trees'), rankcore.PerceptronAtK, rankcore.SGDAtK")
+
+
+def dense_sparse_frame(X: Any) -> Any:
+    """A DataFrame whose every column is ``Sparse`` of numbers or booleans, as one C-ordered dense array; else X.
+
+    ``np.asarray`` reads such a frame in column order (Fortran), and making that C-contiguous copied it once
+    more: two dense copies held at once, twice the size :data:`DENSE_BYTES_LIMIT` allows.  Filled column by
+    column, the only dense copy is the result (float32 when every column is, else float64; absent entries are
+    each column's fill value, NaN included).
+    """
+    dtypes = list(X.dtypes)
+    if not all(type(d).__name__ == "SparseDtype" and np.dtype(d.subtype).kind in "biuf" for d in dtypes):
+        return X
+    kind = np.float32 if all(np.dtype(d.subtype) == np.float32 for d in dtypes) else np.float64
+    out = np.empty(X.shape, dtype=kind)
+    for j in range(X.shape[1]):
+        out[:, j] = X.iloc[:, j].sparse.to_dense().to_numpy(dtype=kind)
+    return out

@@ -24,8 +24,8 @@ from . import _cpus, _openmp
 from ._argument_refusal import ArgumentRefusal, ArgumentTypeRefusal, said_again, shown_type
 from ._categories import check_numeric_categories, encode_categories
 from ._numbers import as_numeric_array, missing_labels
-from ._sparse_checks import (DENSE_BYTES_LIMIT, check_sparse_structure, is_sparse_frame, sparse_frame_as_csr,
-                             sparse_refusal)
+from ._sparse_checks import (DENSE_BYTES_LIMIT, check_sparse_structure, dense_sparse_frame, is_sparse_frame,
+                             sparse_frame_as_csr, sparse_refusal)
 from .spec import reading_model_file
 
 __all__ = [
@@ -396,7 +396,7 @@ def _sparse_frame(X: Any, name: str, accept_sparse: bool) -> Any:
         return csr
     n, d = (int(v) for v in X.shape)
     if n * d * 8 <= DENSE_BYTES_LIMIT:
-        return X
+        return dense_sparse_frame(X)
     if not accept_sparse:
         raise sparse_refusal(X, name)
     raise TypeError(f"{name}: a DataFrame with Sparse columns beside dense ones (or Sparse columns not filled with "

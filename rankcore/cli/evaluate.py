@@ -86,7 +86,7 @@ def run(args) -> int:
 
 
 def say_left_out_queries(args, source: str, y, scores, specs: list[str], qid) -> None:
-    """Say which metrics are means over fewer queries than the data holds, on stderr (silenced by --quiet).
+    """Say which metrics are means over fewer queries than the data holds, on stderr (stdout keeps the table).
 
     A query without a relevant row (a day without an incident) is left out of ``ndcg@k``, ``map`` and ``mrr`` by
     default and of the metrics undefined with one class (``auc``), while ``prec@k`` counts it as 0: the rows of

@@ -48,3 +48,13 @@ def test_categorical_follows_new_categories():
     np.testing.assert_array_equal(scores, [0.0, 2.0])
     tree.categories = (None, None, None)
     assert not tree.categorical
+
+
+def test_categorical_follows_a_list_of_categories_changed_in_place():
+    # a list keeps its identity when changed in place: a cache keyed on it answered for its old contents
+    tree = _stump()
+    tree.categories = [None, None, None]
+    assert not tree.categorical
+    tree.categories[0] = np.array([2.0])
+    assert tree.categorical
+    np.testing.assert_array_equal(predict_forest([tree], np.ones(1), np.array([[2.0], [1.0]])), [-1.0, 1.0])

@@ -102,3 +102,30 @@ def test_the_stumps_refuse_a_large_sparse_frame_before_reading_its_cells(monkeyp
             rankcore.boost(n_iter=2).fit(frame, y)
 
     assert _peak_bytes(fit) < dense_bytes / 4
+
+
+def test_the_refusal_of_a_sparse_frame_advises_a_call_a_frame_has(monkeypatch):
+    # a DataFrame has no toarray(): the advice given for a scipy.sparse matrix raised AttributeError when followed
+    X, frame, y = _fingerprints(n=200, d=64)
+    monkeypatch.setattr(validation, "DENSE_BYTES_LIMIT", 200 * 64 * 8 - 1)
+    with pytest.raises(TypeError, match=r"pass a dense array \(X\.to_numpy\(\), ") as refused:
+        rankcore.KernelRanker().fit(frame, y)
+    assert "toarray" not in str(refused.value)
+    np.testing.assert_array_equal(frame.to_numpy(), X.toarray())      # the advice, followed, gives the matrix
+    with pytest.raises(TypeError, match=r"pass a dense array \(X\.toarray\(\), "):
+        rankcore.KernelRanker().fit(X, y)
+
+
+def test_a_sparse_frame_made_dense_holds_one_dense_copy_not_two():
+    # np.asarray reads the frame column-major; its C-contiguous copy was a second dense array held at once
+    X, frame, y = _fingerprints(n=1000, d=2048)
+    dense_bytes = X.shape[0] * X.shape[1] * 8
+    stumps = rankcore.resolve("learner", "stumps")
+    made = []
+    peak = _peak_bytes(lambda: made.append(validation.check_learner_matrix(frame, stumps)[0]))
+    assert peak < 1.5 * dense_bytes, peak / dense_bytes
+    np.testing.assert_array_equal(made[0], X.toarray())
+    assert made[0].dtype == np.float64 and made[0].flags["C_CONTIGUOUS"]
+    holes = frame.iloc[:, :8].astype(pd.SparseDtype(np.float32, np.nan))     # NaN fill and float32 kept
+    got = validation.check_matrix(holes, dtype=np.float32, allow_nan=True)
+    np.testing.assert_array_equal(got, holes.sparse.to_dense().to_numpy(dtype=np.float32))

@@ -78,9 +78,13 @@ class TreeRanker(WeakRanker):
         Cached against the ``categories`` tuple it was read from: every prediction asks it of every tree, and
         scanning each tree's nodes again was most of the time of scoring one row (a service's call).
         """
+        categories = self.categories
+        if not isinstance(categories, tuple):
+            # a list set in its place can change in place under the same identity: read, never cached
+            return any(c is not None for c in categories)
         cached = self.__dict__.get("_categorical_of")
-        if cached is None or cached[0] is not self.categories:
-            cached = (self.categories, any(c is not None for c in self.categories))
+        if cached is None or cached[0] is not categories:
+            cached = (categories, any(c is not None for c in categories))
             self.__dict__["_categorical_of"] = cached
         return cached[1]
 
