@@ -74,31 +74,41 @@ def run(args) -> int:
     scores = with_init_scores(decision_scores(model, X), data)
     if qid is None and positive is None:
         announce_positive(args, data)
+    found = None if qid is None else _per_query_values(y, scores, specs, qid)
     if args.ci is not None:
         print(interval_table(y, scores, specs, args, qid=qid).render(args.table_format))
     else:
-        values = evaluate(y, scores, specs, qid=qid)
+        # with query ids each mean is per_query's (the same values and mean as evaluate's): the metrics run once
+        values = evaluate(y, scores, specs, qid=qid) if found is None else {s: found[s].mean for s in specs}
         table = Table(["metric", "value"], [[spec, values[spec]] for spec in specs])
         print(table.render(args.table_format))
-    if qid is not None:
-        say_left_out_queries(args, data.source, y, scores, specs, qid)
+    if found is not None:
+        say_left_out_queries(args, data.source, found)
     return 0
 
 
-def say_left_out_queries(args, source: str, y, scores, specs: list[str], qid) -> None:
+def _per_query_values(y, scores, specs: list[str], qid) -> dict | None:
+    """Each metric's ``per_query`` values; None where one refuses the data (``evaluate`` then says it its way)."""
+    from ..metrics import per_query
+
+    try:
+        return {spec: per_query(y, scores, spec, qid=qid) for spec in specs}
+    except (ValueError, TypeError):
+        return None
+
+
+def say_left_out_queries(args, source: str, found: dict) -> None:
     """Say which metrics are means over fewer queries than the data holds, on stderr (stdout keeps the table).
 
     A query without a relevant row (a day without an incident) is left out of ``ndcg@k``, ``map`` and ``mrr`` by
     default and of the metrics undefined with one class (``auc``), while ``prec@k`` counts it as 0: the rows of
-    one table can be means over different queries, which the numbers alone do not show.
+    one table can be means over different queries, which the numbers alone do not show.  ``found``: each spec's
+    :func:`rankcore.metrics.per_query` values.
     """
-    from ..metrics import per_query
-
     counted: dict[tuple[int, int], list[str]] = {}
-    for spec in specs:
-        found = per_query(y, scores, spec, qid=qid)
-        if found.n_left_out:
-            counted.setdefault((found.n_counted, found.n_counted + found.n_left_out), []).append(spec)
+    for spec, values in found.items():
+        if values.n_left_out:
+            counted.setdefault((values.n_counted, values.n_counted + values.n_left_out), []).append(spec)
     for (n_counted, n_queries), names in counted.items():
         info(args, f"{source}: {', '.join(names)} {'is a mean' if len(names) == 1 else 'are means'} over "
                    f"{n_counted} of the {n_queries} queries (a query is left out where the metric is undefined, "
