@@ -639,6 +639,11 @@ class Ranker(BaseEstimator):
             raise AttributeError(f"{type(self).__name__} has no predict: a ranker's scores are "
                                  f"decision_function(X) (higher is ranked first), and score(X, y) evaluates "
                                  f"them", name=name, obj=self)
+        if name in ("predict_proba", "predict_log_proba"):
+            # LightGBM's and XGBoost's classifiers give probabilities; a ranker's scores are on no such scale
+            raise AttributeError(f"{type(self).__name__} has no {name}: a ranker's scores, decision_function(X), "
+                                 f"are not probabilities (higher is ranked first); for probabilities, calibrate "
+                                 f"them: sklearn.calibration.CalibratedClassifierCV(model)", name=name, obj=self)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self)
 
     # ------------------------------------------------------------------

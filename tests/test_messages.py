@@ -101,3 +101,13 @@ def test_predict_names_decision_function(fitted, kind):
         model.predict
     with pytest.raises(AttributeError, match=r"object has no attribute 'not_an_attribute'"):
         model.not_an_attribute
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_predict_proba_says_the_scores_are_not_probabilities(fitted, kind):
+    """A LightGBM user's predict_proba: hasattr stays False (not a classifier), the error says what to use."""
+    model = fitted[kind]
+    assert not hasattr(model, "predict_proba")
+    with pytest.raises(AttributeError, match=r"has no predict_proba: a ranker's scores, decision_function\(X\), "
+                                             r"are not probabilities .*CalibratedClassifierCV"):
+        model.predict_proba

@@ -475,6 +475,10 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
         elif setup.params.early_stopping == "auto" and data.n_rows > AUTO_MIN_ROWS:
             stopping, holdout = self._auto_stopping(client, data, classes, task, setup, seed,
                                                     has_eval_set=eval_set is not None)
+        elif (setup.params.early_stopping == "auto" and eval_set is not None
+              and setup.params.n_iter_no_change is not None):
+            # a patience the user set stops on the eval_set on fewer rows too, as in memory (resolve_early_stopping)
+            stopping = EarlyStopping("eval_set")
         if stopping.fallback:
             warnings.warn(stopping.fallback, UserWarning, stacklevel=outside_stacklevel())
         auto_on = stopping.auto
@@ -522,7 +526,8 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
             shards.close()                # a refused combination: the actors and their settings end here
             raise
         backend.from_init = from_init
-        stop_early = validation is not None and (setup.params.early_stopping is True or auto_on)
+        stop_early = validation is not None and (setup.params.early_stopping is True or auto_on
+                                                 or stopping.mode == "eval_set")
         return _FitSession(objective, learner, task, classes, data.n_chunks, summary, layout, kind, shards, backend,
                            setup, stop_early, validation, stopping.fallback, places, from_init)
 

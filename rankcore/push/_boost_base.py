@@ -144,6 +144,18 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         """The resolved objective of the parameters (``learner`` gives the default price)."""
         raise NotImplementedError
 
+    def set_params(self, **params: Any) -> "_BaseBoost":
+        """scikit-learn's ``set_params``; LightGBM's and XGBoost's names (a search grid over ``n_estimators`` or
+        ``num_leaves``, say) are a ValueError naming rankcore's, as :func:`rankcore.boost` does."""
+        from ._estimators import PEER_NAMES
+
+        known = self._get_param_names()
+        for name in params:
+            if name not in known and name in PEER_NAMES:
+                raise ValueError(f"{name}: {type(self).__name__} has no parameter {name!r}; other libraries' "
+                                 f"{name} is {PEER_NAMES[name]} here")
+        return super().set_params(**params)
+
     # ------------------------------------------------------------------
     # Parameters, resolved once
     # ------------------------------------------------------------------
@@ -322,7 +334,8 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         eval_set : tuple (X_val, y_val), or (X_val, y_val, qid_val) with qid, or a list of them, optional
             Validation data scored by ``scoring`` after every iteration; when
             early stopping is on (``True``, or ``"auto"`` on more than 10,000
-            training rows) it replaces the internal split.  A list of sets
+            training rows, or with ``n_iter_no_change`` set and no ``qid``)
+            it replaces the internal split.  A list of sets
             (LightGBM's and XGBoost's ``[(X_train, y_train), (X_val, y_val)]``;
             within queries one triple per set) scores every set
             (``evals_result_``) and watches the last one -- early stopping,
@@ -429,7 +442,8 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         seed = int_seed(params.random_state)
         stopping = resolve_early_stopping(params.early_stopping, y_clean, params.validation_fraction,
                                           has_eval_set=eval_set is not None, stratify=setup.task != "graded",
-                                          n_queries=None if queries is None else queries.n_queries)
+                                          n_queries=None if queries is None else queries.n_queries,
+                                          patience_given=self.n_iter_no_change is not None)
         if stopping.fallback:
             warnings.warn(stopping.fallback, UserWarning, stacklevel=outside_stacklevel())
         if stopping.auto:

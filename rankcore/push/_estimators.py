@@ -152,7 +152,12 @@ PEER_NAMES = {
     **dict.fromkeys(("subsample", "bagging_fraction"), 'learner="trees:subsample=F"'),
     **dict.fromkeys(("colsample_bytree", "feature_fraction"), 'learner="trees:colsample=F"'),
     **dict.fromkeys(("max_bin", "border_count"), 'learner="trees:max_bins=B"'),
-    "early_stopping_rounds": "n_iter_no_change=N (early_stopping=True, or an eval_set)",
+    "early_stopping_rounds": "n_iter_no_change=N with fit(..., eval_set=...) (or early_stopping=True)",
+    # no class weights: a uniform weight per class is a per-row weight, which fit takes
+    **dict.fromkeys(("scale_pos_weight", "class_weight", "is_unbalance", "auto_class_weights"),
+                    "fit(X, y, sample_weight=np.where(y == 1, W, 1.0)) (per-row weights; rankcore has no class "
+                    "weights: a ranking objective compares positives with negatives, so the classes need no "
+                    "balancing)"),
     **dict.fromkeys(("metric", "eval_at"), 'scoring="ndcg@k:10" (any registered metric)'),
     "label_gain": 'objective="lambdarank:gain=0/1/3/7" (gains per grade, as ndcg@k\'s gain)',
     "lambdarank_truncation_level": 'objective="lambdarank:truncation=T"',

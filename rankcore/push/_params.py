@@ -118,9 +118,12 @@ BOOSTING = (
         ``n_iter`` sets.  When the hold-out would hold fewer than about 10
         rows of a class, the fit runs ``n_iter`` iterations without early
         stopping, warns, and ``stop_reason_`` is ``"no_validation_split"``.
-        Within queries (``fit(..., qid=)``) ``"auto"`` stops only on
-        ``eval_set``: a hold-out of whole training queries is too noisy to
-        stop on, so without one the fit runs ``n_iter`` iterations.
+        Within queries (``fit(..., qid=)``) ``"auto"`` never stops: a
+        hold-out of whole training queries is too noisy to stop on, and an
+        ``eval_set`` is watched (``validation_scores_``), not stopped on;
+        ``True`` stops on it.  Without queries, up to 10,000 rows, a
+        ``n_iter_no_change`` the user sets with an ``eval_set`` switches
+        early stopping on (LightGBM's ``early_stopping_rounds``).
 
         ``True``: with ``fit(..., eval_set=...)`` stop on it as above;
         without, hold out the stratified fraction when that holds at least
@@ -143,7 +146,8 @@ BOOSTING = (
         The share of rows held out by ``early_stopping``, in (0, 1) (see there)."""),
     Parameter("n_iter_no_change", int, default=None, minimum=1, nullable=True, doc="""
         The patience of early stopping, in iterations (an integer >= 1);
-        None: max(10, n_iter / 5)."""),
+        None: max(10, n_iter / 5).  Set, with ``fit(..., eval_set=...)`` and
+        no ``qid``, it switches ``early_stopping="auto"`` on at any size."""),
     Parameter("position_l2", float, default=1.0, minimum=0.0, maximum=math.inf, exclusive_maximum=True, doc="""
         The L2 penalty λ >= 0 of the position effects learned when ``fit`` is
         given ``position``, relative to the curvature of each position's

@@ -207,7 +207,8 @@ class EarlyStopping:
 
 
 def resolve_early_stopping(setting, y: np.ndarray, fraction: float, *, has_eval_set: bool,
-                           stratify: bool, n_queries: int | None = None) -> EarlyStopping:
+                           stratify: bool, n_queries: int | None = None,
+                           patience_given: bool = False) -> EarlyStopping:
     """The rule of ``early_stopping`` (True, False or ``"auto"``) for training labels ``y``.
 
     ``"auto"`` is on when ``y`` has more than :data:`AUTO_MIN_ROWS` rows:
@@ -219,13 +220,20 @@ def resolve_early_stopping(setting, y: np.ndarray, fraction: float, *, has_eval_
     varies widely), and stopping on it cost up to 0.06 NDCG@10 on held-out
     queries where the full ``n_iter`` did not; an ``eval_set`` of about as
     many queries is no better, and LightGBM's users pass one to watch the
-    fit.  ``early_stopping=True`` stops on it.
+    fit.  ``early_stopping=True`` stops on it.  Without queries, ``"auto"``
+    also stops on an ``eval_set`` of up to :data:`AUTO_MIN_ROWS` training
+    rows when the user set ``n_iter_no_change`` (``patience_given``; as
+    ``True``, without the large-data settings): that is LightGBM's and
+    XGBoost's ``early_stopping_rounds`` with a validation set, which was
+    accepted and silently ignored.
     """
     if setting is False:
         return EarlyStopping("off")
     if setting is True:
         return EarlyStopping("eval_set" if has_eval_set else "select")
     n = int(y.shape[0])
+    if has_eval_set and patience_given and n <= AUTO_MIN_ROWS and n_queries is None:
+        return EarlyStopping("eval_set")       # as True: no large-data settings on small data
     if n <= AUTO_MIN_ROWS:
         return EarlyStopping("off")
     if n_queries is not None:      # an eval_set is watched (validation_scores_), as LightGBM's, not stopped on

@@ -293,6 +293,21 @@ def test_early_stopping_in_compare_never_looks_at_the_test_split(small_data, tmp
     np.testing.assert_array_equal(saved.decision_function(X_te), expected.decision_function(X_te))
 
 
+def test_a_patience_in_compare_never_stops_on_the_test_split(small_data, tmp_path):
+    # n_iter_no_change with the default "auto" stops on an eval_set; compare's test split must not be one
+    from sklearn.model_selection import train_test_split
+
+    d, X, y = small_data
+    status, _, err = run_main("compare", d / "data.csv", "--n-iter", "60", "--param", "n_iter_no_change=3",
+                              "--no-plots", "-q", "--save-models", tmp_path)
+    assert status == 0, err
+    saved = rankcore.load_model(tmp_path / "push.json")
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+    expected = rankcore.PushBoost(n_iter=60, n_iter_no_change=3, random_state=0).fit(X_tr, y_tr)
+    assert saved.n_iter_ == expected.n_iter_ == 60
+    np.testing.assert_array_equal(saved.decision_function(X_te), expected.decision_function(X_te))
+
+
 @pytest.fixture
 def example_plugin_components(monkeypatch):
     """The example plugin's `cubic` price and `binary_ndcg@k` metric, registered at runtime if not installed."""

@@ -251,6 +251,20 @@ def test_dask_auto_early_stopping_matches_memory_on_an_eval_set(dask_client):
     assert model.rankers_ == local.rankers_
 
 
+def test_dask_patience_with_an_eval_set_stops_on_fewer_rows_as_in_memory(dask_client):
+    # early_stopping="auto" on at most 10,000 rows stops on an eval_set when the user sets n_iter_no_change
+    # (LightGBM's early_stopping_rounds), in memory and on Dask alike
+    X, y = _data(seed=8)
+    Xv, yv = _data(n=200, seed=9)
+    Xd, yd, _ = _dask(X, y)
+    params = dict(n_iter=40, thresholds=bin_edges(X, max_bins=16), n_iter_no_change=2, scoring="prec@k:20")
+    model = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, eval_set=(da.from_array(Xv, chunks=50), yv))
+    local = rankcore.PushBoost(**params).fit(X, y, eval_set=(Xv, yv))
+    assert local.stop_reason_ == model.stop_reason_ == "early_stopping"
+    assert model.best_iteration_ == local.best_iteration_ and model.n_iter_ == local.n_iter_ < 40
+    np.testing.assert_allclose(model.validation_scores_, local.validation_scores_, rtol=1e-12)
+
+
 @pytest.mark.parametrize("params, weighted", [
     ({}, False),                                                # the default fit: stumps, 300 iterations at most
     ({"learner": "trees:max_leaves=4", "n_iter": 6}, True),

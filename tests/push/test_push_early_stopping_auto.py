@@ -197,6 +197,31 @@ def test_the_rule_of_auto():
     assert graded.mode == "holdout"
 
 
+def test_auto_stops_on_an_eval_set_when_the_user_sets_n_iter_no_change():
+    """LightGBM's ``early_stopping_rounds=10`` with a validation set is ``n_iter_no_change=10`` with an eval_set here.
+
+    (Up to 10,000 rows "auto" was off: the patience was accepted and ignored, and all n_iter trees were kept.)
+    """
+    small = np.zeros(AUTO_MIN_ROWS, int)
+    small[::5] = 1
+    rule = resolve_early_stopping("auto", small, 0.1, has_eval_set=True, stratify=True, patience_given=True)
+    assert (rule.mode, rule.auto) == ("eval_set", False)          # as early_stopping=True: no large-data settings
+    assert resolve_early_stopping("auto", small, 0.1, has_eval_set=True, stratify=True).mode == "off"
+    assert resolve_early_stopping("auto", small, 0.1, has_eval_set=False, stratify=True,
+                                  patience_given=True).mode == "off"
+    assert resolve_early_stopping("auto", small, 0.1, has_eval_set=True, stratify=True, patience_given=True,
+                                  n_queries=100).mode == "off"          # within queries an eval_set is watched only
+    X, y = _data(400, seed=3)
+    Xv, yv = _data(200, seed=4)
+    params = dict(learner="trees:max_leaves=8,min_samples_leaf=5", n_iter=200, random_state=0)
+    model = rankcore.boost(n_iter_no_change=3, **params).fit(X, y, eval_set=(Xv, yv))
+    same = rankcore.boost(n_iter_no_change=3, early_stopping=True, **params).fit(X, y, eval_set=(Xv, yv))
+    assert model.stop_reason_ == "early_stopping" and 0 < model.n_iter_ < 200
+    np.testing.assert_array_equal(model.alphas_, same.alphas_)
+    watched = rankcore.boost(**params).fit(X, y, eval_set=(Xv, yv))     # no patience given: watched, as before
+    assert watched.stop_reason_ == "n_iter" and watched.n_iter_ == 200
+
+
 @pytest.mark.parametrize("n, on", [(AUTO_MIN_ROWS, False), (AUTO_MIN_ROWS + 1, True)])
 def test_auto_switches_on_above_ten_thousand_rows(n, on):
     X, y = _data(n, seed=9)

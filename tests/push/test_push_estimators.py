@@ -1,5 +1,6 @@
 """PushBoost, PNormPush, RankBoost and boost(): scikit-learn behaviour and practicalities."""
 
+import inspect
 import re
 
 import numpy as np
@@ -78,6 +79,8 @@ def test_boost_returns_an_unfitted_push_estimator():
     ("early_stopping_rounds", "n_iter_no_change=N"), ("eval_at", 'scoring="ndcg@k:10"'),
     ("reg_lambda", 'learner="trees:l2=V"'), ("seed", "random_state=S"),
     ("label_gain", 'objective="lambdarank:gain=0/1/3/7"'),
+    ("scale_pos_weight", "fit(X, y, sample_weight="), ("class_weight", "fit(X, y, sample_weight="),
+    ("is_unbalance", "fit(X, y, sample_weight="),
 ])
 def test_boost_names_rankcores_parameter_for_a_peers_name(name, hint):
     with pytest.raises(TypeError, match=rf"^{name}: rankcore.boost takes no parameter '{name}'; other libraries' "
@@ -110,6 +113,21 @@ def test_boost_names_the_learner_s_spec_for_the_learner_s_parameter(learner, nam
         rankcore.boost(learner="stumps", max_leaves=8)
 
 
+def test_set_params_names_rankcores_parameter_for_a_peers_name():
+    # a LightGBM search grid ({"n_estimators": ..., "num_leaves": ...}) reaches the model through set_params
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = np.random.default_rng(0).normal(size=(60, 2)), np.tile([0, 1], 30)
+    with pytest.raises(ValueError, match=r"^n_estimators: PushBoost has no parameter 'n_estimators'; other "
+                                         r"libraries' n_estimators is n_iter=N here$"):
+        rankcore.boost(learner="trees").set_params(n_estimators=3)
+    with pytest.raises(ValueError, match=r"^num_leaves: .* is learner=\"trees:max_leaves=L\" here$"):
+        GridSearchCV(rankcore.boost(learner="trees"), {"num_leaves": [7, 15]}, cv=2).fit(X, y)
+    with pytest.raises(ValueError, match=r"Invalid parameter 'colour'"):     # other names: scikit-learn's error
+        rankcore.boost().set_params(colour=3)
+    assert rankcore.boost().set_params(n_iter=3).n_iter == 3
+
+
 def test_every_peer_name_hint_is_a_parameter_or_a_trees_parameter():
     from rankcore.push._estimators import PEER_NAMES
 
@@ -121,6 +139,8 @@ def test_every_peer_name_hint_is_a_parameter_or_a_trees_parameter():
         trees = re.match(r'learner="trees:(\w+)=', hint)
         if trees:
             rankcore.registry.resolve("learner", f"trees:{trees.group(1)}={values[trees.group(1)]}")
+        elif hint.startswith("fit("):         # class weights: fit's sample_weight
+            assert "sample_weight" in inspect.signature(PushBoost.fit).parameters, hint
         else:
             assert re.match(r"(\w+)=", hint).group(1) in PushBoost._get_param_names(), hint
 
