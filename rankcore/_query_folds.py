@@ -70,7 +70,11 @@ class _QuerySplitter(BaseCrossValidator):
             counts); the errors of a bad ``qid`` (wrong length, None/NaN).
         """
         self._check_parameters()
-        yield from self._folds_of(_queries_of(X, qid, groups, type(self).__name__))
+        yield from self._folds_of(_queries_of(X, self._ids(qid), self._ids(groups), type(self).__name__))
+
+    def _ids(self, ids: Any) -> Any:
+        """The query ids as the folds read them (as given: only their grouping counts, not their order)."""
+        return ids
 
     def _check_parameters(self) -> None:
         """Refuse a parameter out of range, before the queries are read."""
@@ -183,7 +187,8 @@ class QueryTimeSeriesSplit(_QuerySplitter):
     -----
     ``qid`` (metadata routing) or ``groups`` gives the query of each row, as
     for :class:`QueryKFold`; rows may come in any order.  The ids must
-    compare with each other (ids of one kind: numbers, text, dates).
+    compare with each other (ids of one kind: numbers, text, dates); an
+    ordered pandas categorical is read in its categories' order.
     O(n log n).
 
     Examples
@@ -209,6 +214,17 @@ class QueryTimeSeriesSplit(_QuerySplitter):
         _count(self.test_queries, "test_queries", 1, optional=True)
         _count(self.gap, "gap", 0)
         _count(self.max_train_queries, "max_train_queries", 1, optional=True)
+
+    def _ids(self, ids: Any) -> Any:
+        """An ordered pandas categorical's ids as their places in its order; other ids as given.
+
+        Its categories sorted by value ("Fri" < "Mon" < "Thu") are not its order (Mon < Tue < ...): test folds
+        would come before the days trained on, silently.  With a missing id the ids go on as given, to be refused.
+        """
+        if not getattr(getattr(ids, "dtype", None), "ordered", False):
+            return ids
+        codes = np.asarray(ids.cat.codes if hasattr(ids, "cat") else ids.codes)
+        return ids if (codes < 0).any() else codes
 
     def _folds_of(self, queries) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         # the earliest test fold first; ids that do not compare with each other are refused (no time line)

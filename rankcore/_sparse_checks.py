@@ -129,7 +129,25 @@ def sparse_frame_as_csr(X: Any) -> Any:
     dtypes = list(X.dtypes)
     if not all(_zero_filled_sparse(d) for d in dtypes):
         return None
-    return X.sparse.to_coo().tocsr()
+    return _one_subtype(X, dtypes).sparse.to_coo().tocsr()
+
+
+def _one_subtype(X: Any, dtypes: list) -> Any:
+    """``X`` with its Sparse columns of one subtype that scipy stores: NumPy's promotion of theirs, float16 as float32.
+
+    pandas takes ``object`` as the common type of booleans and numbers (and scipy has no float16), so ``to_coo``
+    of a frame of ``Sparse[float64]`` beside ``Sparse[bool]`` columns failed with scipy's dtype error.  The cast
+    keeps the frame sparse (O(nnz)).
+    """
+    import pandas as pd
+
+    subtypes = [np.dtype(d.subtype) for d in dtypes]
+    common = np.result_type(*subtypes)
+    if common == np.float16:
+        common = np.dtype(np.float32)
+    if all(subtype == common for subtype in subtypes):
+        return X
+    return X.astype(pd.SparseDtype(common, common.type(0)))
 
 
 def _zero_filled_sparse(dtype: Any) -> bool:

@@ -16,7 +16,7 @@ LIBSVM file is taken by position for a model of other names.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import numpy as np
@@ -175,7 +175,10 @@ def _number(text: str) -> Decimal | None:
     text = text.strip()
     if _LEADING_ZERO.match(text) or not _DECIMAL.fullmatch(text):
         return None
-    return Decimal(text)
+    try:
+        return Decimal(text)
+    except InvalidOperation:          # an exponent beyond Decimal's range ("1e99999999999999999999"): no number
+        return None
 
 
 def numbers_as_fitted(data, name: str, fitted: Any) -> None:

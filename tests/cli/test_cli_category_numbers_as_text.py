@@ -93,3 +93,19 @@ def test_only_a_decimal_written_otherwise_is_the_same_number_exactly():
     # "1e3" and "1000" now one category, "-0" and "0" one: each row still names its own category's text
     named = [Data.categories["c"][int(code)] for code in Data.X[:, 0]]
     assert named == ["9007199254740993", "1_000", "\u0661", "1000", "0"]
+
+
+def test_an_exponent_beyond_decimals_range_is_text_not_a_crash():
+    # Decimal("1e99999999999999999999") raised decimal.InvalidOperation out of the command (float() had read it
+    # as inf, no number); it is an identifier's spelling, left as it is, on either side
+    from rankcore.cli._columns import numbers_as_fitted
+
+    class Data:
+        feature_names = ["c"]
+        X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        categories = {"c": np.array(["1e99999999999999999999", " 2 ", "+3", ".5"], dtype=object)}
+
+    numbers_as_fitted(Data, "c", np.array(["2", "3.", "0.5", "1E99999999999999999999"], dtype=object))
+    assert Data.categories["c"].tolist() == ["0.5", "1e99999999999999999999", "2", "3."]
+    named = [Data.categories["c"][int(code)] for code in Data.X[:, 0]]
+    assert named == ["1e99999999999999999999", "2", "3.", "0.5"]

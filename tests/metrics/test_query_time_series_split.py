@@ -1,6 +1,7 @@
 """QueryTimeSeriesSplit: scikit-learn's TimeSeriesSplit taken over whole queries, in the order of their ids."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import sklearn
 from hypothesis import given, settings, strategies as st
@@ -89,3 +90,22 @@ def test_the_query_of_each_row_is_given_once():
         list(QueryTimeSeriesSplit(2).split(X))
     with pytest.raises(ValueError, match="give the query of each row once"):
         list(QueryTimeSeriesSplit(2).split(X, qid=[1, 1, 2, 2], groups=[1, 1, 2, 2]))
+
+
+@pytest.mark.parametrize("wrap", [pd.Series, pd.Categorical, pd.CategoricalIndex],
+                         ids=["series", "categorical", "index"])
+def test_an_ordered_categorical_is_split_in_its_order(wrap):
+    # its categories sorted by value (Fri < Mon < Thu < Tue < Wed) made Tue and Wed the test folds, trained on Fri
+    # and Thu, the days after them: a time line backwards, silently
+    days = ["Mon", "Tue", "Wed", "Thu", "Fri"]
+    qid = wrap(pd.Categorical(np.repeat(days, 2), categories=days, ordered=True))
+    folds = [(sorted(set(np.asarray(qid)[train].tolist())), sorted(set(np.asarray(qid)[test].tolist())))
+             for train, test in QueryTimeSeriesSplit(2, test_queries=1).split(np.zeros((10, 1)), groups=qid)]
+    assert folds == [(["Mon", "Tue", "Wed"], ["Thu"]), (["Mon", "Thu", "Tue", "Wed"], ["Fri"])]
+    # an unordered one is read by its values; a missing id is refused as any other
+    plain = pd.Series(pd.Categorical(np.repeat(days, 2), categories=days))
+    assert [sorted(set(plain[test].tolist())) for _, test in QueryTimeSeriesSplit(2, test_queries=1).split(
+        np.zeros((10, 1)), qid=plain)] == [["Tue"], ["Wed"]]
+    with pytest.raises(ValueError, match="must not be None or NaN"):
+        list(QueryTimeSeriesSplit(2, test_queries=1).split(np.zeros((10, 1)), qid=pd.Series(pd.Categorical(
+            ["Mon", None] * 5, categories=days, ordered=True))))

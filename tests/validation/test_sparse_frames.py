@@ -129,3 +129,22 @@ def test_a_sparse_frame_made_dense_holds_one_dense_copy_not_two():
     holes = frame.iloc[:, :8].astype(pd.SparseDtype(np.float32, np.nan))     # NaN fill and float32 kept
     got = validation.check_matrix(holes, dtype=np.float32, allow_nan=True)
     np.testing.assert_array_equal(got, holes.sparse.to_dense().to_numpy(dtype=np.float32))
+
+
+@pytest.mark.parametrize("subtypes", [("float64", "bool"), ("int8", "bool"), ("float16", "int8")],
+                         ids=["float-bool", "int8-bool", "float16"])
+def test_sparse_columns_of_different_subtypes_are_read_as_the_dense_frame_is(subtypes):
+    # pandas' common type of booleans and numbers is object (and scipy has no float16): to_coo() failed with
+    # scipy's "does not support dtype object" for every learner that reads sparse input
+    rng = np.random.default_rng(5)
+    dense = pd.DataFrame({"a": (rng.random(200) < 0.3) * rng.integers(1, 4, 200), "b": rng.random(200) < 0.2})
+    y = np.array((dense["a"] > 1) | dense["b"], dtype=int)
+    y[::9] = 1 - y[::9]
+    dense = dense.astype({"a": subtypes[0], "b": subtypes[1]})
+    frame = pd.DataFrame({c: pd.arrays.SparseArray(dense[c].to_numpy(), fill_value=dense[c].dtype.type(0))
+                          for c in dense.columns})
+    csr = validation.sparse_frame_as_csr(frame)
+    np.testing.assert_array_equal(csr.toarray(), dense.to_numpy(dtype=np.float64))
+    fitted = rankcore.boost(learner="trees", n_iter=5, random_state=0).fit(frame, y)
+    reference = rankcore.boost(learner="trees", n_iter=5, random_state=0).fit(dense.astype(np.float64), y)
+    np.testing.assert_allclose(fitted.decision_function(frame), reference.decision_function(dense))
