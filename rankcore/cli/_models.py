@@ -529,7 +529,6 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     estimator = config.build()
     total = _planned_iterations(config, estimator, init_model)
     steers = _early_stopping_on(estimator, X.shape[0], queries=qid is not None)
-    # an eval_set would also steer through a patience the user set: then only validation data may be one
     patient = _stops_on_eval_set_by_patience(estimator, X.shape[0], queries=qid is not None)
     on_eval_set = config.kind.live and monitor is not None and (monitor_is_validation or not (steers or patient))
     monitor_name = None if monitor is None else (monitor_label or monitor[0])
@@ -629,7 +628,10 @@ def _early_stopping_on(estimator, n_rows: int, *, queries: bool = False) -> bool
 
 def _stops_on_eval_set_by_patience(estimator, n_rows: int, *, queries: bool = False) -> bool:
     """Whether ``early_stopping="auto"`` would stop on an ``eval_set`` only because ``n_iter_no_change`` is set
-    (one list of at most 10,000 rows: LightGBM's ``early_stopping_rounds``); without one it does not stop."""
+    (one list of at most 10,000 rows: LightGBM's ``early_stopping_rounds``); without one it does not stop.
+
+    An eval_set then steers the fit as a hold-out does, so only validation data may be one (never the test split).
+    """
     from ..push import AUTO_MIN_ROWS
 
     params = estimator.get_params(deep=False)

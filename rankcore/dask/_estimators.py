@@ -99,6 +99,12 @@ class _HoldOut:
 NO_STOPPING = EarlyStopping("off")
 
 
+def _stops_by_patience(params, eval_set) -> bool:
+    """Whether ``"auto"`` stops on ``eval_set`` because the user set ``n_iter_no_change``, on at most
+    ``AUTO_MIN_ROWS`` rows (above them the large-data rule decides), as in memory (``resolve_early_stopping``)."""
+    return params.early_stopping == "auto" and eval_set is not None and params.n_iter_no_change is not None
+
+
 @dataclass
 class _FitSession:
     """A started Dask fit: the resolved components, the chunk count, the layout, the shards and the backend."""
@@ -475,9 +481,7 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
         elif setup.params.early_stopping == "auto" and data.n_rows > AUTO_MIN_ROWS:
             stopping, holdout = self._auto_stopping(client, data, classes, task, setup, seed,
                                                     has_eval_set=eval_set is not None)
-        elif (setup.params.early_stopping == "auto" and eval_set is not None
-              and setup.params.n_iter_no_change is not None):
-            # a patience the user set stops on the eval_set on fewer rows too, as in memory (resolve_early_stopping)
+        elif _stops_by_patience(setup.params, eval_set):
             stopping = EarlyStopping("eval_set")
         if stopping.fallback:
             warnings.warn(stopping.fallback, UserWarning, stacklevel=outside_stacklevel())

@@ -44,6 +44,7 @@ from ._click_model import fit_click_model
 from ._persistence import restore_push_state
 from ._predictions import BoostPredictions
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
+from ._peer_names import PEER_NAMES
 from ..objectives import PositionEffects, curvature_unit
 from ._row_inputs import RowInputs, check_init_score, warn_nothing_kept, warn_one_sided_init
 from ._queries import (check_grades, check_rows, check_some_query_ranks, check_training_part, query_positions,
@@ -147,8 +148,6 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
     def set_params(self, **params: Any) -> "_BaseBoost":
         """scikit-learn's ``set_params``; LightGBM's and XGBoost's names (a search grid over ``n_estimators`` or
         ``num_leaves``, say) are a ValueError naming rankcore's, as :func:`rankcore.boost` does."""
-        from ._estimators import PEER_NAMES
-
         known = self._get_param_names()
         for name in params:
             if name not in known and name in PEER_NAMES:
