@@ -117,8 +117,8 @@ def _holds_text(values: np.ndarray) -> bool:
 def _refuse_text_values(arr: np.ndarray, values: Any, name: str) -> None:
     """Refuse an object array (a pandas Series, a list read as objects) that holds text, as NumPy text is refused.
 
-    ``float()`` would read ``"01"`` as 1: a Series of text was taken as numbers where the same values in a NumPy
-    string array, a list or a one-column DataFrame are refused.  A DataFrame's columns are told apart above.
+    ``float()`` would read ``"01"`` as 1, and the same values in a NumPy string array, a list or a one-column
+    DataFrame are refused: text is refused however it comes.  A DataFrame's columns are told apart above.
     """
     if hasattr(values, "columns"):
         return
@@ -145,16 +145,21 @@ def refuse_text_columns(values: Any, name: str) -> None:
         column = values.columns[j]
         if what == "text":
             example = next((v for v in values.iloc[:, j].tolist() if isinstance(v, (str, bytes))), None)
-            shown = "" if example is None else f" ({example!r})"       # a string column of missing values alone
-            raise TypeError(f"{name}: column {column!r} holds text{shown}, not numbers; encode it as numbers, "
-                            "or as a pandas 'category' column for "
-                            "rankcore.boost(learner='trees'), which splits by category groups")
+            raise _column_refusal(name, column, "text", example)     # no example: a string column of missing values
         raise TypeError(f"{name}: column {column!r} holds {what} (dtype {dtype}), not numbers; "
                         f"drop it, or convert it to numbers first (e.g. the days since a reference date)")
 
 
+def _column_refusal(name: str, column: Any, what: str, example: Any = None) -> TypeError:
+    """The refusal of a DataFrame column holding ``what`` (text, dicts...), with an example value when there is one."""
+    shown = "" if example is None else f" ({example!r})"
+    return TypeError(f"{name}: column {column!r} holds {what}{shown}, not numbers; encode it as numbers, or as a "
+                     "pandas 'category' column for rankcore.boost(learner='trees'), which splits by category groups")
+
+
 def name_text_column(values: Any, name: str) -> None:
-    """A DataFrame's first column that is not numbers, named with what to do (the message said only 'blue')."""
+    """A DataFrame's first column of values that are not numbers (dicts, objects: text is refused before NumPy
+    reads the frame, by :func:`refuse_text_columns`), named with what to do rather than NumPy's reason alone."""
     if not hasattr(values, "columns") or not type(values).__module__.startswith("pandas"):
         return
     for j in range(values.shape[1]):
@@ -162,11 +167,8 @@ def name_text_column(values: Any, name: str) -> None:
         try:
             np.asarray(column, dtype=np.float64)
         except (TypeError, ValueError):
-            example = next((v for v in column.tolist() if isinstance(v, str)), column.iloc[0])
-            what = "text" if isinstance(example, str) else f"{type(example).__name__} values"
-            raise TypeError(f"{name}: column {values.columns[j]!r} holds {what} ({example!r}), not numbers; encode it "
-                            "as numbers, or as a pandas 'category' column for rankcore.boost(learner='trees'), "
-                            "which splits by category groups") from None
+            example = next((v for v in column.tolist() if not isinstance(v, (int, float, np.number))), column.iloc[0])
+            raise _column_refusal(name, values.columns[j], f"{type(example).__name__} values", example) from None
 
 
 def nullable_as_nan(values: Any) -> Any:

@@ -136,7 +136,7 @@ def _one_subtype(X: Any, dtypes: list) -> Any:
     """``X`` with its Sparse columns of one subtype that scipy stores: NumPy's promotion of theirs, float16 as float32.
 
     pandas takes ``object`` as the common type of booleans and numbers (and scipy has no float16), so ``to_coo``
-    of a frame of ``Sparse[float64]`` beside ``Sparse[bool]`` columns failed with scipy's dtype error.  The cast
+    of a frame of ``Sparse[float64]`` beside ``Sparse[bool]`` columns fails with scipy's dtype error.  The cast
     keeps the frame sparse (O(nnz)).
     """
     import pandas as pd
@@ -174,7 +174,7 @@ def sparse_refusal(X: Any, name: str) -> TypeError:
     """
     n, d = (int(v) for v in X.shape)
     gigabytes = n * d * 8 / 1e9
-    # a DataFrame has no toarray(): advising it to the owner of a Sparse frame only raised an AttributeError
+    # a DataFrame has no toarray(): its owner needs the call a frame has
     dense = "X.to_numpy()" if is_sparse_frame(X) else "X.toarray()"
     return TypeError(f"{name}: sparse input is not supported here; pass a dense array ({dense}, "
                      f"{gigabytes:.3g} GB as float64 for shape ({n}, {d})), or use a model that reads sparse "
@@ -184,8 +184,8 @@ def sparse_refusal(X: Any, name: str) -> TypeError:
 def dense_sparse_frame(X: Any) -> Any:
     """A DataFrame whose every column is ``Sparse`` of numbers or booleans, as one C-ordered dense array; else X.
 
-    ``np.asarray`` reads such a frame in column order (Fortran), and making that C-contiguous copied it once
-    more: two dense copies held at once, twice the size :data:`DENSE_BYTES_LIMIT` allows.  Filled column by
+    ``np.asarray`` reads such a frame in column order (Fortran), and making that C-contiguous would copy it
+    once more: two dense copies held at once, twice the size :data:`DENSE_BYTES_LIMIT` allows.  Filled column by
     column, the only dense copy is the result (float32 when every column is, else float64; absent entries are
     each column's fill value, NaN included).
     """

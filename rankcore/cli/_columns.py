@@ -185,7 +185,7 @@ def numbers_as_fitted(data, name: str, fitted: Any) -> None:
     """Give a file's category text that writes a fitted category's number otherwise (``"2.0"`` for ``"2"``) it.
 
     A file's categories are text, matched by value: a column of integers saved by a tool as ``2.0`` (pandas does
-    so once a column has a missing value) matched none of a fit's ``2`` and scored every row as an unseen
+    so once a column has a missing value) would match none of a fit's ``2`` and score every row as an unseen
     category, silently.  Text that is itself a fitted category, or that no single fitted category reads as, is
     left as it is.  O(K) for the K categories of each.
     """

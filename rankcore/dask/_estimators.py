@@ -99,11 +99,6 @@ class _HoldOut:
 NO_STOPPING = EarlyStopping("off")
 
 
-def _stops_by_patience(params, eval_set) -> bool:
-    """Whether ``"auto"`` stops on ``eval_set`` because the user set ``n_iter_no_change``, on at most
-    ``AUTO_MIN_ROWS`` rows (above them the large-data rule decides), as in memory (``resolve_early_stopping``)."""
-    return params.early_stopping == "auto" and eval_set is not None and params.n_iter_no_change is not None
-
 
 @dataclass
 class _FitSession:
@@ -481,8 +476,9 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
         elif setup.params.early_stopping == "auto" and data.n_rows > AUTO_MIN_ROWS:
             stopping, holdout = self._auto_stopping(client, data, classes, task, setup, seed,
                                                     has_eval_set=eval_set is not None)
-        elif _stops_by_patience(setup.params, eval_set):
-            stopping = EarlyStopping("eval_set")
+        elif setup.params.early_stopping == "auto" and eval_set is not None:       # the in-memory rule on fewer rows
+            stopping = resolve_early_stopping("auto", np.broadcast_to(0.0, data.n_rows), 0.0, has_eval_set=True,
+                                              stratify=False, patience_given=setup.params.n_iter_no_change is not None)
         if stopping.fallback:
             warnings.warn(stopping.fallback, UserWarning, stacklevel=outside_stacklevel())
         auto_on = stopping.auto

@@ -506,8 +506,8 @@ class Objective(Component):
             value, grad = self.bind(y_arr, w_arr).value_and_gradient(s_arr)
         grad = np.asarray(grad)
         if not np.isfinite(grad).all():
-            # inf - inf inside the log-space weights came back as NaN without a word (push:exp,exp:2 with
-            # a negative 710 above the positives)
+            # an overflow makes inf - inf inside the log-space weights, a NaN the caller would not see
+            # (push:exp,exp:2 with a negative 710 above the positives)
             bad = int(np.flatnonzero(~np.isfinite(grad))[0])
             raise FloatingPointError(
                 f"objective {self.spec!r}: the gradient is not finite at these scores (J = {value}, "

@@ -101,7 +101,7 @@ def batch_k(k: Any, n: int, batch: int) -> int:
     ValueError
         ``n`` or ``batch`` is below 1, or ``k`` is refused by ``check_k``.
     """
-    # both are row counts: a batch of 0 rows used to get k = 0 and a negative one a negative k
+    # both are row counts: a batch of 0 rows would get k = 0 and a negative one a negative k
     for name, rows in (("n", n), ("batch", batch)):
         _check_row_count(rows, name)
     count = check_k(k, n)

@@ -110,7 +110,7 @@ def surrogate_and_grad(y: Any, scores: Any, k: Any, kind: str = "avg", *, normal
     Time O(n log n) (one sort), memory O(n).  For a linear model s = Xw the
     gradient in w is ``X.T @ grad``.
     """
-    # a flag, not any truthy value: normalize="no" used to divide by k
+    # a flag, not any truthy value: normalize="no" would divide by k
     normalize = check_flag(normalize, name="normalize")
     value, grad, k_used = _surrogate_batch(y, scores, k, kind, with_grad=True)
     if normalize:

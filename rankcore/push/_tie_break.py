@@ -84,7 +84,7 @@ def tie_break_offsets(n_rows: int, scale: float, random_state: Any = None) -> np
     (the bound on how much the offset moves J) and the smallest gap is exactly
     s/(n − 1) (no near-ties that rounding could merge).  O(n) time and memory.
     """
-    # named checks: scale="0.1" was a raw comparison error and n_rows=2.5 was cut to 2 rows without a word
+    # named checks: scale="0.1" would be a raw comparison error and n_rows=2.5 cut to 2 rows without a word
     if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, numbers.Real):
         raise TypeError(f"scale: the tie-break scale must be a finite number >= 0, got {type(scale).__name__}")
     if scale < 0 or not math.isfinite(scale):

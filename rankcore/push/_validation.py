@@ -224,8 +224,8 @@ def resolve_early_stopping(setting, y: np.ndarray, fraction: float, *, has_eval_
     also stops on an ``eval_set`` of up to :data:`AUTO_MIN_ROWS` training
     rows when the user set ``n_iter_no_change`` (``patience_given``; as
     ``True``, without the large-data settings): that is LightGBM's and
-    XGBoost's ``early_stopping_rounds`` with a validation set, which was
-    accepted and silently ignored.
+    XGBoost's ``early_stopping_rounds`` with a validation set, which a user
+    who sets a patience means.
     """
     if setting is False:
         return EarlyStopping("off")

@@ -142,8 +142,8 @@ def _starts_with_libsvm_row(source: str, damaged: bool = False) -> bool:
 
     ``damaged``: a row shaped as one, with a fault in a field, counts too -- a first field and then only
     ``qid:`` and ``number:value`` fields, no CSV delimiter before a ``#`` comment (``a qid:1 1:0.5``,
-    ``1 qid:1 -1:0.5``) -- so that the LIBSVM reader names the field; read as a CSV header it was an error about a
-    missing label column.  Names such as ``time:stamp`` or ``http://host`` are no LIBSVM field: a header of them
+    ``1 qid:1 -1:0.5``) -- so that the LIBSVM reader names the field; read as a CSV header it would be an error
+    about a missing label column.  Names such as ``time:stamp`` or ``http://host`` are no LIBSVM field: a header of them
     split by spaces stays CSV (whose error shows its one column).
     """
     line = _first_row(source)

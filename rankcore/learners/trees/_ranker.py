@@ -76,7 +76,7 @@ class TreeRanker(WeakRanker):
         """Whether any split is categorical.
 
         Cached against the ``categories`` tuple it was read from: every prediction asks it of every tree, and
-        scanning each tree's nodes again was most of the time of scoring one row (a service's call).
+        scanning each tree's nodes each time would be most of the time of scoring one row (a service's call).
         """
         categories = self.categories
         if not isinstance(categories, tuple):
