@@ -20,6 +20,7 @@ estimators are given ``verbose=``; this display serves the command line and
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 import time
@@ -93,7 +94,8 @@ class Task:
         """Record iteration ``iteration`` (1-based) with its objective and validation score."""
         with self._lock:
             self.iteration = int(iteration)
-            if objective is not None:
+            # an objective with no value (lambdarank, yetirank: gradients only) reports NaN: nothing to show
+            if objective is not None and not math.isnan(objective):
                 self.objective = float(objective)
             if score is not None:
                 self.score = float(score)

@@ -77,7 +77,7 @@ AUTO_PARAMETERS = (
     Parameter("random_state", random_state_kind(generator=False), default=None, doc="""
         Seeds the folds and every candidate's fit."""),
     Parameter("verbose", int, default=0, minimum=0, doc="""
-        0: silent; 1: a progress display on stderr (candidate, fold, best so
+        0: silent; 1 or more: a progress display on stderr (candidate, fold, best so
         far: a bar in a terminal, lines otherwise)."""),
 )
 

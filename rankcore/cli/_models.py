@@ -53,8 +53,8 @@ OPTIONS: tuple[ModelOption, ...] = (
                 "P-Norm Push is --loss exp --price pow:p", "price"),
     ModelOption("--objective", "objective", "push: any registered objective instead of --loss/--price "
                 "(e.g. prec@k-avg:20)", "objective"),
-    ModelOption("--learner", "learner", "push, rankboost: weak-learner family (stumps, thresholds:q=4, features, trees:max_leaves=31, "
-                "or a plugin's)", "learner"),
+    ModelOption("--learner", "learner", "push, rankboost: weak-learner family (stumps, thresholds:q=4, features, "
+                "trees:max_leaves=31, or a plugin's)", "learner"),
     ModelOption("--metric", "metric", "exactboost: the monotone metric boosted (auc, ks, prec@k:50, pauc:0.1, "
                 "rmax, ...); kernel: the metric choosing lambda", "metric"),
     ModelOption("--margin", "margin", "exactboost: margin theta (default 0.05)", number=True),
@@ -148,7 +148,8 @@ def estimator_class(kind: ModelKind) -> type:
 
 
 def _refuse_estimator_offered_elsewhere(key: str) -> None:
-    """Say how to reach an estimator ``rankcore fit`` does not offer (``command_line_instead``) when ``key`` names it."""
+    """Say how to reach an estimator ``rankcore fit`` does not offer (``command_line_instead``) when ``key`` names
+    it."""
     import warnings
 
     from ..registry import registry
@@ -571,7 +572,8 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     score = None if monitor is None else _monitor_score(estimator, monitor, monitor_init)
     if history is not None and history[1].size:
         task.iteration = int(history[0][-1]) if not config.kind.live else task.iteration
-        task.objective = float(history[1][-1])
+        last = float(history[1][-1])
+        task.objective = None if last != last else last     # NaN: an objective with no value (lambdarank)
     summary = [stop_summary(estimator)]
     if score is not None:
         if task.metric == monitor_name:
@@ -669,7 +671,9 @@ def stop_summary(estimator) -> str:
         if reason == "early_stopping":
             # n_iter_ counts the iterations kept (up to the best on the hold-out), not those run: the progress
             # line above already shows a later iteration, so "after n_iter_ iterations" read as a contradiction
-            return f"stopped: {reason}{note}, kept the best {n_iter} iterations"
+            if n_iter == 0:
+                return f"stopped: {reason}{note}, no iteration scored better than the start on the hold-out: kept none"
+            return f"stopped: {reason}{note}, kept the best {n_iter} iteration{'' if n_iter == 1 else 's'}"
         return f"stopped: {reason}{note} after {n_iter} iterations"
     return ""
 

@@ -117,7 +117,7 @@ def check_fit_within_queries(configs, data) -> None:
                            f"{kinds}")
 
 
-def refuse_query_objectives(configs, data) -> None:
+def refuse_query_objectives(configs, data, args=None) -> None:
     """A model whose objective ranks only within queries (``lambdarank``, ``yetirank``, ``xendcg``) on rows
     without query ids: one error naming the objective and ``--qid``, before the labels are read.
 
@@ -130,8 +130,21 @@ def refuse_query_objectives(configs, data) -> None:
             continue
         where = ("name the query column with --qid COLUMN" if data.format == "csv"
                  else "give each row a qid: field (or a .query file beside the data)")
-        raise CommandError(f"--objective {_spec_text(spec)!r} ranks within queries, but {data.source} has no query "
+        raise CommandError(f"{_objective_option(args, spec)} ranks within queries, but {data.source} has no query "
                            f"ids: {where}")
+
+
+def _objective_option(args, spec) -> str:
+    """How the command line gave the objective ``spec``: ``--objective 'x'``, ``--param objective=x`` or within a
+    ``--model`` spec (the option's own words, so that the user finds what to change)."""
+    text = _spec_text(spec)
+    if args is not None and getattr(args, "objective", None) is None:
+        for pair in getattr(args, "param", None) or ():
+            if str(pair).split("=", 1)[0].strip() == "objective":
+                return f"--param objective={text}"
+        if getattr(args, "model", None):
+            return f"the model's objective {text!r}"
+    return f"--objective {text!r}"
 
 
 def grade_row_error(exc: Exception, data) -> CommandError | None:

@@ -512,7 +512,7 @@ def run(args) -> int:
         use_query_learner(configs)
     split_by_category(configs, data)
     if data.qid is None:
-        refuse_query_objectives(configs, data)
+        refuse_query_objectives(configs, data, args)
         metrics, args.monitor = explicit or metric_specs(DEFAULT_METRICS), args.monitor or "auc"
         splits, qid, test, split_facts, weight = _one_list_splits(args, data)
     else:

@@ -105,6 +105,20 @@ _FITTED_ON = ("the model is fitted on (--monitor's score and its early stopping 
               "without --validation)")
 
 
+def _objective_has_value(spec) -> bool:
+    """False when ``spec`` names a registered objective with gradients but no value (lambdarank, yetirank); True
+    for None and for a spec that does not resolve (its own check says what is wrong with it)."""
+    if spec is None:
+        return True
+    from ..registry import resolve
+
+    try:
+        objective = resolve("objective", spec)
+    except (ValueError, TypeError):
+        return True
+    return bool(getattr(objective, "has_value", True))
+
+
 def check_before_reading(args, config) -> list[str]:
     """Every check of the options against the model that needs no data (a typo fails before any reading), and the
     warning of a ``--validation`` file that is DATA itself; the ``--eval-metric`` specs."""
@@ -113,6 +127,9 @@ def check_before_reading(args, config) -> list[str]:
         # a model fitted in one step has no objective per iteration: said before the data are read
         raise CommandError(f"--plot-objective: {config.kind.name} records no objective per iteration (it is "
                            "fitted in one step)")
+    if args.plot_objective and not _objective_has_value(config.params.get("objective")):
+        raise CommandError(f"--plot-objective: the objective {config.params['objective']!r} gives gradients but no "
+                           "value to plot; --validation with --monitor METRIC shows how the fit goes")
     if args.position is not None:
         check_fit_with_positions([config], args.position)
         check_positions_in_queries(args)
@@ -223,7 +240,7 @@ def run(args) -> int:
     qid = data.qid
     monitor_spec = args.monitor or ("auc" if qid is None else query_defaults(QUERY_MONITOR, qid))
     if qid is None:
-        refuse_query_objectives([config], data)
+        refuse_query_objectives([config], data, args)
         y = data.binary_target(args.positive)
         check_relevant_label(init_model, data.relevant_label(args.positive), args.init_model)
     else:

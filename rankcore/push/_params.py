@@ -182,7 +182,7 @@ BOOSTING = (
         depend on it."""),
     Parameter("verbose", int, default=0, minimum=0, doc="""
         0: silent; 1: a progress line about every tenth of the iterations;
-        2: every iteration."""),
+        2 or more: every iteration."""),
 )
 
 

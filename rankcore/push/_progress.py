@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TextIO
 
@@ -45,7 +46,9 @@ class Progress:
             return
         if record.iteration % self.every and record.iteration != self.n_iter:
             return
-        line = f"{record.iteration:>7d}  {record.value:>14.6f}  {record.alpha:>11.4g}"
+        # an objective with no value (lambdarank, yetirank: gradients only) reports NaN: a dash, not "nan"
+        value = f"{'-':>14}" if math.isnan(record.value) else f"{record.value:>14.6f}"
+        line = f"{record.iteration:>7d}  {value}  {record.alpha:>11.4g}"
         if self.metric:
             line += f"  {score:>14.6f}" if score is not None else f"  {'':>14}"
         self._print(line + f"  {time.perf_counter() - self.t0:>8.2f}s")

@@ -11,7 +11,7 @@ import pytest
 import rankcore
 from rankcore.cli import CommandError, main
 from rankcore.cli._common import Table, split_specs
-from rankcore.cli._models import KINDS, add_model_options, build_configs
+from rankcore.cli._models import KINDS, add_model_options, build_configs, stop_summary
 
 
 def run_main(*argv):
@@ -225,10 +225,21 @@ def test_fit_says_once_that_it_stopped_early(tmp_path, progress):
     model = rankcore.load_model(tmp_path / "m.json")
     assert model.stop_reason_ == "early_stopping" and model.n_iter_ < 300
     # n_iter_ is the iterations kept (the best on the hold-out), fewer than those run and shown by the progress
-    said = f"stopped: early_stopping, kept the best {model.n_iter_} iterations"
+    said = stop_summary(model)
+    assert said.startswith("stopped: early_stopping, ")
     assert err.count(said) == 1, err
     saved = next(line for line in err.splitlines() if line.startswith("saved "))
     assert (said in saved) == (progress == "none")
+
+
+@pytest.mark.parametrize("kept, said", [(0, "no iteration scored better than the start on the hold-out: kept none"),
+                                        (1, "kept the best 1 iteration"), (31, "kept the best 31 iterations")])
+def test_the_early_stop_line_counts_the_iterations_kept(kept, said):
+    # an early stop at the start kept no iteration: "kept the best 0 iterations" read as a count of the best ones
+    from types import SimpleNamespace
+
+    line = stop_summary(SimpleNamespace(stop_reason_="early_stopping", n_iter_=kept))
+    assert line == f"stopped: early_stopping, {said}"
 
 
 def test_compare_svg_figures_and_csv_table(small_data, tmp_path):

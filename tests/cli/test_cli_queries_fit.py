@@ -197,7 +197,27 @@ def test_a_query_objective_without_query_ids_is_refused_on_0_1_labels_and_by_par
     d, _, _, _ = files
     status, _, err = run_main("fit", d / "in_order.csv", "--label", "grade", "--drop", "query", "--positive", "3",
                               "--param", "objective=lambdarank:3", "-o", tmp_path / "m.json")
-    one_line_error(status, err, "--objective 'lambdarank:3' ranks within queries", "--qid COLUMN")
+    # the option the user wrote is the one named (it said "--objective", which the command line was not given)
+    one_line_error(status, err, "--param objective=lambdarank:3 ranks within queries", "--qid COLUMN")
+
+
+def test_a_plotted_objective_must_have_a_value(files, tmp_path):
+    # lambdarank and yetirank give gradients only: the figure would be empty, refused before the data are read
+    d, _, _, _ = files
+    for given in (["--objective", "lambdarank"], ["--param", "objective=yetirank"]):
+        status, _, err = run_main("fit", d / "in_order.csv", "--label", "grade", "--qid", "query", *given,
+                                  "--n-iter", "2", "-o", tmp_path / "m.json", "--plot-objective", tmp_path / "o.svg")
+        one_line_error(status, err, "--plot-objective: the objective", "gives gradients but no value to plot")
+        assert not (tmp_path / "m.json").exists() and not (tmp_path / "o.svg").exists()
+
+
+def test_the_progress_shows_no_objective_for_one_without_a_value(files, tmp_path):
+    # lambdarank's value is NaN (it has none): the progress line said "objective nan"
+    d, _, _, _ = files
+    status, _, err = run_main("fit", d / "in_order.csv", "--label", "grade", "--qid", "query", "--objective",
+                              "lambdarank", "--n-iter", "3", "-o", tmp_path / "m.json", "--progress", "lines")
+    assert status == 0, err
+    assert "nan" not in err.lower() and "ndcg@k:10" in err
 
 
 @pytest.mark.parametrize("objective, fragment", [

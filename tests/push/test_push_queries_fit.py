@@ -72,6 +72,17 @@ def test_push_queries_counts_queries_without_pairs_and_reports_them(capsys):
     assert "ranking within 24 queries (2 with a single grade: no pair to order)" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("objective", ["lambdarank", "yetirank"])
+def test_the_verbose_table_shows_a_dash_for_an_objective_without_a_value(capsys, objective):
+    # gradients only: their value is NaN, which the table printed as "nan" on every line
+    X, y, qid = graded_queries(5)
+    rankcore.boost(learner="trees", objective=objective, n_iter=4, verbose=2, random_state=0).fit(X, y, qid=qid)
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in lines if line.split() and line.split()[0].isdigit()]
+    assert len(rows) == 4 and all(row[1] == "-" for row in rows), lines
+    assert "nan" not in "\n".join(lines).lower()
+
+
 def test_push_queries_float_grades_without_a_cap():
     """Grades are any numbers >= 0: large grades and fractions, ordered by value within each query."""
     X, y, qid = graded_queries(6)
