@@ -147,22 +147,30 @@ def _objective_option(args, spec) -> str:
     return f"--objective {text!r}"
 
 
-def grade_row_error(exc: Exception, data) -> CommandError | None:
-    """The library's refusal of a training grade at a row (``y: ... at row 12``: a grade beyond the objective's
+def grade_row_error(exc: Exception, data, rows: np.ndarray | None = None, parameter: str = "y") -> CommandError | None:
+    """The library's refusal of a grade at a row (``y: ... at row 12``: a grade beyond an objective's or a metric's
     gains) said at that row's place in the file (``data.csv, line 14``); None for any other error.
 
-    The library counts rows from 0 among the rows it was given; in a file the user looks for a line.
+    The library counts rows from 0 among the rows it was given; in a file the user looks for a line.  ``rows``:
+    the file's row of each row given (a training split's), or None when they were the file's rows in order;
+    ``parameter``: the argument the rows were given as (``"eval_set y"``: a monitored split's).
     """
     import re
 
-    if getattr(exc, "parameter", None) != "y":
+    if getattr(exc, "parameter", None) != parameter and not str(exc).startswith(f"{parameter}: "):
         return None
-    text = str(exc)
-    found = re.fullmatch(r"y: (.*), got (.*) at row (\d+)", text, flags=re.DOTALL)
-    if found is None or int(found.group(3)) >= data.n_samples:
+    found = re.fullmatch(re.escape(parameter) + r": (.*), got (\S+) at row (\d+)(; .*)?", str(exc), flags=re.DOTALL)
+    if found is None:
         return None
-    what, value, row = found.groups()
-    return CommandError(f"{data.where(int(row))}: {what}, got the grade {value}")
+    what, value, row, advice = found.groups()
+    row = int(row)
+    if rows is not None:
+        if row >= len(rows):
+            return None
+        row = int(rows[row])
+    if row >= data.n_samples:
+        return None
+    return CommandError(f"{data.where(row)}: {what}, got the grade {value}{advice or ''}")
 
 
 def _resolved_objective(spec: Any) -> Any:

@@ -56,8 +56,9 @@ from ._outputs import refuse_stdout
 from ._intervals import add_interval_options, comparison_tables, render_tables
 from .._progress import Progress
 from ._progress import add_progress_options
-from ._queries import (QUERY_METRICS, QUERY_MONITOR, check_fit_within_queries, qid_option, query_defaults,
-                       query_facts, query_labels, query_split, refuse_query_objectives, use_query_learner)
+from ._queries import (QUERY_METRICS, QUERY_MONITOR, check_fit_within_queries, grade_row_error, qid_option,
+                       query_defaults, query_facts, query_labels, query_split, refuse_query_objectives,
+                       use_query_learner)
 from ._stdin import source_name
 from ._weights import (COMPARE_HELP as WEIGHT_HELP, check_fit_with_weights, check_training_weights,
                        weight_error, weight_facts)
@@ -208,7 +209,8 @@ class Comparison:
 def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarray, np.ndarray]], metrics: list[str],
                    *, progress, monitor: str, qid: dict[str, Any] | None = None,
                    sample_weight: np.ndarray | None = None, weight_column: str = "",
-                   feature_names: list[str] | None = None, test_rows: tuple[str, str] | None = None) -> Comparison:
+                   feature_names: list[str] | None = None, test_rows: tuple[str, str] | None = None,
+                   refusal_place=None) -> Comparison:
     """Fit every configuration on ``splits["train"]`` and evaluate it on every split.
 
     ``qid`` (split -> each row's query id): the models are fitted within the
@@ -217,7 +219,9 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
     metrics count every row once); ``weight_column`` their ``--weight``
     column, and ``feature_names`` the features' names, for the messages;
     ``test_rows``: how the command line names the test rows and what they
-    are (``("--test FILE", "the file")``), for a refusal of ``monitor``.
+    are (``("--test FILE", "the file")``), for a refusal of ``monitor``;
+    ``refusal_place``: a fit's refusal said at its place in the file (a
+    grade beyond the objective's gains at a line), or None.
     """
     from ..metrics import evaluate
 
@@ -240,6 +244,8 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
                 raise CommandError(f"{config.label}: {error}") from None       # said as the options given
             if (advice := constraint_advice(exc, feature_names)) is not None:   # the learner's monotone, interactions
                 raise CommandError(f"{config.label}: {exc}; {advice}") from None
+            if refusal_place is not None and (error := refusal_place(exc)) is not None:
+                raise CommandError(f"{config.label}: {error}") from None
             raise CommandError(f"{config.label}: {exc}") from exc
         fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.curve, outcome.held_out)
         for split, (X, y) in splits.items():
@@ -542,13 +548,26 @@ def run(args) -> int:
     progress = Progress(args.progress, quiet=args.quiet)
     comparison = run_comparison(configs, splits, metrics, progress=progress, monitor=args.monitor, qid=qid,
                                 sample_weight=weight, weight_column=data.weight_name or "",
-                                feature_names=data.feature_names, test_rows=_test_rows(args))
+                                feature_names=data.feature_names, test_rows=_test_rows(args),
+                                refusal_place=None if data.qid is None else _grade_place(args, data, test))
     if not qid:
         comparison.relevant_label = data.relevant_label(args.positive)
     title = source_name(data.source)
     finish(args, comparison, title=title, data_facts=data_facts_of(data, split_facts, found),
            argv=getattr(args, "_argv", None))
     return 0
+
+
+def _grade_place(args, data, test):
+    """A fit's refusal of a grade said at its line: of DATA for a training row, of the test rows' file for a
+    monitored one (``eval_set y``).  The splits' rows are DATA's drawn by :func:`query_split` (the same draw
+    again), or, with ``--test``, each file's rows in order."""
+    train, held = (None, None) if test is not None else query_split(data.qid, args.test_size, args.random_state)
+
+    def place(exc):
+        return grade_row_error(exc, data, train) or grade_row_error(exc, data if test is None else test, held,
+                                                                     parameter="eval_set y")
+    return place
 
 
 def _test_rows(args) -> tuple[str, str]:

@@ -18,7 +18,7 @@ from ._intervals import add_interval_options, interval_table
 from ._model_labels import evaluation_positive
 from ._missing import check_model_missing
 from ._models import decision_scores
-from ._queries import QUERY_METRICS, query_defaults, query_labels
+from ._queries import QUERY_METRICS, grade_row_error, query_defaults, query_labels
 
 
 def add_parser(subparsers):
@@ -75,13 +75,18 @@ def run(args) -> int:
     if qid is None and positive is None:
         announce_positive(args, data)
     found = None if qid is None else _per_query_values(y, scores, specs, qid)
-    if args.ci is not None:
-        print(interval_table(y, scores, specs, args, qid=qid).render(args.table_format))
-    else:
-        # with query ids each mean is per_query's (the same values and mean as evaluate's): the metrics run once
-        values = evaluate(y, scores, specs, qid=qid) if found is None else {s: found[s].mean for s in specs}
-        table = Table(["metric", "value"], [[spec, values[spec]] for spec in specs])
-        print(table.render(args.table_format))
+    try:
+        if args.ci is not None:
+            table = interval_table(y, scores, specs, args, qid=qid)
+        else:
+            # with query ids each mean is per_query's (the same values and mean as evaluate's): the metrics run once
+            values = evaluate(y, scores, specs, qid=qid) if found is None else {s: found[s].mean for s in specs}
+            table = Table(["metric", "value"], [[spec, values[spec]] for spec in specs])
+    except ValueError as exc:       # a grade beyond a metric's gains: said at its line of the file
+        if qid is None or (error := grade_row_error(exc, data)) is None:
+            raise
+        raise error from None
+    print(table.render(args.table_format))
     if found is not None:
         say_left_out_queries(args, data.source, found)
     return 0

@@ -235,3 +235,45 @@ def test_a_grade_beyond_the_objectives_gains_is_named_by_its_line(tmp_path, obje
     status, _, err = run_main("fit", tmp_path / "big.csv", "--qid", "query", "--label", "grade", *more, "--quiet",
                               "--n-iter", "2", "-o", tmp_path / "m.json")
     one_line_error(status, err, f"big.csv, line {line}: the objective", fragment)
+
+
+def _big_grade_file(tmp_path, seed=3):
+    """A file whose row 17 (of the query order) has a grade beyond 2^grade's range, rows shuffled; its line."""
+    qid, X, grade = grouped(seed)
+    grade[17] = 1100.0
+    order = np.random.default_rng(2).permutation(qid.size)
+    write_csv(tmp_path / "big.csv", qid, X, grade, order)
+    return 2 + int(np.flatnonzero(order == 17)[0])          # the header is line 1
+
+
+@pytest.mark.parametrize("random_state", ["0", "1", "2", "3"])
+def test_compare_names_an_oversized_grade_by_its_line_in_either_split(tmp_path, random_state):
+    # the fit counted the row among the training split's rows (or the monitored test split's: eval_set y), so the
+    # message named a row of neither the file nor the split the user sees
+    line = _big_grade_file(tmp_path)
+    status, _, err = run_main("compare", tmp_path / "big.csv", "--qid", "query", "--label", "grade", "--model",
+                              "push", "--n-iter", "2", "--random-state", random_state, "--quiet",
+                              "--out-dir", tmp_path / "figures")
+    one_line_error(status, err, "rankcore: error: push: ", f"big.csv, line {line}: the objective", "got the grade 1100.0")
+    assert "at row" not in err
+
+
+def test_compare_names_an_oversized_grade_of_the_test_file_by_its_line(files, tmp_path):
+    d, _, _, _ = files
+    line = _big_grade_file(tmp_path)
+    status, _, err = run_main("compare", d / "in_order.csv", "--qid", "query", "--label", "grade", "--test",
+                              tmp_path / "big.csv", "--model", "push", "--n-iter", "2", "--quiet",
+                              "--out-dir", tmp_path / "figures")
+    one_line_error(status, err, "rankcore: error: push: ", f"big.csv, line {line}: the objective", "got the grade 1100.0")
+
+
+@pytest.mark.parametrize("more", [[], ["--ci", "0.9"]])
+def test_evaluate_names_an_oversized_grade_by_its_line(files, tmp_path, more):
+    d, _, _, _ = files
+    status, _, err = run_main("fit", d / "in_order.csv", "--qid", "query", "--label", "grade", "--n-iter", "2",
+                              "--quiet", "-o", tmp_path / "m.json")
+    assert status == 0, err
+    line = _big_grade_file(tmp_path)
+    status, _, err = run_main("evaluate", tmp_path / "m.json", tmp_path / "big.csv", "--qid", "query", "--label",
+                              "grade", *more)
+    one_line_error(status, err, f"big.csv, line {line}: metric 'ndcg@k:", "got the grade 1100.0; use gain=linear")
