@@ -7,6 +7,7 @@ from typing import Any
 from ..learners import check_binning_options
 from ._inputs import as_row_chunks, get_client
 from ._prepare import stump_edges, summarize
+from ._workers import worker_info
 
 __all__ = ["bin_edges"]
 
@@ -32,6 +33,7 @@ def bin_edges(X: Any, max_bins: int = 256, *, sample_weight: Any = None, subsamp
     """
     max_bins, subsample = check_binning_options(max_bins, subsample)
     client = get_client(client)
+    worker_info(client, "binning")  # no workers: said now, not a wait for one
     data = as_row_chunks(X, None, sample_weight).persist_if_local(client)
     summary = summarize(client, data, task=None)
     return stump_edges(client, data, summary, max_bins, subsample, random_state)

@@ -75,6 +75,7 @@ from ..metrics import Metric, RocCells, one_class, resolve_metrics
 from ..registry import registry, resolve
 from ..validation import check_binary_labels, check_scores
 from ._inputs import get_client, is_dask_collection, joined_chunk_ids, tree_sum
+from ._workers import worker_info
 from ._order import RankSearch, float_keys, interval_counts
 from ._shard import check_components_on_workers
 
@@ -321,6 +322,8 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
         return _evaluate_queries(y, scores, metrics, qid, get_client(client))
     resolved = _resolve_metrics(metrics)
     client = get_client(client)
+    # a cluster without workers would take the tasks and wait for one forever: said now, as the fits say it
+    worker_info(client, "evaluating")
     summarized = {metric.spec: metric.spec for _, metric in resolved if metric.distributed_form() == "summary"}
     for spec in summarized:
         check_components_on_workers(client, {"metric": spec})     # plugin metrics' code runs on the workers
@@ -339,6 +342,7 @@ def _evaluate_queries(y, scores, metrics, qid, client) -> DistributedEvaluation:
     from ..metrics import evaluate as evaluate_in_memory
 
     resolve_metrics(metrics)                      # a bad spec fails before any work on the cluster
+    worker_info(client, "evaluating")             # no workers: said now, not a wait for one
     y, scores = _aligned(client, y, scores)
     qid = as_dask_vector(qid, name="qid")
     if any(np.isnan(c) for c in qid.chunks[0]):

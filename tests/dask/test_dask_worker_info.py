@@ -61,3 +61,20 @@ def test_worker_info_names_a_cluster_without_workers():
     with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster, Client(cluster) as client:
         with pytest.raises(RuntimeError, match="has no workers"):
             worker_info(client)
+
+
+def test_evaluate_and_bin_edges_on_a_cluster_without_workers_say_so_instead_of_waiting():
+    # the fits refused such a cluster; evaluate and bin_edges handed it their tasks and waited for a worker forever
+    from distributed import Client, LocalCluster
+
+    from rankcore.dask import bin_edges, evaluate
+
+    X, y = _data(n=40)
+    scores = X[:, 0]
+    qid = da.from_array(np.repeat(np.arange(4), 10), chunks=10)
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster, Client(cluster) as client:
+        for call in (lambda: evaluate(y, scores, "auc", client=client),
+                     lambda: evaluate(y, scores, "ndcg@k:5", qid=qid, client=client),
+                     lambda: bin_edges(X, client=client)):
+            with pytest.raises(RuntimeError, match=r"has no workers: .* before (evaluating|binning)"):
+                call()
