@@ -254,7 +254,8 @@ def test_compare_names_an_oversized_grade_by_its_line_in_either_split(tmp_path, 
     status, _, err = run_main("compare", tmp_path / "big.csv", "--qid", "query", "--label", "grade", "--model",
                               "push", "--n-iter", "2", "--random-state", random_state, "--quiet",
                               "--out-dir", tmp_path / "figures")
-    one_line_error(status, err, "rankcore: error: push: ", f"big.csv, line {line}: the objective", "got the grade 1100.0")
+    one_line_error(status, err, "rankcore: error: push: ", f"big.csv, line {line}: the objective",
+                   "got the grade 1100.0")
     assert "at row" not in err
 
 
@@ -264,7 +265,8 @@ def test_compare_names_an_oversized_grade_of_the_test_file_by_its_line(files, tm
     status, _, err = run_main("compare", d / "in_order.csv", "--qid", "query", "--label", "grade", "--test",
                               tmp_path / "big.csv", "--model", "push", "--n-iter", "2", "--quiet",
                               "--out-dir", tmp_path / "figures")
-    one_line_error(status, err, "rankcore: error: push: ", f"big.csv, line {line}: the objective", "got the grade 1100.0")
+    one_line_error(status, err, "rankcore: error: push: ", f"big.csv, line {line}: the objective",
+                   "got the grade 1100.0")
 
 
 @pytest.mark.parametrize("more", [[], ["--ci", "0.9"]])
