@@ -63,6 +63,19 @@ def test_plugin_metric_used_by_name(example_plugin_installed):
     assert entries[("metric", "binary_ndcg@k")] == f"{DIST} 0.1.0"
 
 
+def test_plugin_metric_scores_a_query_shorter_than_k_on_all_its_items(example_plugin_installed):
+    # a count beyond the list was refused for each such query, which per_query then left out of the mean
+    y = np.array([1, 0, 0, 1, 0, 1, 0, 0, 0, 1])
+    scores = np.array([0.1, 0.9, 0.3, 0.8, 0.7, 0.6, 0.5, 0.4, 0.2, 0.0])
+    qid = np.array([0, 0, 0, 1, 1, 1, 1, 1, 1, 1])                  # 3 and 7 items
+    found = rankcore.metrics.per_query(y, scores, "binary_ndcg@k:5", qid=qid)
+    assert found.n_left_out == 0 and found.values.shape == (2,)
+    whole = rankcore.evaluate(y[:3], scores[:3], ["binary_ndcg@k:3"])["binary_ndcg@k:3"]
+    assert found.values[0] == pytest.approx(whole)
+    assert rankcore.evaluate(y[3:], scores[3:], ["binary_ndcg@k:5"])["binary_ndcg@k:5"] == pytest.approx(
+        found.values[1])
+
+
 def test_plugin_shown_by_command_line(example_plugin_installed):
     done = subprocess.run([sys.executable, "-m", "rankcore", "plugins", "--json"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -17,8 +17,9 @@ class NDCGAtK(rankcore.Metric):
     scores are never ordered by position: a group of tied items spread over
     ranks a..b contributes its expected gain under a random order of the
     group, (positives in the group / group size) · Σ_{r=a}^{min(b,k)} 1/log2(r+1).
-    ``k`` is a count or a fraction of n.  Higher is better; monotone (raising
-    a positive's score never lowers it), so ExactBoost can optimize it.
+    ``k`` is a count (a count beyond n is n) or a fraction of n.  Higher is
+    better; monotone (raising a positive's score never lowers it), so
+    ExactBoost can optimize it.
     """
 
     name = "binary_ndcg@k"
@@ -31,12 +32,18 @@ class NDCGAtK(rankcore.Metric):
     shift_invariant = True  # a function of the order of the scores only
     requires_both_classes = True
 
+    def _k(self, n):
+        # a count beyond the list is the whole list, as the built-in ndcg@k reads it: within queries a query
+        # shorter than k is scored on all its items, not left out of the mean
+        k = self.k if self.k < 1 else min(self.k, n)
+        return check_k(k, n, name=f"metric {self.spec!r}: k")
+
     def check_data(self, y, scores):
-        check_k(self.k, y.shape[0], name=f"metric {self.spec!r}: k")
+        self._k(y.shape[0])
 
     def compute(self, y, scores):
         n = y.shape[0]
-        k = check_k(self.k, n)
+        k = self._k(n)
         order = np.argsort(-scores, kind="stable")
         sorted_scores, sorted_y = scores[order], y[order]
         # Tie groups of the descending order: [start, end) in 0-based ranks.
