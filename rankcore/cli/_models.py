@@ -572,8 +572,7 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     score = None if monitor is None else _monitor_score(estimator, monitor, monitor_init)
     if history is not None and history[1].size:
         task.iteration = int(history[0][-1]) if not config.kind.live else task.iteration
-        last = float(history[1][-1])
-        task.objective = None if last != last else last     # NaN: an objective with no value (lambdarank)
+        task.objective = None if np.isnan(last := float(history[1][-1])) else last  # NaN: no value (lambdarank)
     summary = [stop_summary(estimator)]
     if score is not None:
         if task.metric == monitor_name:
