@@ -74,6 +74,8 @@ class TreesCandidate(Candidate):
                      "trees:n_iter=300,min_rows=3000")
     accepts_missing = True
     ranks_within_queries = True
+    # the trees bin CSR columns as they are, bit-identical to the dense fit (docs/tree_data.md)
+    accepts_sparse = True
     priority = 0
 
     @property
@@ -259,6 +261,8 @@ class LinearCandidate(Candidate):
     examples = ("linear:n_epochs=2",)
     default_specs = ("linear",)
     small_data_specs = ("linear",)
+    # SGDAtK scales CSR columns without centering them and steps through their stored values
+    accepts_sparse = True
     # a fold fit costs 0.27 to 1.2 default trees' (docs/studies/trees_defaults.md)
     relative_cost = 0.4
     priority = 5
@@ -374,6 +378,8 @@ class LightGBMCandidate(_GBDTCandidate):
 
     name = "lightgbm"
     package, estimator, adapter, extra = "lightgbm", "LGBMClassifier", "lightgbm_objective", {"verbose": -1}
+    # LightGBM reads a CSR matrix's absent entries as zeros, as the dense matrix
+    accepts_sparse = True
 
 
 class XGBoostCandidate(_GBDTCandidate):
@@ -381,6 +387,7 @@ class XGBoostCandidate(_GBDTCandidate):
 
     name = "xgboost"
     package, estimator, adapter = "xgboost", "XGBClassifier", "xgboost_objective"
+    # not accepts_sparse: XGBoost reads a CSR matrix's absent entries as missing values, not as the zeros they are
 
 
 #: Weights beyond this range (either way) lose their meaning in LightGBM's and XGBoost's float32: they are rescaled.
@@ -406,6 +413,11 @@ class _RawScores:
 
     def __init__(self, model):
         self.model = model
+
+    @property
+    def accepts_sparse(self) -> bool:
+        """LightGBM reads a CSR matrix's absent entries as zeros; XGBoost as missing values (dense rows only)."""
+        return type(self.model).__module__.startswith("lightgbm")
 
     def fit(self, X, y, sample_weight=None, init_score=None):
         """Fit the classifier; ``init_score``: each row's initial score, LightGBM's ``init_score`` and XGBoost's
@@ -443,6 +455,8 @@ class _RawScores:
             values = self.model.get_booster().predict(matrix, pred_contribs=True)
         else:                                                      # LightGBM
             values = self.model.predict(X, pred_contrib=True)
+            if hasattr(values, "toarray"):                         # (sparse X: a sparse matrix of values)
+                values = values.toarray()
         return np.asarray(values, dtype=np.float64)
 
     def feature_interactions(self, X, max_bytes=None, background=None, groups=None):

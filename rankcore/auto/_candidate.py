@@ -24,7 +24,7 @@ from ..spec import Component, SpecError, parse_spec
 
 __all__ = ["Candidate", "CandidateContext", "build_estimator", "fit_estimator", "warnings_named_by",
            "candidate_scores", "registered_candidates", "NO_SAMPLE_WEIGHT", "NO_INIT_SCORE", "NO_POSITION",
-           "fit_takes_sample_weight", "fit_takes"]
+           "fit_takes_sample_weight", "fit_takes", "NO_SPARSE"]
 
 #: The skip reason of a candidate whose estimator takes no ``sample_weight``, on a weighted fit.
 NO_SAMPLE_WEIGHT = "takes no sample_weight"
@@ -32,6 +32,8 @@ NO_SAMPLE_WEIGHT = "takes no sample_weight"
 NO_INIT_SCORE = "takes no init_score"
 #: The skip reason of a candidate whose estimator takes no ``position``, on a fit with display positions.
 NO_POSITION = "takes no position"
+#: The skip reason of a candidate whose estimator reads no scipy.sparse X, on a fit with sparse X.
+NO_SPARSE = "reads no sparse input (X is a scipy.sparse matrix)"
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,10 @@ class CandidateContext:
         The fit has display positions (``fit(..., qid=q, position=p)``): the
         estimator is fitted with each training row's position; a candidate
         whose estimator takes none is skipped.
+    sparse : bool
+        X is a scipy.sparse matrix (CSR): the estimator is fitted and scored
+        on CSR rows; a candidate that does not declare ``accepts_sparse`` is
+        skipped.
     """
 
     metric: str
@@ -94,6 +100,7 @@ class CandidateContext:
     weighted: bool = False
     init_score: bool = False
     position: bool = False
+    sparse: bool = False
 
 
 class Candidate(Component):
@@ -146,6 +153,12 @@ class Candidate(Component):
         Its estimator's ``fit(X, y, qid=qid)`` ranks within queries (relevance
         grades, each query its own list).  Otherwise the candidate is
         skipped when AutoRanker is fitted with ``qid``.
+    accepts_sparse : bool
+        Its estimator (and the imputer in front of it, which keeps sparse
+        input sparse) fits and scores a scipy.sparse CSR matrix as it is,
+        with absent entries read as zeros, as the dense matrix would be.
+        Otherwise the candidate is skipped when AutoRanker is fitted on
+        sparse X (no dense copy is made: see ``docs/auto_fit_inputs.md``).
     """
 
     family: ClassVar[str] = "candidate"
@@ -159,6 +172,7 @@ class Candidate(Component):
     priority: ClassVar[int] = 100
     savable: ClassVar[bool] = True
     ranks_within_queries: ClassVar[bool] = False
+    accepts_sparse: ClassVar[bool] = False
 
     @property
     def spec(self) -> str:
@@ -225,7 +239,8 @@ class Candidate(Component):
             whole = isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer()
             if value is not None and not cls._per_instance(attr) and not (whole and value >= 1):
                 return f"{cls.__name__}.{attr} must be None or a whole number >= 1, got {value!r}"
-        return cls._flags_problem(("accepts_missing", "impute_missing", "savable", "ranks_within_queries"))
+        return cls._flags_problem(("accepts_missing", "impute_missing", "savable", "ranks_within_queries",
+                                    "accepts_sparse"))
 
     @classmethod
     def default_search_specs(cls) -> tuple[str, ...]:
@@ -236,6 +251,8 @@ class Candidate(Component):
         """Why this candidate does not apply to the data (None: it applies)."""
         if context.n_queries is not None and not self.ranks_within_queries:
             return "ranks one list: it cannot fit within queries"
+        if context.sparse and not self.accepts_sparse:
+            return NO_SPARSE
         if context.has_missing and not (self.accepts_missing or self.impute_missing):
             return "X has missing values, which it does not accept"
         if self.max_rows is not None and context.n_rows > self.max_rows:

@@ -26,10 +26,10 @@ from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
                     require_score_queries)
 from ..metrics import Queries, check_queries
 from ..push import check_init_score, row_weights
-from ..validation import (check_bipartite_target, check_matrix, check_same_length, effective_n_threads, int_seed,
-                          reject_1d, shown_type)
+from ..validation import (ArgumentRefusal, check_bipartite_target, check_matrix, check_same_length,
+                          effective_n_threads, int_seed, reject_1d, shown_type)
 from ._bag import FoldBag, standardization
-from ._candidate import (NO_SAMPLE_WEIGHT, Candidate, build_estimator, candidate_scores, fit_estimator,
+from ._candidate import (NO_SAMPLE_WEIGHT, NO_SPARSE, Candidate, build_estimator, candidate_scores, fit_estimator,
                          registered_candidates, warnings_named_by)
 from ._queries import QUERY_METRIC, PerQueryMean, QueryData, canonical_order, check_grades, query_labels
 from ._params import AUTO_FITTED, AUTO_PARAMETERS
@@ -45,7 +45,7 @@ from ._fit_inputs import refuse_eval_metrics, refuse_init_model
 from ._fit_results import INIT_SCORE_CHOICE, kept_models, publish_eval_results
 from ._saved import encode_fitted
 from ._state import restore_state
-from ._tasks import REFIT_FOLD, fold_seed, make_context
+from ._tasks import REFIT_FOLD, fold_seed, is_sparse, make_context
 
 __all__ = ["AutoRanker", "DEFAULT_METRIC"]
 
@@ -167,6 +167,37 @@ def _first_pass_predictions(n_rows: int, specs, plan, outcome) -> dict[str, np.n
     return out
 
 
+def sparse_readers() -> list[str]:
+    """The names of the registered candidate classes that read sparse X as it is (``accepts_sparse``)."""
+    from ..registry import registry
+
+    return [entry.name for entry in registry().in_order("candidate") if entry.cls.accepts_sparse]
+
+
+def sparse_candidates_refusal(details: str, shape) -> ArgumentRefusal:
+    """The refusal of ``candidates`` when none of them reads sparse X (``details``: each one's skip reason)."""
+    n, d = (int(v) for v in shape)
+    readers = ", ".join(repr(name) for name in sparse_readers())
+    detail = (f"none applies to these data ({details}); X is sparse: list candidates that read sparse input as it "
+              f"is ({readers}), or pass a dense X (X.toarray(), {n * d * 8 / 1e9:.3g} GB as float64 for shape "
+              f"({n}, {d}))")
+    return ArgumentRefusal.said("candidates", detail)
+
+
+def dense_rows(X, chosen: str) -> np.ndarray:
+    """Sparse rows to score by a model that reads dense rows only (fitted on dense X): their dense copy, within
+    :data:`~rankcore.validation.DENSE_BYTES_LIMIT` (as a DataFrame of Sparse columns is made dense), else refused."""
+    from ..validation import DENSE_BYTES_LIMIT
+
+    n, d = (int(v) for v in X.shape)
+    if n * d * 8 <= DENSE_BYTES_LIMIT:
+        return X.toarray()
+    raise TypeError(f"X: the chosen model {chosen!r} reads dense rows only (it was fitted on a dense X) and the "
+                    f"dense copy of these sparse rows would take {n * d * 8 / 1e9:.3g} GB as float64 for shape "
+                    f"({n}, {d}); score them in batches of rows, or fit on sparse X (the candidates that read it: "
+                    f"{', '.join(repr(name) for name in sparse_readers())})")
+
+
 def _base_seed(random_state) -> int:
     """The seed every fit of the search derives its own from; None: fresh entropy."""
     seed = int_seed(random_state)
@@ -271,6 +302,8 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
     examples = ("AutoRanker:candidates=linear,blend=False,random_state=0",)
     parameters = AUTO_PARAMETERS
     fitted = AUTO_FITTED
+    #: scipy.sparse X is searched as it is by the candidates that read it (``Candidate.accepts_sparse``)
+    accepts_sparse = True
 
     # scikit-learn's metadata routing: fit and score take each row's query when a meta-estimator has it; fit's
     # sample_weight is asked for as in scikit-learn's own estimators, by set_fit_request(sample_weight=True) (score's
@@ -288,9 +321,13 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
             NaN is accepted when a candidate accepts it (the trees do);
-            candidates that do not are then skipped.
+            candidates that do not are then skipped.  A sparse matrix (or a
+            DataFrame of ``Sparse`` columns) stays sparse, as CSR: the
+            candidates that read it (``Candidate.accepts_sparse``: the trees,
+            ``linear``, ``lightgbm``) get it as it is, the others are
+            skipped (see ``docs/auto_fit_inputs.md``).
         y : array-like of shape (n_samples,)
             Two labels; the greater one is the relevant class ranked on top.
             With ``qid``: relevance grades, any finite numbers >= 0.
@@ -419,7 +456,9 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         X, categories = encode_categories(X, None)
         if categories is not None and any(c is not None for c in categories):
             self.categories_ = categories
-        return check_matrix(X, name="X", dtype=np.float64, allow_nan=True)
+        # scipy.sparse X (and a DataFrame of Sparse columns) stays sparse, as CSR: candidates that read it get it as
+        # it is, the others are skipped (``_applicable``)
+        return check_matrix(X, name="X", dtype=np.float64, allow_nan=True, accept_sparse=True)
 
     def _check_query_data(self, X, y, qid, group, sample_weight=None) -> tuple:
         """(X, grades, the weights or None, the queries) of a fit within queries, the rows in the canonical order
@@ -503,6 +542,8 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
             if NO_SAMPLE_WEIGHT in skipped.values():
                 advice = ("; sample_weight is the reason for some: fit without it, or list candidates that take it "
                           "('trees', 'stumps', 'lightgbm', 'xgboost')")
+            if NO_SPARSE in skipped.values():
+                raise sparse_candidates_refusal(details, X.shape)
             raise ValueError(f"candidates: none applies to these data ({details}){advice}")
         return applicable, skipped
 
@@ -710,9 +751,15 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         # matched by value to the fit's categories; a fit without category columns refuses them
         X, _ = encode_categories(X, getattr(self, "categories_", None) or [None] * self.n_features_in_,
                                  feature_names=getattr(self, "feature_names_in_", None))
-        X_arr = check_matrix(X, name="X", dtype=np.float64, allow_nan=True)
+        X_arr = check_matrix(X, name="X", dtype=np.float64, allow_nan=True, accept_sparse=True)
         if X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
+        best = getattr(self, "best_estimator_", None)
+        if is_sparse(X_arr) and best is not None:
+            from ._saved import reads_sparse
+
+            if not reads_sparse(best):
+                X_arr = dense_rows(X_arr, self.best_candidate_)
         return X_arr
 
     @reads_a_snapshot

@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from ._tasks import Task, TaskResult, run_task
+from ._tasks import Task, TaskResult, has_nan, run_task
 
 __all__ = ["LocalExecutor"]
 
@@ -37,7 +37,7 @@ class LocalExecutor:
         self.init_score, self.position = init_score, position
         self.metric, self.base_seed, self.n_jobs = metric, base_seed, n_jobs
         self.categorical = categorical
-        self.has_missing = bool(np.isnan(X).any())        # once, not once per task
+        self.has_missing = has_nan(X)        # once, not once per task
         self._candidates: dict = {}
 
     def __call__(self, tasks: list[Task], may_start: Callable[[Task], bool],

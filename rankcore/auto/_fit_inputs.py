@@ -272,7 +272,7 @@ def joined_rows(X: np.ndarray, y: np.ndarray, codes: np.ndarray | None, weights:
     watched = evals.watched_set
     n, m = X.shape[0], watched.X.shape[0]
     within = codes is not None
-    X_all = np.concatenate([X, watched.X])
+    X_all = _stacked(X, watched.X)
     y_all = np.concatenate([y, watched.y.astype(y.dtype)])
     codes_all = None if not within else np.concatenate([codes, watched.codes + int(codes.max()) + 1])
     labels = y_all if not within else query_labels(y_all, codes_all)
@@ -297,6 +297,16 @@ def joined_rows(X: np.ndarray, y: np.ndarray, codes: np.ndarray | None, weights:
         check_metric_on_units(unit_metric, y_all, plan, units, eval_set=watched.label)
     rows = SearchRows(X_all, y_all, labels, codes_all, weights_all, RowExtras(init_all, places), n)
     return rows, plan, units
+
+
+def _stacked(X: Any, X_val: Any) -> Any:
+    """The training rows, then the set's, in the training rows' form: CSR when X is sparse (a dense set made CSR,
+    O(its stored values)), else dense (a sparse set's dense copy: it joins a dense X of the same columns)."""
+    import scipy.sparse as sp
+
+    if hasattr(X, "toarray"):
+        return sp.vstack([X, sp.csr_matrix(X_val)], format="csr")
+    return np.concatenate([X, X_val.toarray() if hasattr(X_val, "toarray") else X_val])
 
 
 def refuse_eval_metrics(evals: EvalChoice, metric: Any, within: bool) -> None:

@@ -76,12 +76,49 @@ def canonical_order(X: np.ndarray, grades: np.ndarray, codes: np.ndarray) -> np.
     Rows that tie on all three are identical, so their relative order
     changes nothing.  O(n log n) comparisons of rows of ``X``.
     """
-    rows = np.ascontiguousarray(X, dtype=np.float64)
-    as_bytes = rows.view(np.dtype((np.void, rows.dtype.itemsize * max(rows.shape[1], 1)))).reshape(-1) \
-        if rows.shape[1] else np.zeros(rows.shape[0], dtype=np.int8)
-    order = np.argsort(as_bytes, kind="stable")
+    if hasattr(X, "toarray"):
+        return _sparse_canonical_order(X, grades, codes)
+    order = np.argsort(_row_bytes(X), kind="stable")
     order = order[np.argsort(grades[order], kind="stable")]
     return order[np.argsort(codes[order], kind="stable")].astype(np.int64)
+
+
+def _row_bytes(X: np.ndarray) -> np.ndarray:
+    """Each row of the dense ``X`` as one opaque value (its float64 bytes), which sorts as the bytes do."""
+    rows = np.ascontiguousarray(X, dtype=np.float64)
+    if not rows.shape[1]:
+        return np.zeros(rows.shape[0], dtype=np.int8)
+    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).reshape(-1)
+
+
+def _sparse_canonical_order(X: Any, grades: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """:func:`canonical_order` of a CSR ``X``, the same order as of its dense copy, without making that copy whole.
+
+    Sorted by query and grade first, rows are then ordered by their bytes within each (query, grade) group --
+    all the dense order compares there -- one group's dense rows at a time.  A group whose dense rows would
+    exceed :data:`~rankcore.validation.DENSE_BYTES_LIMIT` is ordered by its stored entries (column indices, then
+    values) instead: still independent of the input's order, though not the dense fit's order.
+    """
+    from ..validation import DENSE_BYTES_LIMIT
+
+    order = np.lexsort((grades, codes)).astype(np.int64)        # stable: by query, grade, then input position
+    keys = np.stack([codes[order], grades[order]], axis=1)
+    cuts = np.flatnonzero((np.diff(keys, axis=0) != 0).any(axis=1)) + 1
+    d = int(X.shape[1])
+    for start, stop in zip(np.r_[0, cuts], np.r_[cuts, order.shape[0]]):
+        if stop - start < 2:
+            continue
+        rows = order[start:stop]
+        part = X[rows]
+        if (stop - start) * d * 8 <= DENSE_BYTES_LIMIT:
+            within = np.argsort(_row_bytes(part.toarray()), kind="stable")
+        else:
+            part.eliminate_zeros()
+            entries = [part.indices[a:b].tobytes() + part.data[a:b].tobytes()
+                       for a, b in zip(part.indptr[:-1], part.indptr[1:])]
+            within = np.array(sorted(range(len(entries)), key=entries.__getitem__), dtype=np.int64)
+        order[start:stop] = rows[within]
+    return order
 
 
 def query_labels(grades: np.ndarray, codes: np.ndarray) -> np.ndarray:

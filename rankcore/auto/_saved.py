@@ -33,7 +33,8 @@ from ._bag import FoldBag
 from ._blend import RankAverage
 from ._impute import MissingValueImputer, imputer_and_model
 
-__all__ = ["encode_fitted", "decode_fitted", "accepts_missing", "fitted_models", "SCALER_LIMIT", "BAG_LIMIT"]
+__all__ = ["encode_fitted", "decode_fitted", "accepts_missing", "reads_sparse", "fitted_models", "SCALER_LIMIT",
+           "BAG_LIMIT"]
 
 #: A standardized record's means lie in [-1e154, 1e154] and its scales in [1e-154, 1e154]: the variance
 #: (scale squared) is then a normal float64 and X / scale stays finite for any |x| <= 1e154.  A fit writes
@@ -233,5 +234,26 @@ def accepts_missing(estimator: Any) -> bool:
     model = pair[1] if pair is not None else estimator
     try:
         return bool(get_tags(model).input_tags.allow_nan)
+    except Exception:  # noqa: BLE001 - an object without scikit-learn tags: assume not
+        return False
+
+
+def reads_sparse(estimator: Any) -> bool:
+    """Whether a fitted candidate estimator scores a scipy.sparse matrix as it is (every member of a blend or bag;
+    the model behind the imputer, which keeps sparse input sparse; never behind a standard scaler, which would
+    centre it)."""
+    from sklearn.utils import get_tags
+
+    if isinstance(estimator, (RankAverage, FoldBag)):
+        return all(reads_sparse(e) for e in estimator.estimators)
+    imputed = imputer_and_model(estimator)
+    if imputed is not None:
+        return reads_sparse(imputed[1])
+    if _scaler_and_model(estimator) is not None:
+        return False
+    if not hasattr(estimator, "__sklearn_tags__"):          # (the LightGBM / XGBoost wrapper declares its own)
+        return bool(getattr(estimator, "accepts_sparse", False))
+    try:
+        return bool(get_tags(estimator).input_tags.sparse)
     except Exception:  # noqa: BLE001 - an object without scikit-learn tags: assume not
         return False

@@ -21,7 +21,7 @@ import numpy as np
 from ..validation import ArgumentRefusal, shown_type
 from ._candidate import Candidate, CandidateContext, build_estimator, fit_estimator
 
-__all__ = ["Task", "TaskResult", "run_task", "fold_seed", "REFIT_FOLD"]
+__all__ = ["Task", "TaskResult", "run_task", "fold_seed", "REFIT_FOLD", "has_nan", "is_sparse"]
 
 #: The "fold" number of the final refit on every row (its seed is drawn like a fold's).
 REFIT_FOLD = -1
@@ -52,6 +52,16 @@ class TaskResult:
     refusal: Any = None            # the ArgumentRefusal the task failed with (class and fields), when it is one
 
 
+def is_sparse(X: Any) -> bool:
+    """Whether ``X`` is a scipy.sparse matrix (AutoRanker's checked X is CSR or a C-ordered array)."""
+    return hasattr(X, "toarray") and hasattr(X, "nnz")
+
+
+def has_nan(X: Any) -> bool:
+    """Whether ``X`` holds NaN; of a sparse matrix only its stored values are read (O(nnz), no dense copy)."""
+    return bool(np.isnan(X.data).any()) if is_sparse(X) else bool(np.isnan(X).any())
+
+
 def fold_seed(base_seed: int, fold: int) -> int:
     """The seed of every fit on ``fold`` (the same for every candidate: paired comparisons)."""
     return int(np.random.SeedSequence([int(base_seed), int(fold) + 1]).generate_state(1)[0] & 0x7FFFFFFF)
@@ -67,14 +77,15 @@ def make_context(metric: str, X: np.ndarray, y: np.ndarray, seed: int, n_jobs: i
     ``qid``: each row's query code, for a fit within queries (y: grades;
     ``n_positive`` counts the rows of a grade above 0).  ``weighted``: the
     fit has ``sample_weight`` (``n_rows`` and ``n_positive`` still count rows).
-    ``init_score``, ``position``: the fit has initial scores, display positions.
+    ``init_score``, ``position``: the fit has initial scores, display positions.  A scipy.sparse ``X`` makes
+    ``sparse`` True.
     """
-    missing = bool(np.isnan(X).any()) if has_missing is None else bool(has_missing)
+    missing = has_nan(X) if has_missing is None else bool(has_missing)
     return CandidateContext(metric=metric, n_rows=int(X.shape[0]), n_features=int(X.shape[1]),
                             n_positive=int(np.count_nonzero(y)), has_missing=missing,
                             random_state=seed, n_jobs=n_jobs, categorical=tuple(categorical),
                             n_queries=None if qid is None else int(np.unique(qid).shape[0]), weighted=weighted,
-                            init_score=init_score, position=position)
+                            init_score=init_score, position=position, sparse=is_sparse(X))
 
 
 def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.ndarray, task: Task, metric: str,
@@ -104,7 +115,7 @@ def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.nda
     from ..registry import resolve
 
     if x_has_missing is None:
-        x_has_missing = bool(np.isnan(X).any())
+        x_has_missing = has_nan(X)
     start = time.perf_counter()
     fit_time = 0.0
     with warnings.catch_warnings(record=True) as caught:
