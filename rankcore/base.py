@@ -450,6 +450,18 @@ class NoTextForm(TypeError, AttributeError):
     """
 
 
+#: CatBoost's methods of a fitted model and what a rankcore estimator has instead (``__getattr__``'s hints).
+_PEER_METHODS = {
+    "get_best_iteration": "best_iteration_ (a count of iterations: CatBoost's get_best_iteration() + 1)",
+    "get_evals_result": "evals_result_",
+    "get_feature_importance": "feature_importances_, feature_contributions(X) (SHAP values) or "
+                              "rankcore.permutation_importance(model, X, y, qid=...) (the metric's drop)",
+    "save_model": "rankcore.save_model(model, path) (JSON, no pickle)",
+    "staged_predict": "staged_decision_function(X)",
+    "eval_metrics": "rankcore.evaluate(y, model.decision_function(X), specs, qid=...)",
+}
+
+
 class Ranker(BaseEstimator):
     """Base of the rankcore estimators (and of third-party ones, registered as plugins).
 
@@ -644,6 +656,9 @@ class Ranker(BaseEstimator):
             raise AttributeError(f"{type(self).__name__} has no {name}: a ranker's scores, decision_function(X), "
                                  f"are not probabilities (higher is ranked first); for probabilities, calibrate "
                                  f"them: sklearn.calibration.CalibratedClassifierCV(model)", name=name, obj=self)
+        if name in _PEER_METHODS:
+            raise AttributeError(f"{type(self).__name__} has no {name}: other libraries' {name} is "
+                                 f"{_PEER_METHODS[name]} here", name=name, obj=self)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self)
 
     # ------------------------------------------------------------------

@@ -83,6 +83,15 @@ FAMILIES: dict[str, tuple[str, str]] = {
 }
 
 
+#: CatBoost's names of what a family holds under another name, with what differs (an unknown name's hint).
+_PEER_SPECS = {
+    ("metric", "NDCG"): "ndcg@k:K,convention=catboost (CatBoost's NDCG:top=K takes the grade as the gain; "
+                        "ndcg@k's default gain is 2^grade - 1)",
+    ("objective", "YetiRank"): "'yetirank'",
+    ("objective", "QueryRMSE"): "'mp-squared' with fit(..., qid=...)",
+}
+
+
 class UnknownComponentError(SpecError):
     """A spec names a component that is not registered."""
 
@@ -177,6 +186,8 @@ class Registry:
             known = sorted(table)
             guess = did_you_mean(name, {**{k: k for k in known}, **self.aliases.get(family, {})})
             hint = f"; did you mean {guess!r}?" if guess else ";"
+            if (family, name) in _PEER_SPECS:        # a guess by spelling alone would miss the convention
+                hint = f"; other libraries' {name} is {_PEER_SPECS[family, name]} here;"
             raise UnknownComponentError(
                 f"unknown {family} {name!r}{hint} registered {_plural(family)}: {', '.join(known) or 'none'}"
             ) from None

@@ -287,6 +287,15 @@ def _size(value: float | int) -> str:
     return str(int(value)) if float(value).is_integer() else repr(value)
 
 
+def _ids_hint(group: np.ndarray, n: int) -> str:
+    """For ``group`` of one entry per row (n > 1): the words that send query ids to ``qid``, else ""."""
+    if n < 2 or group.shape[0] != n or group.dtype.kind == "b":     # a mask per row is no id
+        return ""
+    # CatBoost's Pool(group_id=...) and XGBoost's qid hold one id per row: the form of qid, not of group
+    return ("; group has one entry per row: query ids (CatBoost's group_id, XGBoost's qid) go to qid=..., "
+            "group takes the sizes of consecutive queries")
+
+
 def check_queries(qid: Any, group: Any, n: int) -> Queries | None:
     """The queries of ``n`` rows from ``qid`` (one id per row) or ``group`` (sizes of consecutive blocks).
 
@@ -308,17 +317,21 @@ def check_queries(qid: Any, group: Any, n: int) -> Queries | None:
     expected = "group: expected a 1-D array of query sizes (whole numbers >= 1), got"
     if sizes.ndim != 1 or sizes.size == 0:
         raise ValueError(f"{expected} {'an empty array' if sizes.size == 0 else f'shape {sizes.shape}'}")
+    per_row = _ids_hint(sizes, n)
     if sizes.dtype.kind not in "iuf":
-        raise ValueError(f"{expected} dtype {sizes.dtype}")
+        raise ValueError(f"{expected} dtype {sizes.dtype}{per_row}")
     if sizes.dtype.kind == "f":
         bad = np.flatnonzero(~np.isfinite(sizes) | (sizes != np.round(sizes)))
         if bad.size:
-            raise ValueError(f"{expected} {sizes[bad[0]].item()!r} at position {int(bad[0])}")
+            raise ValueError(f"{expected} {sizes[bad[0]].item()!r} at position {int(bad[0])}{per_row}")
     # the range before the cast: a size beyond int64 must not wrap into one that sums to n (np.repeat would then
     # write past its output)
     low, high = sizes.min().item(), sizes.max().item()
     if low < 1:
-        raise ValueError(f"group: every query size must be >= 1, got {_size(low)}")
+        raise ValueError(f"group: every query size must be >= 1, got {_size(low)}{per_row}")
+    if per_row and int(sizes.astype(np.int64).sum()) != n:
+        raise ValueError(f"group: the query sizes sum to {int(sizes.astype(np.int64).sum())}, but y has {n} "
+                         f"rows{per_row}")
     if high > n or sizes.shape[0] > n:
         raise ValueError(f"group: the query sizes sum to more than the {n} rows of y"
                          + (f" (one of them is {_size(high)})" if high > n else f" ({sizes.shape[0]} sizes)")

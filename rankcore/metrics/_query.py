@@ -53,12 +53,20 @@ CONVENTIONS = {
     "lightgbm": ("exp", "first", "1"),
     "sklearn": ("linear", "average", "0"),
     "trec_eval": ("linear", "first", "0"),
+    # CatBoost's NDCG (its default type=Base): the grade as the gain, a tie in its worst order, 1 without a
+    # relevant row
+    "catboost": ("linear", "worst", "1"),
 }
 
 # "" (the default) takes the rule of the metric's convention
 _TIES = Parameter("ties", str, default="", choices=("average", "first"),
                   doc="'average': a tie counts as the expected value over a random order of it; "
                       "'first': row order inside the query")
+# ndcg@k's ties also take CatBoost's rule: its NDCG sorts a tie by grade, lowest first
+_NDCG_TIES = Parameter("ties", str, default="", choices=("average", "first", "worst"),
+                       doc="'average': a tie counts as the expected value over a random order of it; "
+                           "'first': row order inside the query; 'worst': a tie's rows of lowest gain first "
+                           "(CatBoost's)")
 _EMPTY = Parameter("empty", str, default="", choices=("skip", "0", "1"),
                    doc="a query without a relevant row: left out of the mean, or counted as 0 or 1")
 _K = Parameter("k", count_or_fraction, doc="the places read: a count >= 1 or a fraction in (0, 1) of each query")
@@ -170,19 +178,21 @@ class NDCG(QueryMetric):
     no cap), ``linear`` the grade, or a table per integer grade
     (``"0/1/3/7"``).  ``convention`` sets (gain, ties, empty) to a library's
     (:data:`CONVENTIONS`); an explicit ``gain``/``ties``/``empty`` overrides it.
+    ``ties="worst"`` puts a tie's rows of lowest gain first, as CatBoost's
+    NDCG does (no row order: the value does not depend on it).
     """
 
     name = "ndcg@k"
     parameters = (
         _K,
         Parameter("gain", GAIN, default="", doc="'exp' 2^grade - 1, 'linear', or gains per grade '0/1/3/7'"),
-        _TIES,
+        _NDCG_TIES,
         _EMPTY,
         Parameter("convention", str, default="rankcore", choices=tuple(CONVENTIONS),
                   doc="the library whose gain, tie rule and empty-query value the defaults follow"),
     )
     examples = ("ndcg@k:10", "ndcg@k:5,gain=linear,ties=first,empty=0", "ndcg@k:0.5,convention=lightgbm",
-                "ndcg@k:3,gain=0/1/3/7/15")
+                "ndcg@k:3,gain=0/1/3/7/15", "ndcg@k:10,convention=catboost")
 
     def _validate(self) -> None:
         gain, ties, empty = CONVENTIONS[self.convention]

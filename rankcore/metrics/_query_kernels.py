@@ -12,7 +12,8 @@ A. The rows sorted by (query, score descending), ties by row, put every
    compiled sort inside each block (``_query_blocks.sort_within_queries``),
    O(Σ n_q log n_q) rather than a global sort's O(n log n) across queries.
 B. Ties are never broken by position unless asked (``ties="first"``: row
-   order inside the query, LightGBM's convention).  With ``ties="average"``
+   order inside the query, LightGBM's convention; ``ndcg@k``'s
+   ``ties="worst"`` orders a tie by gain, lowest first, CatBoost's).  With ``ties="average"``
    a tie group counts as the expected value over a uniformly random order
    of the tie.  For DCG and precision that expectation is linear: each row
    of the group takes the group's mean gain.  For AP it has a closed form
@@ -186,10 +187,13 @@ def _tie_means(ranking: Ranking, row_values: np.ndarray) -> np.ndarray:
 
 
 def dcg(ranking: Ranking, gains: np.ndarray, k: np.ndarray, ties: str) -> np.ndarray:
-    """DCG@k per query: Σ_{place < k} gain / log2(place + 2); a tie's rows share its mean gain ("average")."""
+    """DCG@k per query: Σ_{place < k} gain / log2(place + 2); a tie's rows share its mean gain ("average"), or
+    take its places lowest gain first ("worst", CatBoost's order; one more O(n log n) sort)."""
     g = gains[ranking.order]
     if ties == "average":
         g = _tie_means(ranking, g)
+    elif ties == "worst":          # the groups are runs of sorted positions: this reorders each group alone
+        g = g[np.lexsort((g, ranking.group))]
     read = ranking.position < k[ranking.query]
     return ranking.per_query(np.where(read, g * _discount(ranking.position), 0.0))
 

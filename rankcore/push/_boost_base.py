@@ -44,7 +44,7 @@ from ._click_model import fit_click_model
 from ._persistence import restore_push_state
 from ._predictions import BoostPredictions
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
-from ._peer_names import PEER_NAMES
+from ._peer_names import PEER_NAMES, names_peer_fit_arguments
 from ..objectives import PositionEffects, curvature_unit
 from ._row_inputs import RowInputs, check_init_score, warn_nothing_kept, warn_one_sided_init
 from ._queries import (check_grades, check_rows, check_some_query_ranks, check_training_part, query_positions,
@@ -293,6 +293,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
     __metadata_request__fit = {"qid": True}
     __metadata_request__score = {"qid": True}
 
+    @names_peer_fit_arguments
     @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, init_score=None, eval_set=None,
             eval_names=None, eval_metric=None, eval_init_score=None, callbacks=None, init_model=None):

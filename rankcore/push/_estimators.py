@@ -143,7 +143,9 @@ class RankBoost(_BaseBoost):
 
 #: Other libraries' names of what is an argument of :meth:`PushBoost.fit` here (XGBoost's ``fit(xgb_model=)``,
 #: ``base_margin``), for a hint when they are given to :func:`boost`.
-PEER_FIT_ARGUMENTS = {"xgb_model": "init_model", "base_margin": "init_score",
+PEER_FIT_ARGUMENTS = {"xgb_model": "init_model", "base_margin": "init_score", "baseline": "init_score",
+                      # CatBoost's fit(group_id=...) and its weight per query, given one per row
+                      "group_id": "qid", "group_weight": "sample_weight",
                       # a set's query ids are the third member of its triple (X_val, y_val, qid_val)
                       "eval_group": "eval_set", "eval_qid": "eval_set"}
 
@@ -167,8 +169,11 @@ def _check_names(params: dict, learner: Any = None) -> None:
     known = PushBoost._get_param_names()
     for name, value in params.items():
         if name in _FIT_ARGUMENTS:
+            # CatBoost's eval_metric is the metric its early stopping and best model follow: scoring here
+            watched = ("; the metric early stopping and best_iteration_ follow (CatBoost's eval_metric) is "
+                       "scoring='ndcg@k:10' (any registered metric)" if name == "eval_metric" else "")
             raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}; it is fit's argument: "
-                            f"rankcore.boost(...).fit(X, y, {name}=...)")
+                            f"rankcore.boost(...).fit(X, y, {name}=...){watched}")
         if name in PEER_FIT_ARGUMENTS:
             ours = PEER_FIT_ARGUMENTS[name]
             raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}; other libraries' {name} is fit's "

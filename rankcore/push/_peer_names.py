@@ -1,4 +1,4 @@
-"""Other libraries' names for rankcore's parameters: the hints of :func:`rankcore.boost` and ``set_params``.
+"""Other libraries' names for rankcore's parameters: the hints of :func:`rankcore.boost`, ``set_params`` and ``fit``.
 
 A module of its own so that the estimators' base (``set_params``) and :func:`rankcore.boost` read one table without
 importing each other.
@@ -6,23 +6,45 @@ importing each other.
 
 from __future__ import annotations
 
-__all__ = ["PEER_NAMES"]
+import functools
+import inspect
+from typing import Callable
+
+__all__ = ["PEER_NAMES", "PEER_FIT_NAMES", "names_peer_fit_arguments"]
 
 #: LightGBM's, XGBoost's, CatBoost's and scikit-learn's names for what ``PushBoost`` and its trees call otherwise.
 PEER_NAMES = {
-    **dict.fromkeys(("n_estimators", "num_boost_round", "num_iterations"), "n_iter=N"),
+    **dict.fromkeys(("n_estimators", "num_boost_round", "num_iterations", "iterations"), "n_iter=N"),
     **dict.fromkeys(("learning_rate", "eta"), 'learner="trees:learning_rate=R"'),
     **dict.fromkeys(("num_leaves", "max_leaf_nodes"), 'learner="trees:max_leaves=L"'),
     "max_depth": 'learner="trees:max_depth=D"',
+    # CatBoost's depth is that of its symmetric trees: a spec naming max_depth alone grows leaf-wise ones
+    "depth": 'learner="trees:max_depth=D,growth=oblivious" (symmetric trees as CatBoost\'s; growth=depthwise '
+             'with category columns, which symmetric trees do not split)',
+    # CatBoost's SymmetricTree, Depthwise and Lossguide
+    "grow_policy": 'learner="trees:growth=oblivious" (or depthwise, leafwise)',
+    "leaf_estimation_iterations": 'learner="trees:leaf_newton_steps=N"',
     **dict.fromkeys(("min_child_samples", "min_data_in_leaf", "min_samples_leaf"),
                     'learner="trees:min_samples_leaf=M"'),
     **dict.fromkeys(("min_child_weight", "min_sum_hessian_in_leaf"), 'learner="trees:min_child_weight=H"'),
     **dict.fromkeys(("reg_lambda", "lambda_l2", "l2_leaf_reg"), 'learner="trees:l2=V"'),
     "max_delta_step": 'learner="trees:max_delta_step=D" (|leaf value| <= D before the learning rate)',
     **dict.fromkeys(("subsample", "bagging_fraction"), 'learner="trees:subsample=F"'),
-    **dict.fromkeys(("colsample_bytree", "feature_fraction"), 'learner="trees:colsample=F"'),
+    **dict.fromkeys(("colsample_bytree", "feature_fraction", "rsm"), 'learner="trees:colsample=F"'),
+    "sampling_unit": 'learner="trees:bagging_unit=query" (with trees:bagging_temperature=T)',
     **dict.fromkeys(("max_bin", "border_count"), 'learner="trees:max_bins=B"'),
-    "early_stopping_rounds": "n_iter_no_change=N with fit(..., eval_set=...) (or early_stopping=True)",
+    # within queries early_stopping="auto" only watches an eval_set: the patience alone would be ignored there
+    **dict.fromkeys(("early_stopping_rounds", "od_wait"),
+                    "n_iter_no_change=N with fit(..., eval_set=...) (or early_stopping=True; within queries, "
+                    "fit(..., qid=...), also early_stopping=True: without it an eval_set is watched, not stopped on)"),
+    "use_best_model": "early_stopping=True with fit(..., eval_set=...): the model keeps its trees up to the best "
+                      "iteration, best_iteration_ (a count: CatBoost's get_best_iteration() + 1)",
+    "loss_function": 'objective="yetirank" (YetiRank), objective="mp-squared" with fit(..., qid=...) (QueryRMSE), '
+                     'objective="lambdarank"; the per-query default is the push with a QueryRMSE term',
+    "cat_features": "categorical_features=[...] (column indices or names); a DataFrame's pandas 'category' columns "
+                    "need none, and a column of text must be made one (X.astype({'brand': 'category'}))",
+    "pairs": "fit(X, y, qid=...) with grades (no list of pairs: every pair of different grades within a query "
+             "is one)",
     # no class weights: a uniform weight per class is a per-row weight, which fit takes
     **dict.fromkeys(("scale_pos_weight", "class_weight", "is_unbalance", "auto_class_weights"),
                     "fit(X, y, sample_weight=np.where(y == 1, W, 1.0)) (per-row weights; rankcore has no class "
@@ -35,6 +57,41 @@ PEER_NAMES = {
                     'learner="trees:monotone=1/0/-1" (a sign per column of X)'),
     "interaction_constraints": 'learner="trees:interactions=0+1/2+3+4" (groups of columns of X: \'+\' joins a '
                                'group\'s columns, \'/\' separates the groups; a DataFrame\'s columns also by name)',
-    **dict.fromkeys(("num_threads", "nthread"), "n_jobs=N"),
+    **dict.fromkeys(("num_threads", "nthread", "thread_count"), "n_jobs=N"),
     **dict.fromkeys(("seed", "random_seed"), "random_state=S"),
 }
+
+#: Other libraries' arguments of ``fit`` (CatBoost's ``fit(group_id=..., cat_features=...)``, XGBoost's
+#: ``base_margin``, ...) and what they are here: a ``fit`` argument, or a parameter of the estimator.
+PEER_FIT_NAMES = {
+    "group_id": "fit(X, y, qid=...) (one query id per row, of any hashable type; the rows need not be sorted)",
+    "group_weight": "fit(X, y, sample_weight=...) (one weight per row, its query's; the push weighs a pair by the "
+                    "product of its rows' weights; docs: ranking within queries, Weights)",
+    **dict.fromkeys(("baseline", "base_margin"), "fit(X, y, init_score=...)"),
+    "xgb_model": "fit(X, y, init_model=...)",
+    **dict.fromkeys(("eval_group", "eval_qid"), "fit(X, y, eval_set=(X_val, y_val, qid_val)) (the validation rows' "
+                                                "query ids are the third member of each set)"),
+    "pairs": PEER_NAMES["pairs"],
+    "verbose": "a parameter of rankcore.boost(...): verbose=1",
+    **{name: f"a parameter of rankcore.boost(...): {PEER_NAMES[name]}"
+       for name in ("cat_features", "early_stopping_rounds", "od_wait", "use_best_model")},
+}
+
+
+def names_peer_fit_arguments(fit: Callable) -> Callable:
+    """Decorate a ``fit``: another library's argument it does not take is a TypeError naming rankcore's.
+
+    Any other unknown argument gets Python's own TypeError; ``fit``'s signature (which scikit-learn's metadata
+    routing reads) is the decorated one's.
+    """
+    known = set(inspect.signature(fit).parameters)
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        for name in kwargs:
+            if name not in known and name in PEER_FIT_NAMES:
+                raise TypeError(f"{name}: {type(self).__name__}.fit takes no argument {name!r}; other libraries' "
+                                f"{name} is here {PEER_FIT_NAMES[name]}")
+        return fit(self, *args, **kwargs)
+
+    return wrapper
