@@ -66,6 +66,7 @@ def load_validation(args, data, metric_specs: list[str], eval_specs: list[str] =
     from ._columns import estimator_input, like_training
     from ._common import _shown, load
     from ._queries import qid_option, query_labels
+    from ._validation_checks import check_label_coding
 
     qid = data.qid
     val = load(args, args.validation, n_features=None if data.named else data.n_features,
@@ -80,6 +81,8 @@ def load_validation(args, data, metric_specs: list[str], eval_specs: list[str] =
         if eval_specs:          # a metric of 0/1 labels on grades: the same error as --metric's
             query_labels(args, val, list(eval_specs), specs_option="--eval-metric")
         return val, estimator_input(val), query_labels(args, val, metric_specs, specs_option="--metric")
+    if args.positive is None:
+        check_label_coding(data, val, "--validation")
     relevant = data.relevant_label(args.positive)
     y_val = val.binary_target(relevant, require_both=False, may_be_absent=True)
     if y_val.min() == y_val.max():

@@ -162,7 +162,7 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
                          init_score=getattr(args, "init_score", None), weight=getattr(args, "weight", None),
                          require_weight=require_weight)
     except TextColumnsError as exc:
-        raise CommandError(f"{exc}; {_text_advice(args, exc.columns)}") from None
+        raise CommandError(f"{exc}; {_text_advice(args, exc.columns, exc.comma_columns)}") from None
     if not queries and data.qid is not None:
         import warnings
 
@@ -323,8 +323,20 @@ def refuse_qid(args) -> None:
                            f"a feature)")
 
 
-def _text_advice(args, columns: list[str]) -> str:
-    """What to do with feature columns of text: split them by category (where the command can), or drop them."""
+def _text_advice(args, columns: list[str], comma_columns: list[str] = ()) -> str:
+    """What to do with feature columns of text: split them by category (where the command can), or drop them.
+
+    Columns of numbers written with a comma (``0,126``) are numbers to
+    convert, never categories: splitting them so would lose their order.
+    """
+    from .datasets import COMMA_ADVICE
+
+    if comma_columns:
+        them = "these columns" if len(comma_columns) > 1 else "the column"
+        said = (f"{them} {', '.join(comma_columns)} hold numbers written with a comma (a decimal comma or a thousands "
+                f"separator), not text; {COMMA_ADVICE}")
+        rest = [column for column in columns if column not in comma_columns]
+        return said if not rest else f"{said}; for the other columns of text: {_text_advice(args, rest)}"
     them = "them" if len(columns) > 1 else "it"
     drop = f"leave {them} out with --drop {','.join(columns)}"
     if not hasattr(args, "categorical"):

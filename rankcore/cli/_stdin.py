@@ -216,13 +216,28 @@ def _dash_file_hint() -> str:
 def _content_format(path: str, option: str) -> str:
     """The copy's format from its content, or a DataError naming ``--format`` when the content does not tell."""
     from .datasets import DataError, detect_content_format
+    from .datasets import other_compression
 
     fmt = detect_content_format(path)
+    compressed = other_compression(path) if fmt in (None, "npz") else None
+    if compressed is not None and (fmt is None or _zip_of_text(path)):
+        raise DataError(compressed)
     if fmt is None:
         raise DataError(f"{SHOWN} ({option} -): cannot tell the format from the content: its first line is "
                         "neither a LIBSVM row nor a CSV header (names split by commas, tabs or semicolons), and it "
                         "is no .npy or .npz file; name the format with --format csv, libsvm, npy or npz")
     return fmt
+
+
+def _zip_of_text(path: str) -> bool:
+    """Whether a zip archive holds no ``.npy`` array: a zipped text file (a CSV), not an ``.npz`` archive."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return not any(name.endswith(".npy") for name in archive.namelist())
+    except (zipfile.BadZipFile, OSError):
+        return False
 
 
 def shown(text: str) -> str:

@@ -12,6 +12,11 @@ the scores are computed, only their meaning is weaker):
 * with query ids, a file of fewer than 2 queries: the score is one query's
   ranking, and ``auto`` cannot measure the spread of its parts (the noise a
   difference between candidates is weighed against).
+
+A file whose two classes are coded otherwise than the training file's
+(``{1, 2}`` beside ``{0, 1}``, ``Yes``/``No`` beside ``yes``/``no``) is an
+error instead (:func:`check_label_coding`, also for ``compare --test``): its
+scores would be of another ranking, the inverse one or all of one class.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["warn_if_training_file", "warn_if_training_rows", "warn_if_few_queries"]
+__all__ = ["warn_if_training_file", "warn_if_training_rows", "warn_if_few_queries", "check_label_coding"]
 
 #: Queries a validation file needs for its per-query score to be more than one query's ranking.
 MIN_QUERIES = 2
@@ -97,3 +102,27 @@ def warn_if_few_queries(val, why: str) -> None:
     if n < MIN_QUERIES:
         warnings.warn(f"--validation {val.source} holds {n} quer{'y' if n == 1 else 'ies'}: {why}; give a file of "
                       f"more queries", UserWarning, stacklevel=2)
+
+
+def check_label_coding(data, other, option: str = "") -> None:
+    """Refuse a file of one list (``other``: ``fit``'s or ``auto``'s ``--validation``, ``compare``'s ``--test``)
+    with a label the training file ``data`` never has.
+
+    Its classes coded otherwise ({1, 2} for {0, 1}) would be ranked by another rule without a word: the relevant
+    label is the training file's, so a file holding it beside a label of its own scores the inverse ranking, and
+    one without it scores all rows irrelevant.  Not called with ``--positive``, which names the relevant label of
+    every file.
+    """
+    from . import CommandError
+    from ._common import _shown
+
+    if other.y is None or data.y is None:
+        return
+    train, labels = np.unique(data.y), np.unique(other.y)
+    same_kind = (train.dtype.kind in "biuf") == (labels.dtype.kind in "biuf")
+    unseen = labels[~np.isin(labels, train)] if same_kind else labels[~np.isin(labels.astype(str), train.astype(str))]
+    if unseen.size:
+        where = f"{option} {other.source}" if option else other.source
+        raise CommandError(f"{where}: the label {_shown(unseen[0])} never occurs in the training data {data.source} "
+                           f"(labels {', '.join(_shown(v) for v in train[:6])}); the two files must code the classes "
+                           "alike, or name the relevant label with --positive LABEL")

@@ -36,7 +36,6 @@ from ._common import (
     metric_specs,
     nonnegative_int,
     scalar_metric,
-    _shown,
 )
 from ._models import (
     ModelConfig,
@@ -599,7 +598,9 @@ def _one_list_splits(args, data):
     if args.test:
         test, facts = _test_file(args, data)
         if args.positive is None:
-            _check_test_labels(data, test)
+            from ._validation_checks import check_label_coding
+
+            check_label_coding(data, test)
         # the training file's relevant label: a test file of that label alone is all relevant
         y_test = test.binary_target(data.relevant_label(args.positive), require_both=False, may_be_absent=True)
         return {"train": (X, y), "test": (estimator_input(test), y_test)}, {}, test, facts, data.weight
@@ -612,20 +613,6 @@ def _one_list_splits(args, data):
     return ({"train": (X_tr, y_tr), "test": (X_te, y_te)}, {}, None,
             [("split", f"stratified, test size {args.test_size}, random_state {args.random_state}")],
             None if data.weight is None else data.weight[train])
-
-
-def _check_test_labels(data, test) -> None:
-    """Refuse a ``--test`` file with a label the training file never has (its classes coded otherwise, {1, 2} for
-    {0, 1}, would be ranked by another rule, silently): the relevant label is the training file's greater one."""
-    if test.y is None or data.y is None:
-        return
-    train, other = np.unique(data.y), np.unique(test.y)
-    same_kind = (train.dtype.kind in "biuf") == (other.dtype.kind in "biuf")
-    unseen = other[~np.isin(other, train)] if same_kind else other[~np.isin(other.astype(str), train.astype(str))]
-    if unseen.size:
-        raise CommandError(f"{test.source}: the label {_shown(unseen[0])} never occurs in the training data "
-                           f"{data.source} (labels {', '.join(_shown(v) for v in train[:6])}); the two files must "
-                           "code the classes alike, or name the relevant label with --positive LABEL")
 
 
 def _query_splits(args, data, metrics: list[str]):

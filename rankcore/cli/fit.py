@@ -27,7 +27,7 @@ from ._models import (add_model_options, build_configs, fit_one, models_epilog, 
                       stop_summary)
 from .._progress import Progress
 from ._progress import add_progress_options
-from ._validation_checks import warn_if_few_queries, warn_if_training_file, warn_if_training_rows
+from ._validation_checks import check_label_coding, warn_if_few_queries, warn_if_training_file, warn_if_training_rows
 from ._queries import (FIT_POSITION_HELP, QUERY_MONITOR, check_click_model_has_positions, check_fit_with_positions,
                        check_fit_within_queries, check_positions_in_queries, position_effects_note, position_error,
                        grade_row_error, position_facts, qid_option, query_defaults, query_facts, query_labels,
@@ -157,6 +157,8 @@ def load_validation(args, data, monitor_spec: str):
                            f"({qid_option(data)}); give the validation rows' queries the same way")
     warn_if_training_rows(data, val, _FITTED_ON)
     warn_if_few_queries(val, f"--monitor's {monitor_spec} (and its early stopping) follows that one ranking")
+    if qid is None and args.positive is None:
+        check_label_coding(data, val, "--validation")
     # the training file's relevant label: a validation file of that label alone is all relevant
     y_val = (val.binary_target(data.relevant_label(args.positive), require_both=False, may_be_absent=True)
              if qid is None else query_labels(args, val, [monitor_spec], specs_option="--monitor"))

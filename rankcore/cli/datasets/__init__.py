@@ -75,10 +75,11 @@ from ._csv import header_names
 from ._libsvm import MAX_DENSE_CELLS, MAX_LIBSVM_FEATURES, index_names
 from ._load import check_is_file, detect_content_format, detect_format, libsvm_has_queries, load_data
 from ._numpy import npy_shape, npz_array_names, npz_feature_names
+from ._oddities import COMMA_ADVICE, other_compression
 from ._query_file import QUERY_FILE_SUFFIXES, query_file_of
 
 __all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "load_data", "detect_format",
            "detect_content_format", "FORMATS", "DEFAULT_LABEL",
            "MISSING_VALUES", "MAX_LIBSVM_FEATURES", "MAX_DENSE_CELLS", "QUERY_FILE_SUFFIXES", "index_names",
            "query_file_of", "libsvm_has_queries", "header_names", "npz_feature_names",
-           "npz_array_names", "npy_shape", "check_is_file"]
+           "npz_array_names", "npy_shape", "check_is_file", "COMMA_ADVICE", "other_compression"]

@@ -19,14 +19,10 @@ from ._csv_fast import _csv_fast_path
 from ._aside import init_scores_aside, positions_aside, queries_aside, weights_aside, with_aside
 from ._dataset import (_MISSING, DEFAULT_LABEL, DataError, Dataset, TextColumnsError, _canonical_nan, _columns,
                        _is_number, _label_array, _label_problem, _open_text)
+from ._oddities import (comma_number, not_text_error, refuse_comma_categories, refuse_odd_header,
+                        refuse_repeated_header, sniff_delimiter)
 
 _CHUNK_ROWS = 65536  # rows converted to float at a time (bounded memory for the text form)
-
-
-def _sniff_delimiter(header: str) -> str:
-    counts = {d: header.count(d) for d in (",", "\t", ";")}
-    best = max(counts, key=counts.get)
-    return best if counts[best] else ","
 
 
 class _NewTextColumns(Exception):
@@ -64,6 +60,7 @@ def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str],
                 try:
                     data = _parse_csv(fh, source, label_name, explicit_label, require_label, drop, categorical,
                                       aside, found, qid, position, init_score, weight)
+                    refuse_comma_categories(data, categorical)
                     data = data if qid is None else queries_aside(data, qid, keep)
                     data = data if position is None else positions_aside(data, position, keep)
                     data = data if init_score is None else init_scores_aside(data, init_score, keep)
@@ -71,7 +68,7 @@ def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str],
                 except _NewTextColumns as more:
                     found |= more.columns
     except UnicodeDecodeError as exc:
-        raise DataError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start}); is it a binary file?") from None
+        raise not_text_error(source, exc) from None
     except (EOFError, gzip.BadGzipFile) as exc:
         raise DataError(f"{source}: damaged gzip data ({exc})") from None
     except csv.Error as exc:
@@ -111,7 +108,8 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, cate
     text = _text_columns(categorical, names, feature_idx, source)
     keep_idx = [names.index(n) for n in keep]
 
-    fast = _csv_fast_path(source, delimiter, header_lineno, len(names), feature_idx, label_index, text, keep_idx)
+    fast = _csv_fast_path(source, delimiter, header_lineno, len(names), feature_idx, label_index, text, keep_idx,
+                          names[0])
     if fast is None:
         return _parse_rows(fh, source, delimiter, header_lineno, names, label_index, label_name, feature_idx,
                            _Blocks(names, feature_idx, keep_idx, source, text, found))
@@ -131,12 +129,10 @@ def _read_header(fh, source: str) -> tuple[int, str, list[str]]:
             break
     else:
         raise DataError(f"{source}: the file is empty (expected a header line, then one row per example)")
-    delimiter = _sniff_delimiter(header_line)
+    delimiter = sniff_delimiter(header_line)
     header = next(csv.reader([header_line], delimiter=delimiter))
     names = [h.strip() for h in header]
-    if any(not n for n in names):
-        raise DataError(f"{source}, line {header_lineno}: the header has an empty column name "
-                        f"(column {names.index('') + 1})")
+    refuse_odd_header(source, header_lineno, names, delimiter)
     seen: set[str] = set()
     for n in names:
         if n in seen:
@@ -204,7 +200,7 @@ class _Blocks:
         self.blocks: list[np.ndarray] = []
         self.texts: dict[int, list] = {j: [] for j in self.text}
         self.kept: dict[int, list] = {j: [] for j in keep_idx}
-        self.refused: dict[int, str] = {}     # a text column not read as text -> where its first text value is
+        self.refused: dict[int, tuple[str, str]] = {}   # a text column not read as text -> (where, first value)
 
     def add(self, chunk: list[list[str]], chunk_lines: list[int]) -> None:
         """Convert and keep one chunk of rows (``chunk_lines``: their file lines)."""
@@ -228,8 +224,9 @@ class _Blocks:
     def features(self) -> np.ndarray:
         """All feature rows as one C-contiguous float64 array; every refused text column named in one error."""
         if self.refused:
-            raise TextColumnsError(self.source, [self.names[j] for j in sorted(self.refused)],
-                                   next(iter(self.refused.values())))
+            columns = sorted(self.refused)
+            raise TextColumnsError(self.source, [self.names[j] for j in columns], next(iter(self.refused.values()))[0],
+                                   [self.names[j] for j in columns if comma_number(self.refused[j][1])])
         return np.ascontiguousarray(np.concatenate(self.blocks, axis=0))
 
 
@@ -265,6 +262,7 @@ def _read_rows(reader, header_lineno: int, n_fields: int, label_index: int | Non
             continue  # blank line
         if len(row) != n_fields:
             raise DataError(f"{source}, line {lineno}: expected {n_fields} fields as in the header, got {len(row)}")
+        refuse_repeated_header(row, blocks.names, source, lineno, header_lineno)
         if label_index is not None:
             value = row[label_index].strip()
             if value.lower() in _MISSING:
@@ -378,8 +376,9 @@ def _chunk_to_float(rows, chunk_lines, take, names, source, text, found_new, ref
                 elif found_new:
                     new.add(j)
                 elif j not in refused:
+                    first = str(cells[bad[0], c]).strip()
                     refused[j] = (f"line {chunk_lines[bad[0]]}, column {names[j]!r}: expected a number, "
-                                  f"got {str(cells[bad[0], c]).strip()[:40]!r}")
+                                  f"got {first[:40]!r}", first)
     infinite = np.isinf(block)
     if infinite.any():
         r, c = (int(v[0]) for v in np.nonzero(infinite))

@@ -16,7 +16,7 @@ from ._dataset import _MISSING, _canonical_nan, _label_problem, _open_text
 
 
 def _csv_fast_path(source, delimiter, header_lineno, n_fields, feature_idx, label_index, text=frozenset(),
-                   keep_idx=()):
+                   keep_idx=(), first_name=None):
     """A C reader for the common, clean file; None sends it to the checking parser.
 
     pandas' reader when pandas is installed (about four times faster than
@@ -33,6 +33,9 @@ def _csv_fast_path(source, delimiter, header_lineno, n_fields, feature_idx, labe
         checking parser, which names every such column.
     keep_idx : sequence of int
         Columns read aside as text (identifiers).
+    first_name : str, optional
+        The header's first name: a row holding it there may be the header
+        again (files joined with ``cat``), for the checking parser to name.
 
     Returns
     -------
@@ -54,7 +57,7 @@ def _csv_fast_path(source, delimiter, header_lineno, n_fields, feature_idx, labe
                 result = None if result is None else (*result, {}, {})
             else:
                 result = _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, label_index,
-                                          text, keep_idx)
+                                          text, keep_idx, first_name)
     except Exception:  # any problem: the checking parser finds it and names the line
         return None
     if result is None:
@@ -99,7 +102,8 @@ def _pandas_frame(source, delimiter, header_lineno, n_fields, numeric):
                        encoding="utf-8-sig", compression="gzip" if gzipped else None)
 
 
-def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, label_index, text, keep_idx):
+def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, label_index, text, keep_idx,
+                     first_name=None):
     import pandas as pd
 
     named = frozenset() if text == "auto" else frozenset(text)
@@ -116,6 +120,10 @@ def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, la
                 frame[j] = frame[j].to_numpy(dtype=object).astype(np.float64)
             except (ValueError, TypeError):
                 named |= {j}
+    first = frame[0]
+    if (first_name is not None and not pd.api.types.is_numeric_dtype(first)
+            and (first.str.strip().str.lstrip("\ufeff") == first_name).any()):
+        return None  # the header again, as a row (files joined with `cat`): named by the checking parser
     if label_index is not None and frame[label_index].isna().any():
         return None  # a missing label: named by the checking parser
     if frame[n_fields - 1].isna().any() and not _rows_complete(source, delimiter, header_lineno, n_fields):

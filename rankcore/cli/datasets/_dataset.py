@@ -43,10 +43,15 @@ class TextColumnsError(DataError):
     ----------
     columns : list of str
         Every feature column holding text, in file order.
+    comma_columns : list of str
+        Those whose first text value is a number written with a comma (a
+        decimal comma or a thousands separator): numbers to convert, not
+        categories.
     """
 
-    def __init__(self, source: str, columns: list[str], first: str):
+    def __init__(self, source: str, columns: list[str], first: str, comma_columns: list[str] = ()):
         self.columns = list(columns)
+        self.comma_columns = list(comma_columns)
         plural = "s" if len(columns) != 1 else ""
         super().__init__(f"{source}, {first}; text in {len(columns)} column{plural}: {', '.join(columns)}")
 

@@ -26,6 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from ._dataset import DataError, Dataset, _open_text
+from ._oddities import not_text_error
 
 #: Largest LIBSVM feature index read (the matrix is made dense: a file naming
 #: feature 2,000,000,000 on one line must not ask for gigabytes).  Wider,
@@ -204,7 +205,7 @@ def _parse_checking(source: str) -> tuple:
                 labels.append(label)
                 lines.append(lineno)
     except UnicodeDecodeError as exc:
-        raise DataError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start}); is it a binary file?") from None
+        raise not_text_error(source, exc) from None
     except (EOFError, gzip.BadGzipFile) as exc:
         raise DataError(f"{source}: damaged gzip data ({exc})") from None
     if not labels:

@@ -14,6 +14,7 @@ from ._csv import _read_csv
 from ._dataset import FORMATS, DataError, Dataset, _open_text
 from ._libsvm import _read_libsvm
 from ._numpy import _NPY_MAGIC, _ZIP_MAGICS, _read_npy, _read_npz
+from ._oddities import other_compression
 from ._query_file import read_query_file
 
 __all__ = ["load_data", "detect_format", "detect_content_format", "libsvm_has_queries", "check_is_file"]
@@ -57,6 +58,9 @@ def detect_format(path: str | os.PathLike) -> str:
         return "libsvm" if _starts_with_libsvm_row(os.fspath(path), damaged=True) else "csv"
     if _starts_with_libsvm_row(os.fspath(path), damaged=True):
         return "libsvm"
+    compressed = other_compression(os.fspath(path))
+    if compressed is not None:
+        raise DataError(compressed)
     raise DataError(
         f"{os.fspath(path)}: cannot tell the format from the name; use .csv/.tsv (with a header), "
         ".svm/.libsvm (LIBSVM/svmlight), .npy or .npz, or pass the format explicitly (--format)"
