@@ -62,8 +62,8 @@ eleventh to thirteenth sessions' screens against the blend as then shipped,
 :data:`AGAINST_LIBRARY`'s (``--targets``, ``--budget-steps``,
 ``--normalized``; ``--target-scale``, ``--linear-start``; ``--discounted``;
 ``--letor-form``; ``--query-sampling``; ``--near-misses``, ``--path-average``;
-``--listwise``; ``--shrink-noise``) the fifteenth to forty-first sessions' against the library's default,
-with the pass rule, and
+``--listwise``; ``--shrink-noise``; ``--shrink-third``, ``--shrink-five``) the
+fifteenth to forty-sixth sessions' against the library's default, with the pass rule, and
 ``--target-scale-many`` and
 ``--discounted-many`` (:data:`AGAINST_MANY`) the seventeenth and eighteenth
 sessions' on the sets with many queries against the blend at λ = 1, the
@@ -1442,6 +1442,18 @@ FORTYFIRST = {(name if state == 0 else f"{name}, random_state={state}"): make(st
 FORTYFIRST["default, shrink path"] = snp.shrunk(0.0)    # s = 0: the default's scores (a check of the loop)
 CANDIDATES.update(FORTYFIRST)
 
+#: The forty-sixth session's third split for model shrinkage (``--shrink-third``): s = 0.01 again, and s = 0.005;
+#: ``--shrink-five`` the default and both rates with random_state 3 and 4 as well (:data:`MORE_STATES`).
+_SHRINK_THIRD = {"shrink 0.005": lambda state: snp.shrunk(0.005, state)}
+MORE_STATES = (3, 4)
+FORTYSIXTH = {(name if state == 0 else f"{name}, random_state={state}"): make(state)
+              for name, make in _SHRINK_THIRD.items() for state in (0, 1, 2)}
+FORTYSIXTH.update({f"default, random_state={state}": reseeded(state) for state in MORE_STATES})
+FORTYSIXTH.update({f"{name}, random_state={state}": make(state)
+                   for name, make in (("shrink 0.01", _SHRINK_NOISE["shrink 0.01"]), *_SHRINK_THIRD.items())
+                   for state in MORE_STATES})
+CANDIDATES.update(FORTYSIXTH)
+
 
 MODELS = {**PEERS, **CANDIDATES, **CATBOOST_BUDGET}
 GROUPS = {"peers": list(PEERS),
@@ -1450,7 +1462,7 @@ GROUPS = {"peers": list(PEERS),
                          and m not in REGRADED and m not in BUDGET
                          and m not in TWELFTH and m not in THIRTEENTH and m not in FIFTEENTH
                          and m not in SEVENTEENTH and m not in EIGHTEENTH and m not in FORTIETH
-                         and m not in FORTYFIRST],
+                         and m not in FORTYFIRST and m not in FORTYSIXTH],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
           "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES),
           "budget": list(BUDGET), "catboost_budget": list(CATBOOST_BUDGET),
@@ -1469,6 +1481,10 @@ GROUPS = {"peers": list(PEERS),
           "regraded": [m for ms in three_states(_REGRADED).values() for m in ms],
           "listwise": [m for ms in three_states(_LISTWISE).values() for m in ms],
           "shrink_noise": [m for ms in three_states(_SHRINK_NOISE).values() for m in ms],
+          # the default's own fits are part of these two groups: the screen refits them beside the candidates
+          "shrink_third": [m for ms in three_states(("default", "shrink 0.01", *_SHRINK_THIRD)).values() for m in ms],
+          "shrink_five": [f"{name}, random_state={state}" for name in ("default", "shrink 0.01", *_SHRINK_THIRD)
+                          for state in MORE_STATES],
           # random_state 0 of each re-screened candidate is its earlier entry (the same fit)
           "rescreen": [m for ms in three_states(_RESCREENED).values() for m in ms]}
 
@@ -1772,9 +1788,11 @@ def draw_deltas(set_names, seed, cache: Path, base="default", groups=None):
     per = _draw_means(set_names, seed, cache, groups)
     sets = list(per)
     result = {}
-    print(f"\n### over random_state 0, 1, 2: candidates − {base}, split {seed}; means over the sets\n")
+    n_fits = len(groups[base])      # the states each group is fitted at (3; 5 for ``--shrink-five``)
+    print(f"\n### over random_state {', '.join(map(str, range(n_fits)))}: candidates − {base}, split {seed}; "
+          "means over the sets\n")
     head = ("| model | " + " | ".join(sets) + " | mean Δ NDCG@1 | mean Δ NDCG@5 | mean Δ NDCG@10 "
-            "| spread of the 3 fits' mean NDCG@10 | fit CPU × default |")
+            f"| spread of the {n_fits} fits' mean NDCG@10 | fit CPU × default |")
     print(head)
     print("|---" * (head.count("|") - 1) + "|")
     for g in groups:
@@ -1854,6 +1872,13 @@ DRAWS21 = {"default": DRAWS["default"],
 DRAWS22 = {"default": DRAWS["default"],
            **three_states(_SHRINK_NOISE)}
 
+#: The forty-sixth session's model shrinkage at s = 0.01 and 0.005 on a third split (``--shrink-third``).
+DRAWS23 = {"default": DRAWS["default"],
+           **three_states(("shrink 0.01", *_SHRINK_THIRD))}
+#: The same with random_state 0 to 4 (``--shrink-five``).
+DRAWS24 = {name: [*states, *(f"{name}, random_state={state}" for state in MORE_STATES)]
+           for name, states in DRAWS23.items()}
+
 
 #: The screens against the shipped default (the push + QueryRMSE blend): flag -> (groups, what they are).
 AGAINST_SHIPPED = {"budget": (DRAWS4, "eleventh session's screen (DRAWS4)"),
@@ -1875,7 +1900,9 @@ AGAINST_LIBRARY = {"targets": (DRAWS9, "fifteenth session's QueryRMSE targets (D
                    "near-misses": (DRAWS19, "twenty-fourth session's re-screen of near misses (DRAWS19)"),
                    "path-average": (DRAWS20, "twenty-fourth session's path averages on nine sets (DRAWS20)"),
                    "listwise": (DRAWS21, "fortieth session's ListMLE and NDCG-Loss2++ (DRAWS21)"),
-                   "shrink-noise": (DRAWS22, "forty-first session's shrinkage, noise and PairLogit (DRAWS22)")}
+                   "shrink-noise": (DRAWS22, "forty-first session's shrinkage, noise and PairLogit (DRAWS22)"),
+                   "shrink-third": (DRAWS23, "forty-sixth session's shrinkage at s = 0.01 and 0.005 (DRAWS23)"),
+                   "shrink-five": (DRAWS24, "forty-sixth session's shrinkage over random_state 0 to 4 (DRAWS24)")}
 
 #: The screens on the sets with many queries against the blend at λ = 1 (the library's default there).
 AGAINST_MANY = {"target-scale-many": (DRAWS14, "seventeenth session's target scales with many queries (DRAWS14)"),

@@ -100,3 +100,37 @@ def test_shrinkage_scales_earlier_trees_geometrically(study, monkeypatch):
     eta = model.alphas_[-1]
     rho = 1.0 - eta * 0.5
     np.testing.assert_allclose(model.alphas_, eta * rho ** np.arange(model.alphas_.size - 1, -1, -1))
+
+
+def test_third_split_screen_registers_shrinkage_at_half_a_percent(study):
+    """The forty-sixth session's ``shrink 0.005`` is the loop at s = 0.005, seeded by its random_state, and
+    ``--shrink-third`` screens it beside s = 0.01 against the default."""
+    X, y, qid = _fit_data()
+    for state, name in enumerate(["shrink 0.005", "shrink 0.005, random_state=1", "shrink 0.005, random_state=2"]):
+        expected = study.snp.shrunk(0.005, state)(X, y, qid, 1)(X)
+        np.testing.assert_array_equal(study.MODELS[name](X, y, qid, 1)(X), expected)
+    half = study.MODELS["shrink 0.005"](X, y, qid, 1)(X)
+    assert not np.allclose(half, study.MODELS["default"](X, y, qid, 1)(X))
+    assert not np.allclose(half, study.MODELS["shrink 0.01"](X, y, qid, 1)(X))
+    groups, _ = study.AGAINST_LIBRARY["shrink-third"]
+    assert list(groups) == ["default", "shrink 0.01", "shrink 0.005"]
+    assert groups["shrink 0.005"] == ["shrink 0.005", "shrink 0.005, random_state=1", "shrink 0.005, random_state=2"]
+    assert set(study.GROUPS["shrink_third"]) == {m for ms in groups.values() for m in ms}
+    assert not set(study.GROUPS["shrink_third"]) & set(study.GROUPS["candidates"]) - set(groups["default"])
+
+
+def test_shrinkage_screen_over_five_random_states(study):
+    """``--shrink-five``: the default and both rates at random_state 0 to 4, each entry seeded by its own state."""
+    import rankcore
+
+    X, y, qid = _fit_data()
+    groups, _ = study.AGAINST_LIBRARY["shrink-five"]
+    for name in ("default", "shrink 0.01", "shrink 0.005"):
+        assert groups[name] == [name] + [f"{name}, random_state={state}" for state in (1, 2, 3, 4)]
+    expected = rankcore.boost(learner="trees", n_jobs=1, random_state=3).fit(X, y, qid=qid).decision_function(X)
+    np.testing.assert_array_equal(study.MODELS["default, random_state=3"](X, y, qid, 1)(X), expected)
+    for name, rate in (("shrink 0.01", 0.01), ("shrink 0.005", 0.005)):
+        fitted = study.MODELS[f"{name}, random_state=4"](X, y, qid, 1)(X)
+        np.testing.assert_array_equal(fitted, study.snp.shrunk(rate, 4)(X, y, qid, 1)(X))
+    assert not set(study.GROUPS["shrink_five"]) & set(study.GROUPS["candidates"])
+    assert set(study.GROUPS["shrink_five"]) == {m for ms in groups.values() for m in ms[3:]}
