@@ -16,6 +16,13 @@ time: two-thread fits ran 10 to 35 times as long as one thread.  So every
 thread count (``validation.effective_n_threads``) leaves out the CPUs that
 other processes' runnable threads occupy when a fit starts (:func:`idle_cpus`), and the
 boosting loop lowers it again before each iteration (``validation.idle_thread_count``).
+
+Fits on threads of one process (a ``ThreadPoolExecutor``, joblib's threading
+backend under ``GridSearchCV``) do not see each other in the host's load: their
+threads are this process's own, which :func:`other_running_threads` leaves
+out.  So each boosting fit records the threads it takes (:func:`hold_threads`,
+released when its ``fit`` returns or raises), and the others leave those CPUs
+to it (:func:`threads_held_by_other_fits`).
 """
 
 from __future__ import annotations
@@ -23,11 +30,13 @@ from __future__ import annotations
 import functools
 import math
 import os
+import threading
 import time
 from pathlib import Path
 
-__all__ = ["available_cpus", "cgroup_cpu_quota", "forked_after_threads", "idle_cpus", "note_threads_started",
-           "other_running_threads", "process_cpu_quota"]
+__all__ = ["available_cpus", "cgroup_cpu_quota", "forked_after_threads", "hold_threads", "idle_cpus",
+           "note_threads_started", "other_running_threads", "process_cpu_quota", "release_threads",
+           "threads_held_by_other_fits"]
 
 #: Where the cgroup hierarchies are mounted, and the file naming this process's cgroups.
 CGROUP_ROOT = "/sys/fs/cgroup"
@@ -50,6 +59,25 @@ _idle_sample: list = [-math.inf, None]          # [monotonic time of the reading
 # (multiprocessing.Pool's default start method on Linux). A child forked after this process ran kernels on
 # threads therefore runs them on one (:func:`forked_after_threads`), and says so once.
 _threads: dict = {"started": False, "forked": False, "warned": False}
+
+#: The threads each running fit of this process holds, by the identifier of the Python thread that runs it.
+_held: dict = {}
+
+
+def hold_threads(n_threads: int) -> None:
+    """Record that the fit running on the calling thread takes ``n_threads`` CPUs (until :func:`release_threads`)."""
+    _held[threading.get_ident()] = int(n_threads)
+
+
+def release_threads() -> None:
+    """Forget the calling thread's holding: its fit has ended (a thread pool's thread may run another later)."""
+    _held.pop(threading.get_ident(), None)
+
+
+def threads_held_by_other_fits() -> int:
+    """The threads that fits running on this process's other Python threads hold right now."""
+    me = threading.get_ident()
+    return sum(n for ident, n in _held.copy().items() if ident != me)      # one atomic copy: others write
 
 
 def note_threads_started() -> None:

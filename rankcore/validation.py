@@ -501,13 +501,17 @@ def idle_thread_count(n_threads: int) -> int:
     second fit, a build) would leave them waiting in OpenMP's spins for
     descheduled ones, 5 to 13 times as long as one thread.  The boosting loop
     asks again before each iteration (the reading serves
-    ``_cpus.IDLE_SAMPLE_SECONDS``).  Never more than ``n_threads``, and the
-    results do not depend on the count.
+    ``_cpus.IDLE_SAMPLE_SECONDS``), and leaves the CPUs that fits on other
+    threads of this process hold (which the host's load does not show); the
+    count is held for the calling thread's fit in turn.  Never more than
+    ``n_threads``, and the results do not depend on the count.
     """
-    if n_threads <= 1:
-        return n_threads
-    idle = _cpus.idle_cpus()
-    return n_threads if idle is None else max(1, min(n_threads, idle))
+    if n_threads > 1:
+        idle = _cpus.idle_cpus()
+        free = _cpus.available_cpus() - _cpus.threads_held_by_other_fits()    # fits on this process's threads
+        n_threads = max(1, min(n_threads, free, n_threads if idle is None else idle))
+    _cpus.hold_threads(n_threads)
+    return n_threads
 
 
 def check_flag(value: Any, *, name: str) -> bool:

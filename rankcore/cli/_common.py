@@ -681,6 +681,13 @@ def integer(text: str) -> int:
     return _checked_number(text, read_int, lambda v: True, "an integer")
 
 
+def thread_count(text: str) -> int:
+    """argparse type of ``--n-jobs``: an integer other than 0 (-1 every core, -2 all but one), refused before
+    the data are read, with the option's name."""
+    return _checked_number(text, read_int, lambda v: v != 0,
+                           "an integer other than 0 (-1 = every core, -2 = all but one)")
+
+
 def number(text: str) -> float:
     """argparse type: a finite number (ASCII digits, as a spec's: :func:`rankcore.spec.read_float`)."""
     return _checked_number(text, read_float, lambda v: True, "a finite number")

@@ -27,7 +27,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import CommandError
-from ._common import integer, parse_value, registered_names, scalar_metric, seed, split_specs
+from ._common import parse_value, registered_names, scalar_metric, seed, split_specs, thread_count
 from ._constraints import deferred_constraints
 from ._learner_hint import chosen_learner, learner_hint
 
@@ -224,7 +224,7 @@ def add_model_options(parser, *, multiple: bool) -> None:
                             "(may be repeated)")
     group.add_argument("--random-state", type=seed, default=0, metavar="SEED",
                        help="seed of every randomized step (default 0, so runs repeat exactly)")
-    group.add_argument("--n-jobs", type=integer, default=None, metavar="N", help="threads (default: every core)")
+    group.add_argument("--n-jobs", type=thread_count, default=None, metavar="N", help="threads (default: every core)")
 
 
 def _split_values(option: ModelOption, text: str, multiple: bool) -> list[Any]:

@@ -26,12 +26,12 @@ from ._common import (
     check_distinct_outputs,
     check_output,
     info,
-    integer,
     load,
     registered_names,
     scalar_metric,
     seed,
     split_specs,
+    thread_count,
 )
 from ._auto_inputs import (INIT_SCORE_HELP, POSITION_HELP, VALIDATION_HELP, check_before_reading,
                            eval_metric_lines, eval_metric_values, fit_arguments, fit_error, load_validation,
@@ -95,7 +95,7 @@ def add_parser(subparsers):
                         help="keep the refit alone instead of averaging it with the choice's fold models")
     search.add_argument("--random-state", type=seed, default=0, metavar="SEED",
                         help="seed of the folds and of every fit (default 0, so runs repeat exactly)")
-    search.add_argument("--n-jobs", type=integer, default=None, metavar="N",
+    search.add_argument("--n-jobs", type=thread_count, default=None, metavar="N",
                         help="threads per fit (default: every core)")
     out = parser.add_argument_group("output")
     out.add_argument("--out", "-o", default="model.json", metavar="MODEL.json",

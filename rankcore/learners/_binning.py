@@ -189,9 +189,12 @@ def bin_edges(X: Any, max_bins: int = 256, *, sample_weight: Any = None, subsamp
     X = check_matrix(X, name="X", dtype=np.float64 if np.asarray(X).dtype != np.float32 else np.float32)
     w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
     rows = sample_rows(X.shape[0], subsample, random_state, None if w is None else np.flatnonzero(w > 0))
-    Xs = X[rows].astype(np.float64)
+    every_row = rows.shape[0] == X.shape[0]          # sample_rows gives them in order: no gather needed
     ws = None if w is None else w[rows]
-    return [_feature_edges(Xs[:, j], ws, max_bins) for j in range(X.shape[1])]
+    # One column at a time, in X's own float type (_feature_edges gives the float64 edges either way): a float64
+    # copy of the whole sample would cost twice a float32 X's memory on top of it, for one column's work.
+    return [_feature_edges(np.ascontiguousarray(X[:, j] if every_row else X[rows, j]), ws, max_bins)
+            for j in range(X.shape[1])]
 
 
 def quantile_thresholds(X: Any, q: int, *, sample_weight: Any = None, subsample: int | None = 200_000,

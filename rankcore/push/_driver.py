@@ -50,12 +50,14 @@ CatBoost's ``leaf_estimation_iterations``.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
 from .._caller import outside_stacklevel
+from .._cpus import release_threads
 from ..learners import Candidate, WeakRanker
 from ._line_search import MAX_STEP, line_search
 
@@ -119,6 +121,20 @@ class BoostingResult:
     stop_reason: str = "n_iter"
 
 
+def _releasing_threads(loop: Callable) -> Callable:
+    """Decorate the boosting loop: the threads it held for its iterations (``validation.idle_thread_count``) go
+    back to the fits on this process's other threads when it returns or raises (an interrupt included)."""
+    @functools.wraps(loop)
+    def run(*args, **kwargs):
+        try:
+            return loop(*args, **kwargs)
+        finally:
+            release_threads()
+
+    return run
+
+
+@_releasing_threads
 def run_boosting(
     backend,
     layout,
