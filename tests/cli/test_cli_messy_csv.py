@@ -190,3 +190,22 @@ def test_utf16_and_workbooks_are_named(tmp_path):
     for options, stdin in (((book,), None), (("-",), book.read_bytes())):
         status, _, err = run_main("fit", *options, "--out", tmp_path / "m.json", stdin=stdin)
         one_line_error(status, err, "a spreadsheet workbook (.xlsx, .xls, .ods), not a data file")
+
+
+def test_an_identifier_column_left_in_the_training_file_is_named(tmp_path):
+    # a row or customer id left in the file was fitted as a feature without a word (the trees split on it)
+    rng = np.random.default_rng(0)
+    path = tmp_path / "loans.csv"
+    lines = ["loan_id,Customer ID,amount,idea,label"]
+    lines += [f"{1000 + 7 * i},{int(rng.integers(0, 10**9))},{rng.normal():.4f},{i},{int(rng.random() < 0.3)}"
+              for i in range(60)]
+    path.write_text("\n".join(lines) + "\n")
+    status, _, err = run_main("fit", path, "--n-iter", "2", "-o", tmp_path / "m.json")
+    assert status == 0, err
+    said = [line for line in err.splitlines() if "row identifier" in line]
+    assert len(said) == 2 and "'loan_id'" in said[0] and "--drop loan_id" in said[0], err
+    assert "--drop 'Customer ID'" in said[1] and "'idea'" not in err      # named like no identifier
+    status, _, err = run_main("fit", path, "--drop", "loan_id,Customer ID", "--n-iter", "2", "-o", tmp_path / "n.json")
+    assert status == 0 and "row identifier" not in err, err
+    status, _, err = run_main("compare", path, "--model", "push", "--n-iter", "2", "--out-dir", tmp_path / "f")
+    assert status == 0 and err.count("row identifier") == 2, err
