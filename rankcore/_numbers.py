@@ -18,7 +18,7 @@ from ._argument_refusal import ArgumentRefusal
 from ._categories import check_numeric_categories
 
 __all__ = ["as_numeric_array", "is_pandas_na", "missing_labels", "nullable_as_nan", "large_integers_among_floats",
-           "name_text_column", "refuse_text_columns"]
+           "name_text_column", "refuse_text_columns", "first_not_finite"]
 
 
 def as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -> np.ndarray:
@@ -220,3 +220,30 @@ def large_integers_among_floats(items: list) -> bool:
         elif not (isinstance(v, (float, np.floating)) and math.isfinite(v)):
             return False
     return has_large
+
+
+#: Entries of an array checked at a time for NaN and ±inf: the check's true/false arrays stay this small (a whole
+#: n × d mask was half a float32 X's memory, two of them as much as X).
+_FINITE_BLOCK = 1 << 16
+
+
+def first_not_finite(arr: np.ndarray, allow_nan: bool) -> tuple[int, int] | None:
+    """(the C-order flat index of the first ±inf -- or NaN unless ``allow_nan`` --, how many there are), or None.
+
+    Read in blocks of leading-axis slices (views of any layout) of about :data:`_FINITE_BLOCK` entries: memory
+    O(block), time O(arr.size).
+    """
+    if arr.ndim == 0 or arr.size == 0:
+        return None
+    inner = arr.size // arr.shape[0]
+    step = max(1, _FINITE_BLOCK // max(inner, 1))
+    first, count = None, 0
+    for start in range(0, arr.shape[0], step):
+        block = arr[start:start + step]
+        bad = np.isinf(block) if allow_nan else ~np.isfinite(block)
+        if first is None:
+            if not bad.any():
+                continue
+            first = start * inner + int(np.flatnonzero(bad)[0])
+        count += int(np.count_nonzero(bad))
+    return None if first is None else (first, count)

@@ -23,7 +23,7 @@ import numpy as np
 from . import _cpus, _openmp
 from ._argument_refusal import ArgumentRefusal, ArgumentTypeRefusal, said_again, shown_type
 from ._categories import check_numeric_categories, encode_categories
-from ._numbers import as_numeric_array, missing_labels
+from ._numbers import as_numeric_array, first_not_finite, missing_labels
 from ._sparse_checks import (DENSE_BYTES_LIMIT, check_sparse_structure, dense_sparse_frame, is_sparse_frame,
                              sparse_frame_as_csr, sparse_refusal)
 from .spec import reading_model_file
@@ -118,7 +118,7 @@ def _check_finite(arr: np.ndarray, name: str, *, locate=None, nan_hint: str = ""
     """
     if arr.dtype.kind != "f":
         return
-    found = _first_not_finite(arr, allow_nan)
+    found = first_not_finite(arr, allow_nan)
     if found is None:
         return
     first, count = found
@@ -127,33 +127,6 @@ def _check_finite(arr: np.ndarray, name: str, *, locate=None, nan_hint: str = ""
     expected = "numbers or NaN" if allow_nan else "finite numbers"
     raise ArgumentRefusal.said(name, f"expected {expected}, got {'NaN' if is_nan else 'infinite values'} {where} "
                                      f"({count} in all){nan_hint if is_nan else ''}")
-
-
-#: Entries of an array checked at a time for NaN and ±inf: the check's true/false arrays stay this small (a whole
-#: n × d mask was half a float32 X's memory, two of them as much as X).
-_FINITE_BLOCK = 1 << 16
-
-
-def _first_not_finite(arr: np.ndarray, allow_nan: bool) -> tuple[int, int] | None:
-    """(the C-order flat index of the first ±inf -- or NaN unless ``allow_nan`` --, how many there are), or None.
-
-    Read in blocks of leading-axis slices (views of any layout) of about :data:`_FINITE_BLOCK` entries: memory
-    O(block), time O(arr.size).
-    """
-    if arr.ndim == 0 or arr.size == 0:
-        return None
-    inner = arr.size // arr.shape[0]
-    step = max(1, _FINITE_BLOCK // max(inner, 1))
-    first, count = None, 0
-    for start in range(0, arr.shape[0], step):
-        block = arr[start:start + step]
-        bad = np.isinf(block) if allow_nan else ~np.isfinite(block)
-        if first is None:
-            if not bad.any():
-                continue
-            first = start * inner + int(np.flatnonzero(bad)[0])
-        count += int(np.count_nonzero(bad))
-    return None if first is None else (first, count)
 
 
 #: Integers of larger magnitude are not all representable in float64.

@@ -174,7 +174,7 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
         data.qid = data.qid_name = None
     _note_weight_file(args, data, beside)
     if beside is None and require_label and path == getattr(args, "data", None):
-        from ._validation_checks import warn_if_row_ids
+        from ._row_ids import warn_if_row_ids
 
         warn_if_row_ids(data)           # the training file: an id column left in would be fitted as a feature
     return data

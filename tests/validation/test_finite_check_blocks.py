@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankcore import validation
+from rankcore import _numbers
 from rankcore.validation import check_matrix
 
 
@@ -36,12 +36,12 @@ def test_the_first_bad_entry_and_the_count_are_the_whole_masks(seed, ndim, layou
         arr = np.asfortranarray(arr)
     elif layout == "strided":
         arr = arr[::2]
-    old = validation._FINITE_BLOCK
-    validation._FINITE_BLOCK = block
+    old = _numbers._FINITE_BLOCK
+    _numbers._FINITE_BLOCK = block
     try:
-        assert validation._first_not_finite(arr, allow_nan) == _reference(arr, allow_nan)
+        assert _numbers.first_not_finite(arr, allow_nan) == _reference(arr, allow_nan)
     finally:
-        validation._FINITE_BLOCK = old
+        _numbers._FINITE_BLOCK = old
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
