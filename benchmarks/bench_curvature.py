@@ -58,4 +58,5 @@ def test_curvature_evaluation(benchmark, spec, n):
     unit, per = ("pair", I * (n - I)) if "logistic" in spec else ("row", n)
     benchmark.extra_info.update(n=n, seconds=seconds, gradient_seconds=gradient, ratio=seconds / gradient)
     SUMMARY.append(f"{spec:20s} n={n:>8}: value+gradient+hessian {seconds * 1e3:9.2f} ms, value+gradient "
-                   f"{gradient * 1e3:9.2f} ms, ratio {seconds / gradient:5.2f}; {seconds / per * 1e9:8.3f} ns per {unit}")
+                   f"{gradient * 1e3:9.2f} ms, ratio {seconds / gradient:5.2f}; "
+                   f"{seconds / per * 1e9:8.3f} ns per {unit}")

@@ -92,7 +92,8 @@ def test_bench_exactboost_fit_paper_settings(benchmark, profile, dataset, metric
                                 vs_reference=round(ratio, 2) if threads == 2 else None)
     SUMMARY.append(f"{dataset} {X.shape[0]}x{X.shape[1]} {metric:11s} threads={threads} runs={n_runs}: "
                    f"{seconds:.2f} s, {model.run_lengths_.mean():.1f} stumps/run"
-                   + (f", reference C++ {ref_seconds * n_runs / ref_runs:.2f} s -> x{ratio:.2f}" if threads == 2 else ""))
+                   + (f", reference C++ {ref_seconds * n_runs / ref_runs:.2f} s -> x{ratio:.2f}"
+                      if threads == 2 else ""))
 
 
 def test_bench_exactboost_german_full_1000x24(benchmark, profile):
@@ -230,5 +231,6 @@ def test_bench_exactboost_pauc_boxes_from_the_top(benchmark, dataset):
     ratio = min(reference_seconds) / benchmark.stats.stats.min
     benchmark.extra_info.update(reference_seconds=min(reference_seconds), vs_expanded=round(ratio, 2))
     SUMMARY.append(f"pauc:0.1 boxes from the top, {dataset} {X.shape[0]}x{X.shape[1]}, 10 runs, one thread: "
-                   f"{benchmark.stats.stats.min * 1e3:.1f} ms, expanded reference {min(reference_seconds) * 1e3:.1f} ms "
+                   f"{benchmark.stats.stats.min * 1e3:.1f} ms, "
+                   f"expanded reference {min(reference_seconds) * 1e3:.1f} ms "
                    f"-> x{ratio:.2f}")

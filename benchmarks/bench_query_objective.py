@@ -52,7 +52,8 @@ from rankcore.objectives._xendcg import PreparedXENDCG, target_noise
 
 PROFILE = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
 ROWS = 100_000 if PROFILE == "full" else 10_000
-#: Rows of lambdarank's one long query (``full``: past a 32 MiB cache, where pairs read out of row order would wait on memory).
+#: Rows of lambdarank's one long query (``full``: past a 32 MiB cache, where pairs read out of row order would
+#: wait on memory).
 LONG_QUERY = 1_280_000 if PROFILE == "full" else 160_000
 LENGTHS = [100, 1_000, 10_000]
 SUMMARY: list[str] = []          # printed at the end by conftest._print_summary

@@ -264,7 +264,8 @@ def test_krylov_path_against_direct_solve(benchmark, profile, size_index, thread
     sp4, _ = last[(4, 1)]
     diff = _max_score_difference(K, C_exact, C5)
     ratios = {name: sec / best["solve"] for name, sec in best.items()}
-    benchmark.extra_info.update(m=m, threads=threads, clock="wall" if threads == 2 else "cpu", n_iter_smooth=sp4.n_iter, n_iter_all=sp5.n_iter,
+    benchmark.extra_info.update(m=m, threads=threads, clock="wall" if threads == 2 else "cpu",
+                                n_iter_smooth=sp4.n_iter, n_iter_all=sp5.n_iter,
                                 n_cutoff_exact=len(sp5.unconverged_), max_relative_score_difference=diff,
                                 **{f"{k.replace(' ', '_')}_s": v for k, v in best.items()},
                                 **{f"{k.replace(' ', '_')}_over_solve": v for k, v in ratios.items()})
@@ -330,7 +331,8 @@ def test_krylov_matrix_free(benchmark, profile, capsys):
     benchmark.pedantic(lambda: None, rounds=1, iterations=1)
     with capsys.disabled():
         print(f"\n[rkhs krylov matrix-free m={m:,}, 4 smooth filters x 200 lambdas, 2 threads]")
-        print(f"  path {t_path:.2f} s ({model.n_iter_} block Lanczos steps of {KRYLOV_VECTORS} vectors), KernelRidge at m={half:,}: {t_krr:.2f} s, "
+        print(f"  path {t_path:.2f} s ({model.n_iter_} block Lanczos steps of {KRYLOV_VECTORS} vectors), "
+              f"KernelRidge at m={half:,}: {t_krr:.2f} s, "
               f"ratio {t_path / t_krr:.2f}")
         print(f"  peak traced memory {peak / 2**20:.0f} MiB (m x m would be {8 * m * m / 2**20:.0f} MiB; "
               f"m (32 block steps + block) = {8 * m * (KRYLOV_VECTORS * model.n_iter_ + 1024) / 2**20:.0f} MiB)")
@@ -374,7 +376,8 @@ def test_block_lanczos_matrix_free(benchmark, profile, capsys):
     y = np.floor(2 * X[:, 0] + X[:, 1] + 0.5 * rng.normal(size=m))
     kernel = rankcore.get_registry().resolve("kernel", "rbf").with_data(X)
     grid = default_grid()
-    smooth = [rankcore.get_registry().resolve("filter", s) for s in ("tikhonov", "iterated:2", "landweber", "showalter")]
+    smooth = [rankcore.get_registry().resolve("filter", s)
+              for s in ("tikhonov", "iterated:2", "landweber", "showalter")]
     op = BlockKernelOperator(kernel, X, block=1024, n_threads=1)
     results = {}
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():

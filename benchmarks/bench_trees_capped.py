@@ -28,7 +28,8 @@ SUMMARY_TITLE = "a cap on the leaf values"
 def _model(growth: str, cap: float | None):
     import rankcore
 
-    spec = f"trees:subsample=1,line_search=false,learning_rate={RATE},{GROWTHS[growth]}" + (f",max_delta_step={cap}" if cap else "")
+    spec = (f"trees:subsample=1,line_search=false,learning_rate={RATE},{GROWTHS[growth]}"
+            + (f",max_delta_step={cap}" if cap else ""))
     return rankcore.boost(learner=spec, n_iter=N_TREES, tol=0.0, early_stopping=False, random_state=0, n_jobs=1)
 
 

@@ -213,7 +213,8 @@ def process_cpu_quota() -> float | None:
     return cgroup_cpu_quota(CGROUP_ROOT, PROC_CGROUP)
 
 
-def cgroup_cpu_quota(root: str | os.PathLike = CGROUP_ROOT, proc_cgroup: str | os.PathLike = PROC_CGROUP) -> float | None:
+def cgroup_cpu_quota(root: str | os.PathLike = CGROUP_ROOT,
+                     proc_cgroup: str | os.PathLike = PROC_CGROUP) -> float | None:
     """The CPU quota of this process's cgroups, in CPUs (1.5 = one and a half CPUs' time).
 
     Parameters

@@ -736,7 +736,8 @@ class Ranker(BaseEstimator):
         required, optional = self._state_fields(setup, state)
         keys = set(state)
         if not required <= keys or not keys <= required | optional:
-            self._state_error(f"unexpected or missing fields {sorted((keys - required - optional) | (required - keys))}")
+            wrong = (keys - required - optional) | (required - keys)
+            self._state_error(f"unexpected or missing fields {sorted(wrong)}")
         self._restore_fitted_state(state, setup)
         if label is not None:
             self.relevant_label_ = checked_relevant_label(label, self._state_error)

@@ -59,10 +59,9 @@ def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group
     group : array-like of int, optional
         LightGBM's form of ``qid``: the sizes of consecutive queries.
     scoring : str or Metric, optional
-        A registered scalar metric (``"ndcg@k:10"``, ``"prec@k:0.05"``,
-        ``"pauc:0.1"``, ``"auc"``), computed by :func:`rankcore.evaluate`.
-        None: the model's own ``score`` (within queries ``ndcg@k:10`` unless
-        its ``scoring`` names another); other models than rankcore's need one.
+        A registered scalar metric (``"ndcg@k:10"``, ``"prec@k:0.05"``, ``"pauc:0.1"``, ``"auc"``), computed by
+        :func:`rankcore.evaluate`.  None: the model's own ``score`` (within queries ``ndcg@k:10`` unless its
+        ``scoring`` names another); other models than rankcore's need one.
     n_repeats : int >= 1, default 5
         Shuffles of each feature.
     random_state : None, int, RandomState or Generator
@@ -110,7 +109,8 @@ def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group
 
     Notes
     -----
-    One ``decision_function`` per feature and repeat, plus one; one shuffled column at a time (docs/tree_explanations.md).
+    One ``decision_function`` per feature and repeat, plus one; one shuffled column at a time
+    (docs/tree_explanations.md).
 
     Examples
     --------

@@ -212,7 +212,8 @@ def _decode(value: Any, where: str) -> Any:
                 raise ModelFormatError(f"{where}: array data is not valid base64") from None
             dt = np.dtype(dtype)
             if len(raw) != dt.itemsize * math.prod(shape):
-                raise ModelFormatError(f"{where}: array data has {len(raw)} bytes, expected {dt.itemsize * math.prod(shape)}")
+                raise ModelFormatError(f"{where}: array data has {len(raw)} bytes, "
+                                       f"expected {dt.itemsize * math.prod(shape)}")
             return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
         if "__float__" in value:
             text = value["__float__"]

@@ -58,7 +58,8 @@ CANDIDATES = {
     "exactboost20": "exactboost:n_runs=20", "exactboost10": "exactboost:n_runs=10",
     "linear10": "linear:n_epochs=10",
     # CatBoost's ideas (docs/benchmarks.md, "CatBoost's defaults, one idea at a time")
-    "obl": "trees:growth=oblivious", "obl60": "trees:growth=oblivious,n_iter=60,learning_rate=0.15", "obl_reg": "trees:growth=oblivious,leaf_reg=12",
+    "obl": "trees:growth=oblivious", "obl60": "trees:growth=oblivious,n_iter=60,learning_rate=0.15",
+    "obl_reg": "trees:growth=oblivious,leaf_reg=12",
     "long": "trees:schedule=long", "obl_long": "trees:growth=oblivious,schedule=long",
     "obl_cb": "trees:growth=oblivious,schedule=long,leaf_reg=12",
 }
@@ -272,7 +273,8 @@ BEFORE = ["trees", "trees_ss1", "linear", "kernel_lap", "kernel_rbf", "exactboos
 
 
 def _capped(names, cap):
-    """``names`` without the kernels when a fold's training part has more than ``cap`` rows (their cost grows as n^3)."""
+    """``names`` without the kernels when a fold's training part has more than ``cap`` rows (their cost grows as
+    n^3)."""
     return lambda r: [n for n in names if not (n.startswith("kernel") and 0.8 * r["y_train"].shape[0] > cap)]
 
 

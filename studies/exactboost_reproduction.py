@@ -156,14 +156,16 @@ def report(results: dict, seeds: int) -> str:
                 f"{_fmt(res['losses'][f'RankBoost|{label}'])} | {'' if paper is None else f'{paper:.2f}'} |"
             )
     lines += ["", "## Split 0 (random_state 0), test AUC loss, against the authors' public code", ""]
-    lines.append("| dataset | ExactBoost (rankcore) | authors' code | logistic regression (ours) | logistic regression (issue) |")
+    lines.append("| dataset | ExactBoost (rankcore) | authors' code | logistic regression (ours) "
+                 "| logistic regression (issue) |")
     lines.append("|---|---|---|---|---|")
     for name in AUTHORS_CODE_AUC:
         if name not in results:
             continue
         ours = results[name]["losses"]["ExactBoost|AUC"][0]
         lr = results[name]["losses"]["LogReg|AUC"][0]
-        lines.append(f"| {name} | {ours:.3f} | {AUTHORS_CODE_AUC[name]:.3f} | {lr:.3f} | {ISSUE_LOGISTIC_AUC[name]:.3f} |")
+        lines.append(f"| {name} | {ours:.3f} | {AUTHORS_CODE_AUC[name]:.3f} | {lr:.3f} "
+                     f"| {ISSUE_LOGISTIC_AUC[name]:.3f} |")
     lines += ["", "## Fit time per model (seconds, mean over splits)", ""]
     lines.append("| dataset | ExactBoost AUC | ExactBoost KS | ExactBoost P@k | logistic regression | RankBoost |")
     lines.append("|---|---|---|---|---|---|")
@@ -214,7 +216,8 @@ def kernel_before_after(name, X, y, seeds: int, n_runs: int) -> dict:
         out["auc"].append(values["auc"])
         out["ks"].append(values["ks"])
         out["prec"].append(values["prec@k:0.05"])
-        print(f"  {name} split {seed}: old {out['old'][-1]:.1f} s, new {out['new'][-1]:.1f} s", file=sys.stderr, flush=True)
+        print(f"  {name} split {seed}: old {out['old'][-1]:.1f} s, new {out['new'][-1]:.1f} s",
+              file=sys.stderr, flush=True)
     return out
 
 
@@ -255,7 +258,8 @@ def _ms(values, digits=3) -> str:
 def before_after_report(kernel: dict, flat: dict, seeds: int, n_runs: int) -> str:
     lines = [f"# ExactBoost: before / after ({n_runs} runs × 50 rounds, {seeds} stratified 70/30 splits)", ""]
     if kernel:
-        lines += ["## Fit time (CPU seconds, one thread), metric AUC: expanded boxes (before) against run-length boxes (after)", "",
+        lines += ["## Fit time (CPU seconds, one thread), metric AUC: expanded boxes (before) "
+                  "against run-length boxes (after)", "",
                   "Same stumps on every split (checked), so the same test metrics.", "",
                   "| data | n × d | before (s) | after (s) | speed-up | test AUC | test KS | test prec@5 % |",
                   "|---|---|---|---|---|---|---|---|"]
@@ -268,13 +272,15 @@ def before_after_report(kernel: dict, flat: dict, seeds: int, n_runs: int) -> st
         lines += ["## metric=\"prec@k:0.05\": one ensemble without tie-break (before), one with the AUC tie-break, "
                   "and the defaults (tie-break, the rest of the list by a whole-list AUC ensemble: after); "
                   "metric=\"auc\" for reference", "",
-                  "| data | model | test AUC | test KS | test prec@5 % | distinct test scores | train prec@5 % loss | fit (s, 2 threads) |",
+                  "| data | model | test AUC | test KS | test prec@5 % | distinct test scores "
+                  "| train prec@5 % loss | fit (s, 2 threads) |",
                   "|---|---|---|---|---|---|---|---|"]
         for name, r in flat.items():
             for label in ("prec@5% before", "prec@5% tie-break", "prec@5% after", "auc"):
                 row = r[label]
                 lines.append(f"| {name} | {label} | {_ms(row['auc'])} | {_ms(row['ks'])} | {_ms(row['prec'])} | "
-                             f"{100 * np.mean(row['distinct']):.0f} % | {'' if label == 'auc' else _ms(row['train'], 4)} | "
+                             f"{100 * np.mean(row['distinct']):.0f} % | "
+                             f"{'' if label == 'auc' else _ms(row['train'], 4)} | "
                              f"{np.mean(row['time']):.1f} |")
     return "\n".join(lines)
 
@@ -288,7 +294,8 @@ def dataset_names(requested):
 
 
 def loaded_datasets(names, max_rows=0):
-    """``(name, X, y)`` of each dataset that loads, with at most ``max_rows`` rows (0: any); the rest noted on stderr."""
+    """``(name, X, y)`` of each dataset that loads, with at most ``max_rows`` rows (0: any); the rest noted on
+    stderr."""
     for name in names:
         try:
             X, y, _ = load_dataset(name)

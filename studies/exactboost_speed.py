@@ -98,7 +98,8 @@ def run(name, X, y, seeds, n_runs, configs, metric="auc"):
             row["time"].append(seconds)
             for m in METRICS:
                 row[m].append(float(values[m]))
-            print(f"  {name} split {seed} {label}: {seconds:.1f} s, auc {values['auc']:.4f}", file=sys.stderr, flush=True)
+            print(f"  {name} split {seed} {label}: {seconds:.1f} s, auc {values['auc']:.4f}",
+                  file=sys.stderr, flush=True)
         if "pre-wave-2" in models and "main" in models:
             if not np.array_equal(models["pre-wave-2"].stumps_, models["main"].stumps_):
                 raise AssertionError(f"{name}: pre-wave-2 and main disagree")

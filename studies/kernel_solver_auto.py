@@ -58,7 +58,8 @@ def main() -> None:
         print(f"datasets not found at {datasets_dir()} (set RANKCORE_DATASETS)", file=sys.stderr)
         return
     entries = manifest if isinstance(manifest, list) else list(manifest.values())
-    print("| dataset | train rows | auto chose | old (exact) s | auto s | AUC old | AUC auto | holdout: lam at grid end |")
+    print("| dataset | train rows | auto chose | old (exact) s | auto s | AUC old | AUC auto "
+          "| holdout: lam at grid end |")
     print("|---|---|---|---|---|---|---|---|")
     for entry in sorted(entries, key=lambda e: e["n_rows"]):
         name = entry.get("name") or entry.get("file", "").replace(".csv.gz", "")
@@ -83,8 +84,10 @@ def main() -> None:
                 old_cells = f"(skipped) | {t_auto:.2f} | --"
             hold, _, caught = fit_timed(KernelRanker(lam="holdout", random_state=split), X_tr, y_tr)
             edge = any(issubclass(w.category, GridEdgeWarning) for w in caught)
+            grid_end = ("yes, extended to " + format(hold.lam_grid_.min(), ".2g")
+                        + ", chose " + format(hold.lam_, ".2g") if edge else "no")
             print(f"| {name} | {X_tr.shape[0]:,} | {auto.solver_} | {old_cells} | {auc_auto:.4f} | "
-                  f"{'yes, extended to ' + format(hold.lam_grid_.min(), '.2g') + ', chose ' + format(hold.lam_, '.2g') if edge else 'no'} |",
+                  f"{grid_end} |",
                   flush=True)
 
 

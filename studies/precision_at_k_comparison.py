@@ -146,7 +146,8 @@ def run(datasets, n_splits, out=print):
             base_rate = float(y_train.mean())
             fitted: dict = {}  # a learner that does not depend on k is fitted once per split
             for target in TARGETS:
-                k_test = {"1%": max(1, round(0.01 * n_test)), "5%": max(1, round(0.05 * n_test)), "n+": n_pos_test}[target]
+                k_test = {"1%": max(1, round(0.01 * n_test)), "5%": max(1, round(0.05 * n_test)),
+                          "n+": n_pos_test}[target]
                 kappa = {"1%": 0.01, "5%": 0.05, "n+": base_rate}[target]
                 for method, make in learners.items():
                     key = (name, target, method)
@@ -163,7 +164,8 @@ def run(datasets, n_splits, out=print):
 
 def format_table(results, datasets, n_splits) -> str:
     methods = list(dict.fromkeys(key[2] for key in results))
-    header = "| method | " + " | ".join(f"{d} {t}" for d in datasets for t in TARGETS if (d, t, methods[0]) in results) + " |"
+    header = "| method | " + " | ".join(f"{d} {t}" for d in datasets for t in TARGETS
+                                       if (d, t, methods[0]) in results) + " |"
     cols = [(d, t) for d in datasets for t in TARGETS if (d, t, methods[0]) in results]
     lines = [header, "|" + "---|" * (len(cols) + 1)]
     for method in methods:

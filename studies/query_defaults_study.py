@@ -1106,7 +1106,8 @@ _ANNEALED = {
     "noise 1.5 → 0.5": lambda state: annealed_noise(1.5, 0.5, state),
 }
 FIFTEENTH = {(name if state == 0 else f"{name}, random_state={state}"): make(state)
-             for group in (_TARGETS, _BUDGET_STEPS, _NORMALIZED, _ANNEALED) for name, make in group.items() for state in (0, 1, 2)}
+             for group in (_TARGETS, _BUDGET_STEPS, _NORMALIZED, _ANNEALED) for name, make in group.items()
+             for state in (0, 1, 2)}
 CANDIDATES.update(FIFTEENTH)
 
 #: The seventeenth session's screen (``--target-scale``): the blend's QueryRMSE term regressing the scores on σ·y

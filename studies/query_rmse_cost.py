@@ -73,7 +73,8 @@ def main(argv=None):
     for r, (a, b, q) in enumerate(zip(seconds["default"], seconds["query_rmse"], ratios)):
         print(f"| {r} | {a:.3f} | {b:.3f} | {q:.3f} |")
     print(f"ratio: {ratios.min():.3f}-{ratios.max():.3f}, median {np.median(ratios):.3f}; "
-          f"medians: default {np.median(seconds['default']):.3f} s, query_rmse {np.median(seconds['query_rmse']):.3f} s; "
+          f"medians: default {np.median(seconds['default']):.3f} s, "
+          f"query_rmse {np.median(seconds['query_rmse']):.3f} s; "
           f"load {load:.1f} -> {os.getloadavg()[0]:.1f}")
     per_evaluation(y, qid, args.query_rmse, args.rounds)
     return 0

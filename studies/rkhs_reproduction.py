@@ -88,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
 
-    print(f"Kriukova, Pereverzyev and Tkachenko (2014), Table 1 reproduction: test pairwise misranking in %, mean ± sd over "
-          f"{args.repetitions} repetitions (seed {args.seed})\n")
+    print("Kriukova, Pereverzyev and Tkachenko (2014), Table 1 reproduction: test pairwise misranking in %, "
+          f"mean ± sd over {args.repetitions} repetitions (seed {args.seed})\n")
     print("| m | ranking: paper | ranking: half | ranking: refit | KRR/SLR: paper | KRR: half | KRR: refit |")
     print("|---|---|---|---|---|---|---|")
     for m in SIZES:
@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         sd = rows.std(axis=0, ddof=1) if args.repetitions > 1 else np.zeros(4)
         p = PAPER[m]
         cell = [f"{mean[i]:.2f} ± {sd[i]:.2f}" for i in range(4)]
-        print(f"| {m} | {p[0]:.2f} ± {p[1]:.2f} | {cell[0]} | {cell[1]} | {p[2]:.2f} ± {p[3]:.2f} | {cell[2]} | {cell[3]} |")
+        print(f"| {m} | {p[0]:.2f} ± {p[1]:.2f} | {cell[0]} | {cell[1]} "
+              f"| {p[2]:.2f} ± {p[3]:.2f} | {cell[2]} | {cell[3]} |")
     return 0
 
 

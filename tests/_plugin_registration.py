@@ -19,7 +19,8 @@ def plugin_registered(plugin, name, distribution="local"):
 
 
 def components_registered(hook, components, name, distribution="local"):
-    """``components`` returned by the plugin hook ``hook`` (``"rankcore_register_kernels"``, ...) while the block runs."""
+    """``components`` returned by the plugin hook ``hook`` (``"rankcore_register_kernels"``, ...) while the block
+    runs."""
 
     def register(self):
         return list(components)

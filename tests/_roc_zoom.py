@@ -1,4 +1,5 @@
-"""What a ROC panel cut at ``max_fp`` must draw: roc_curve's points up to it, then the border point of a crossing tie."""
+"""What a ROC panel cut at ``max_fp`` must draw: roc_curve's points up to it, then the border point of a crossing
+tie."""
 
 import numpy as np
 

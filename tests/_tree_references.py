@@ -1,5 +1,5 @@
-"""Plain reference rules shared by the trees' tests (bundling, split choice, node histograms), written without the kernels,
-and the statistics the route-equality tests grow trees on."""
+"""Plain reference rules shared by the trees' tests (bundling, split choice, node histograms), written without the
+kernels, and the statistics the route-equality tests grow trees on."""
 
 from collections import deque
 

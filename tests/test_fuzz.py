@@ -240,7 +240,8 @@ def test_fuzz_load_model():
     print(f"fuzz load_model: {tried['refused']} refused with ModelFormatError, {tried['loaded']} loaded; "
           f"{len(silent_non_finite)} loaded models scored non-finite values silently")
     assert tried["n"] >= 2500 and tried["refused"] > 0 and tried["loaded"] > 0
-    assert not silent_non_finite, f"{len(silent_non_finite)} models scored non-finite values silently, e.g. {silent_non_finite[0]}"
+    assert not silent_non_finite, (f"{len(silent_non_finite)} models scored non-finite values silently, "
+                                   f"e.g. {silent_non_finite[0]}")
 
 
 # --------------------------------------------------------------------------

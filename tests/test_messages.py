@@ -25,7 +25,8 @@ def test_one_row_as_1d_says_reshape(fitted, kind):
 @pytest.mark.parametrize("cls", [rankcore.SGDAtK, rankcore.PerceptronAtK])
 def test_linear_learners_non_finite_k(cls, k):
     X, y = _data()
-    with pytest.raises(ValueError, match=r"k: expected a (whole )?count (>= 1|in \[1, \d+\]) or a fraction in \(0, 1\)") as info:
+    with pytest.raises(ValueError, match=r"k: expected a (whole )?count (>= 1|in \[1, \d+\]) "
+                                         r"or a fraction in \(0, 1\)") as info:
         cls(k=k).fit(X, y)
     assert "convert" not in str(info.value)
 
@@ -33,7 +34,8 @@ def test_linear_learners_non_finite_k(cls, k):
 @pytest.mark.parametrize("cls", [rankcore.SGDAtK, rankcore.PerceptronAtK])
 def test_linear_learners_fractional_count(cls):
     X, y = _data()
-    with pytest.raises(ValueError, match=r"whole count (>= 1|in \[1, \d+\]) or a fraction in \(0, 1\).*got 1\.5") as info:
+    with pytest.raises(ValueError, match=r"whole count (>= 1|in \[1, \d+\]) or a fraction in \(0, 1\)"
+                                         r".*got 1\.5") as info:
         cls(k=1.5).fit(X, y)
     assert "[1, 1]" not in str(info.value)
 

@@ -94,7 +94,8 @@ def test_register_plugin_resolves_by_name_and_alias(fresh_registry):
 
 def test_unknown_name_lists_registered(fresh_registry):
     reg_mod.register_plugin(_plugin(_Scratch), name="scratch")
-    with pytest.raises(rankcore.UnknownComponentError, match=r"unknown metric 'nope'; registered metrics: .*scratch-metric"):
+    with pytest.raises(rankcore.UnknownComponentError,
+                       match=r"unknown metric 'nope'; registered metrics: .*scratch-metric"):
         rankcore.resolve("metric", "nope:3")
 
 
@@ -168,7 +169,8 @@ def test_entry_point_plugins_discovered_and_failures_contained(fresh_registry, t
             return [Half]
     '''
     _write_distribution(tmp_path, "good-plugin", "good_plugin_mod", good, "good")
-    _write_distribution(tmp_path, "bad-plugin", "bad_plugin_mod", "raise ImportError('missing dependency xyz')\n", "bad")
+    _write_distribution(tmp_path, "bad-plugin", "bad_plugin_mod", "raise ImportError('missing dependency xyz')\n",
+                        "bad")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delenv(reg_mod.DISABLE_AUTOLOAD_ENV, raising=False)
     with pytest.warns(RuntimeWarning, match="bad-plugin 1.2.*failed to import.*missing dependency xyz"):
@@ -402,8 +404,8 @@ def _declared(base, **attrs):
      "Declared.relative_cost must be a finite number > 0, got -1.0"),
     ("rankcore_register_auto_candidates", None, {"relative_cost": float("nan")}, "relative_cost must be"),
     ("rankcore_register_auto_candidates", None, {"max_rows": 0}, "Declared.max_rows must be None or a whole number"),
-], ids=["greater_is_better", "task", "flag", "method", "specs-text", "specs-typo", "small-data-other", "priority", "cost",
-        "cost-nan", "max_rows"])
+], ids=["greater_is_better", "task", "flag", "method", "specs-text", "specs-typo", "small-data-other", "priority",
+        "cost", "cost-nan", "max_rows"])
 def test_a_plugins_unusable_declarations_are_a_problem_naming_it(fresh_registry, hook, base, attrs, message):
     # checked once, when registered: before, a string greater_is_better made AutoRanker maximise a loss, and a
     # typo in default_specs broke every default AutoRanker fit far from the plugin

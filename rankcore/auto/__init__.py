@@ -35,8 +35,8 @@ from ._saved import decode_fitted, encode_fitted
 from ._small_data import SMALL_DATA_ROWS, small_data_specs
 from ._tasks import Task, TaskResult, make_context, run_task
 
-__all__ = ["AutoRanker", "DEFAULT_METRIC", "QUERY_METRIC", "Candidate", "CandidateContext", "FoldBag", "Leaderboard", "LeaderboardRow",
-           "MAX_CV_REPEATS", "MissingValueImputer", "RankAverage", "SearchEvent", "SMALL_DATA_ROWS", "default_specs",
-           "small_data_specs", "LocalExecutor", "Task", "TaskResult", "run_task", "SearchProgress", "check_params",
-           "build_estimator", "make_context", "encode_fitted", "decode_fitted", "fit_estimator", "NO_SAMPLE_WEIGHT",
-           "part_advice"]
+__all__ = ["AutoRanker", "DEFAULT_METRIC", "QUERY_METRIC", "Candidate", "CandidateContext", "FoldBag", "Leaderboard",
+           "LeaderboardRow", "MAX_CV_REPEATS", "MissingValueImputer", "RankAverage", "SearchEvent", "SMALL_DATA_ROWS",
+           "default_specs", "small_data_specs", "LocalExecutor", "Task", "TaskResult", "run_task", "SearchProgress",
+           "check_params", "build_estimator", "make_context", "encode_fitted", "decode_fitted", "fit_estimator",
+           "NO_SAMPLE_WEIGHT", "part_advice"]

@@ -30,7 +30,8 @@ __all__ = ["FoldBag", "standardization"]
 
 
 def standardization(scores: np.ndarray) -> tuple[float, float]:
-    """``(center, scale)`` of a model's held-out scores: their mean and standard deviation (1 when they are constant)."""
+    """``(center, scale)`` of a model's held-out scores: their mean and standard deviation (1 when they are
+    constant)."""
     scores = np.asarray(scores, dtype=np.float64)
     scores = scores[np.isfinite(scores)]
     if scores.shape[0] == 0:

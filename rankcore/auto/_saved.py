@@ -67,7 +67,8 @@ def encode_fitted(estimator: Any, name: str) -> dict:
                 "members": [encode_fitted(e, n) for e, n in zip(estimator.estimators, estimator.names)],
                 "references": [np.ascontiguousarray(r, dtype=np.float64) for r in estimator.references]}
     if isinstance(estimator, FoldBag):
-        return {"kind": "bag", "name": estimator.name, "members": [encode_fitted(e, name) for e in estimator.estimators],
+        return {"kind": "bag", "name": estimator.name,
+                "members": [encode_fitted(e, name) for e in estimator.estimators],
                 "centers": np.ascontiguousarray(estimator.centers, dtype=np.float64),
                 "scales": np.ascontiguousarray(estimator.scales, dtype=np.float64)}
     imputed = imputer_and_model(estimator)

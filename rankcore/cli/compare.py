@@ -430,7 +430,8 @@ def check_outputs(args, inputs: dict[str, str | None] | None = None, configs=(),
     if args.save_models:
         _check_directory_creatable(args.save_models, "--save-models")
         for config in configs:
-            outputs[f"--save-models ({config.label})"] = os.path.join(args.save_models, _file_name(config.label) + ".json")
+            model_path = os.path.join(args.save_models, _file_name(config.label) + ".json")
+            outputs[f"--save-models ({config.label})"] = model_path
     check_distinct_outputs(outputs)
     made = {os.path.abspath(args.out_dir)} if not args.no_plots else set()    # created before the report is written
     for option, path in outputs.items():

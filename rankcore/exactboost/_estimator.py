@@ -160,7 +160,8 @@ class ExactBoostSetup(EstimatorSetup):
 
 
 class ExactBoost(Ranker):
-    __doc__ = """Boost decision stumps on a monotone ranking metric itself (Csillag et al. 2022; docs/theory/exactboost.md).
+    __doc__ = """Boost decision stumps on a monotone ranking metric itself (Csillag et al. 2022;
+    docs/theory/exactboost.md).
 
     Each of ``n_runs`` independent runs starts from the zero score and, for
     ``n_rounds`` rounds, draws a stratified subsample of the examples and of

@@ -21,7 +21,8 @@ B. ``loss_runs`` takes scores run-length encoded (strictly ascending values
 
 from libc.stdint cimport int32_t
 
-from rankcore.metrics.sorted_helpers cimport PaucWalk, highest_of, pauc_walk_add, pauc_walk_start, pauc_walk_value, resolve_k
+from rankcore.metrics.sorted_helpers cimport (PaucWalk, highest_of, pauc_walk_add, pauc_walk_start, pauc_walk_value,
+                                              resolve_k)
 from rankcore.metrics.sorted_kernels cimport SortedAUC, SortedKS, SortedMetric, SortedPartialAUC, SortedPrecAtK
 
 from ._evaluators cimport LossEvaluator

@@ -170,7 +170,8 @@ class Filter(Component):
         view = arr.view()
         view.flags.writeable = False  # a filter must not modify the spectrum
         out = self._evaluate_path(view, lam_arr, norm_f)
-        self._check_output(out, f"lam in [{lam_arr.min() if lam_arr.size else 0!r}, {lam_arr.max() if lam_arr.size else 0!r}]")
+        self._check_output(out, f"lam in [{lam_arr.min() if lam_arr.size else 0!r}, "
+                                f"{lam_arr.max() if lam_arr.size else 0!r}]")
         return out
 
     def _evaluate_path(self, t: np.ndarray, lams: np.ndarray, norm: float) -> np.ndarray:

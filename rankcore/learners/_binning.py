@@ -230,7 +230,8 @@ def check_thresholds(thresholds: Any, n_features: int, *, name: str = "threshold
     if isinstance(thresholds, np.ndarray) and thresholds.ndim == 2:
         thresholds = list(thresholds)
     if not isinstance(thresholds, Sequence) or isinstance(thresholds, (str, bytes)):
-        raise TypeError(f"{name}: expected a list with one array of thresholds per feature, got {type(thresholds).__name__}")
+        raise TypeError(f"{name}: expected a list with one array of thresholds per feature, "
+                        f"got {type(thresholds).__name__}")
     if len(thresholds) != n_features:
         raise ValueError(f"{name}: expected one array of thresholds per feature ({n_features}), got {len(thresholds)}")
     out = []

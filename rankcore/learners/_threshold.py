@@ -232,7 +232,8 @@ class Thresholds(Learner):
 
     name = "thresholds"
     aliases = ("threshold",)
-    parameters = (Parameter("q", int, default=4, minimum=1, maximum=MAX_BINS - 1, doc="quantile thresholds per feature"),)
+    parameters = (Parameter("q", int, default=4, minimum=1, maximum=MAX_BINS - 1,
+                            doc="quantile thresholds per feature"),)
     examples = ("thresholds", "thresholds:1", "thresholds:16")
     uses_thresholds = True
 

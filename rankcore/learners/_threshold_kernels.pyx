@@ -1,4 +1,5 @@
-"""Kernels of the threshold learners (``stumps``, ``thresholds``) and the ``features`` learner, over feature-major codes.
+"""Kernels of the threshold learners (``stumps``, ``thresholds``) and the ``features`` learner, over
+feature-major codes.
 
 Design
 ------

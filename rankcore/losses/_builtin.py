@@ -125,7 +125,8 @@ class Logistic(Loss):
         return np.exp(s - f_pos), np.exp(f_neg - s)      # b_i, a_k with a_k b_i = e^{−(f_i − f_k)}
 
     def _sums(self, generic, factored, f_pos, f_neg, args, n_threads):
-        """``factored(_logistic, b, a, *args, n_threads)`` while the scores' span allows the factors, else ``generic``."""
+        """``factored(_logistic, b, a, *args, n_threads)`` while the scores' span allows the factors, else
+        ``generic``."""
         factors = self._factors(f_pos, f_neg)
         if factors is None:
             return generic(*args, n_threads=n_threads)
@@ -136,11 +137,13 @@ class Logistic(Loss):
 
     def negative_sums(self, f_pos, w_pos, f_neg, *, n_threads=1):
         f_pos, w_pos, f_neg = _f64(f_pos), _f64(w_pos), _f64(f_neg)
-        return self._sums(super().negative_sums, _factored_negative_sums, f_pos, f_neg, (f_pos, w_pos, f_neg), n_threads)
+        return self._sums(super().negative_sums, _factored_negative_sums, f_pos, f_neg, (f_pos, w_pos, f_neg),
+                          n_threads)
 
     def positive_sums(self, f_pos, f_neg, c_neg, *, n_threads=1):
         f_pos, f_neg, c_neg = _f64(f_pos), _f64(f_neg), _f64(c_neg)
-        return self._sums(super().positive_sums, _factored_positive_sums, f_pos, f_neg, (f_pos, f_neg, c_neg), n_threads)
+        return self._sums(super().positive_sums, _factored_positive_sums, f_pos, f_neg, (f_pos, f_neg, c_neg),
+                          n_threads)
 
     def directional_sums(self, f_pos, w_pos, h_pos, f_neg, h_neg, *, n_threads=1):
         f_pos, w_pos, h_pos = _f64(f_pos), _f64(w_pos), _f64(h_pos)

@@ -306,7 +306,8 @@ class Metric(Component):
         raise NotImplementedError(f"metric {self.spec!r} has no threshold-count form")
 
     def roc_bounds(self, cells: Any) -> tuple[float, float, float]:
-        """(value with the uncertain cells as ties, low, high) from a :class:`~rankcore.metrics.RocCells` (form ``"roc"``).
+        """(value with the uncertain cells as ties, low, high) from a :class:`~rankcore.metrics.RocCells`
+        (form ``"roc"``).
 
         ``low <= exact value <= high`` for every order of the scores inside
         the uncertain cells; all three equal when no cell is uncertain.

@@ -407,7 +407,8 @@ class Objective(Component):
         gradient : ndarray of float64, shape (n,)
             ∂J/∂f_n (a subgradient where J is not differentiable).
         """
-        raise NotImplementedError(f"objective {self.spec!r} must implement value_and_gradient(y, scores, sample_weight)")
+        raise NotImplementedError(f"objective {self.spec!r} must implement "
+                                  "value_and_gradient(y, scores, sample_weight)")
 
     def value_gradient_hessian(
         self, y: np.ndarray, scores: np.ndarray, sample_weight: np.ndarray | None = None

@@ -489,7 +489,8 @@ class _LinearAtK(Ranker):
         check_category_order(y)
         y_arr = np.asarray(y)
         if y_arr.ndim != 1 or y_arr.shape[0] != X.shape[0]:
-            raise ValueError(f"y: expected a 1-D array of {X.shape[0]} labels (one per row of X), got shape {y_arr.shape}")
+            raise ValueError(f"y: expected a 1-D array of {X.shape[0]} labels (one per row of X), "
+                             f"got shape {y_arr.shape}")
         if first:
             if classes is None:
                 present = ordered_labels(y_arr, "y")[0]        # mixed types: a TypeError naming y

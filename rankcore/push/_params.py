@@ -114,9 +114,10 @@ BOOSTING = (
         rest, stop after ``n_iter_no_change`` iterations without improvement
         and keep the best iteration -- no refit.  The large-data settings
         apply: ``scoring=None`` validates by ``pauc:0.1``, and the learner's
-        own (``trees``: learning rate 0.2 on every row, up to 150 trees; ``stumps``: up to 300), except what the learner spec or
-        ``n_iter`` sets.  When the hold-out would hold fewer than about 10
-        rows of a class, the fit runs ``n_iter`` iterations without early
+        own (``trees``: learning rate 0.2 on every row, up to 150 trees;
+        ``stumps``: up to 300), except what the learner spec or ``n_iter``
+        sets.  When the hold-out would hold fewer than about 10 rows of a
+        class, the fit runs ``n_iter`` iterations without early
         stopping, warns, and ``stop_reason_`` is ``"no_validation_split"``.
         Within queries (``fit(..., qid=)``) ``"auto"`` never stops: a
         hold-out of whole training queries is too noisy to stop on, and an

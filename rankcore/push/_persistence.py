@@ -70,7 +70,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         fail(str(exc))
     if n_queries is not None:
         # the per-query default's trees depend on whether the fit had categorical columns
-        setup = estimator._query_setup(setup, categorical=_had_categorical_columns(estimator, categories, d, names, fail))
+        setup = estimator._query_setup(setup,
+                                       categorical=_had_categorical_columns(estimator, categories, d, names, fail))
         # and the default's QueryRMSE weight for the fit's queries with two grades
         setup = estimator._for_ranked_queries(setup, n_queries[0] - n_queries[1])
     objective, learner, cap = _check_components(state, setup, fail)

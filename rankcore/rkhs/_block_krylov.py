@@ -64,8 +64,9 @@ class BlockKrylovSpectrum(KrylovSpectrum):
 
     Columns of a new block that are linearly dependent on the basis (within
     1e-12 of the running ‖A‖; pivoted QR) are dropped (deflation; their
-    remainders join the residual rows of the bounds): the block narrows, and a block of width 0 means the space is invariant and the path
-    exact.  Time per step: the product plus 4 m n s for re-orthogonalization
+    remainders join the residual rows of the bounds): the block narrows, and
+    a block of width 0 means the space is invariant and the path exact.
+    Time per step: the product plus 4 m n s for re-orthogonalization
     (n the basis dimension); each check an n × n symmetric eigenproblem.
     Memory: the basis, m (n + s) doubles.
 

@@ -198,7 +198,8 @@ class KernelRanker(Ranker):
                 f"kernel: expected a kernel spec such as 'rbf', a rankcore.Kernel or a callable, got {self.kernel!r}"
             )
         if not kernel.positive_semidefinite:
-            raise ValueError(f"kernel: {kernel.spec!r} is not positive semi-definite; kernel ranking needs a PSD kernel")
+            raise ValueError(f"kernel: {kernel.spec!r} is not positive semi-definite; "
+                             "kernel ranking needs a PSD kernel")
         if overrides:
             declared = {p.name for p in kernel.parameters}
             unknown = sorted(set(overrides) - declared)
@@ -226,7 +227,8 @@ class KernelRanker(Ranker):
             return [registry().resolve("filter", spec)], True
         if isinstance(spec, (list, tuple)) and spec:
             return [registry().resolve("filter", s) for s in spec], False
-        raise TypeError(f"filter: expected a filter spec such as 'tikhonov', a rankcore.Filter or a non-empty list of them, got {spec!r}")
+        raise TypeError("filter: expected a filter spec such as 'tikhonov', a rankcore.Filter or a non-empty list "
+                        f"of them, got {spec!r}")
 
     def _resolve_lam(self) -> tuple[str, np.ndarray | None]:
         lam = self.lam
@@ -242,11 +244,13 @@ class KernelRanker(Ranker):
         try:
             arr = np.asarray(lam, dtype=np.float64)
         except (TypeError, ValueError):
-            raise TypeError(f"lam: expected a number > 0, an array of them, 'holdout' or 'apriori', got {lam!r}") from None
+            raise TypeError("lam: expected a number > 0, an array of them, 'holdout' or 'apriori', "
+                            f"got {lam!r}") from None
         if arr.ndim != 1 or arr.size == 0:
             raise ValueError(f"lam: an array of lambdas must be 1-D and non-empty, got shape {arr.shape}")
         if not (np.isfinite(arr).all() and (arr > 0).all()):
-            raise ValueError(f"lam: every lambda must be a finite number > 0, got {arr[~(np.isfinite(arr) & (arr > 0))][:5]!r}")
+            raise ValueError("lam: every lambda must be a finite number > 0, "
+                             f"got {arr[~(np.isfinite(arr) & (arr > 0))][:5]!r}")
         return "path", arr
 
     def _resolve_grid(self) -> np.ndarray:
@@ -424,13 +428,16 @@ class KernelRanker(Ranker):
         except Exception:
             sizes = np.asarray([])
         if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu" or (sizes < 4).any():
-            raise ValueError(f"apriori_sizes: expected a non-empty sequence of integers >= 4, got {self.apriori_sizes!r}")
+            raise ValueError("apriori_sizes: expected a non-empty sequence of integers >= 4, "
+                             f"got {self.apriori_sizes!r}")
         if (sizes >= m).any():
             raise ValueError(
-                f"apriori_sizes: every subset must be smaller than the training set ({m} samples), got {self.apriori_sizes!r}"
+                f"apriori_sizes: every subset must be smaller than the training set ({m} samples), "
+                f"got {self.apriori_sizes!r}"
             )
         if np.unique(sizes).shape[0] < 2:
-            raise ValueError(f"apriori_sizes: the extrapolation needs at least two different sizes, got {self.apriori_sizes!r}")
+            raise ValueError("apriori_sizes: the extrapolation needs at least two different sizes, "
+                             f"got {self.apriori_sizes!r}")
         return sizes.astype(np.int64)
 
     def _gram(self, A: np.ndarray, B: np.ndarray | None = None) -> np.ndarray:
@@ -605,7 +612,8 @@ class KernelRanker(Ranker):
         fixed = {k: v for k, v in getattr(wanted, "params", {}).items() if not isinstance(v, str)}
         if type(kernel) is not type(wanted) or any(kernel.params.get(k) != v for k, v in fixed.items()):
             fail(f"kernel {state['kernel']!r} does not match the parameters (kernel {wanted.spec!r})")
-        if not (isinstance(state["filters"], list) and state["filters"] and all(isinstance(s, str) for s in state["filters"])):
+        if not (isinstance(state["filters"], list) and state["filters"]
+                and all(isinstance(s, str) for s in state["filters"])):
             fail("filters must be a non-empty list of spec strings")
         configured = {f.spec: f for f in setup.filters}     # the parameters' filters, resolved
         unknown = [s for s in state["filters"] if s not in configured]

@@ -230,10 +230,11 @@ def _extend_at_edge(score, C, losses, lams, fi, li):
     order = np.argsort(-lams, kind="stable")  # keep the grid descending, as it came
     C, losses, lams = C[:, order], losses[:, order], lams[order]
     li = int(np.flatnonzero(order == li)[0])
+    at_new_end = lams[li] in (lams.min(), lams.max()) and lams[li] != start
     warnings.warn(
         f"lam='holdout': the held-out loss was least at the {side} lambda of the grid ({start:.3g}); the grid was "
         f"extended to [{lams.min():.3g}, {lams.max():.3g}] and the choice is now {float(lams[li]):.3g}"
-        f"{' (at its new end: consider a wider lam_grid)' if lams[li] in (lams.min(), lams.max()) and lams[li] != start else ''}.",
+        f"{' (at its new end: consider a wider lam_grid)' if at_new_end else ''}.",
         GridEdgeWarning, stacklevel=outside_stacklevel())
     return C, losses, lams, fi, li
 
@@ -309,7 +310,8 @@ def apriori_choice(
         lam = min(max(extrapolated, low), high)
         if lam != extrapolated:
             warnings.warn(
-                f"lam='apriori': the extrapolation alpha * m^(-beta/2) = {extrapolated:.3g} (alpha = {math.exp(log_alpha):.3g},"
+                f"lam='apriori': the extrapolation alpha * m^(-beta/2) = {extrapolated:.3g} "
+                f"(alpha = {math.exp(log_alpha):.3g},"
                 f" beta = {beta:.3g}, from subset choices {np.array2string(chosen, precision=3)}) lies outside the grid"
                 f" [{low:.3g}, {high:.3g}]; using {lam:.3g}. Repeat sizes in apriori_sizes (or use larger subsets)"
                 " to steady the fit.", UserWarning, stacklevel=outside_stacklevel())

@@ -253,7 +253,8 @@ class ExactSpectrum(Spectrum):
             margin against rounding at the boundary) are computed when they are
             at most a quarter of all: MRRR on an index range costs about in
             proportion to its size plus a bisection (all 2,000 eigenpairs cost
-            1.5 direct solves at m = 2,000, the top 200 a third of that).  Valid only for filters that vanish below it -- the
+            1.5 direct solves at m = 2,000, the top 200 a third of that).
+            Valid only for filters that vanish below it -- the
             spectral cut-off at λ ≥ ``min_eigenvalue``, which is what the
             Krylov route's fallback asks for; the other filters need every
             eigenpair.  None (default): all eigenpairs.
@@ -319,7 +320,8 @@ class ExactSpectrum(Spectrum):
             raise RuntimeError("ExactSpectrum: the work arrays were released")
         G = np.asarray(G, dtype=np.float64)
         if G.ndim != 2 or G.shape[1] != self.eigenvalues.shape[0]:
-            raise ValueError(f"coefficients: expected filter values of shape (k, {self.eigenvalues.shape[0]}), got {G.shape}")
+            raise ValueError(f"coefficients: expected filter values of shape (k, {self.eigenvalues.shape[0]}), "
+                             f"got {G.shape}")
         m = self.n_support
         H = np.ascontiguousarray(G * self.weights)
         if not self._u_formed and H.shape[0] > m and m > 1:
@@ -354,7 +356,8 @@ class NystroemSpectrum(Spectrum):
         """
         m, r = K_mr.shape
         if K_rr.shape != (r, r) or y.shape[0] != m:
-            raise ValueError(f"NystroemSpectrum: shapes do not match: K_mr {K_mr.shape}, K_rr {K_rr.shape}, y {y.shape}")
+            raise ValueError(f"NystroemSpectrum: shapes do not match: K_mr {K_mr.shape}, K_rr {K_rr.shape}, "
+                             f"y {y.shape}")
         self.entry_scale = float(np.abs(np.diagonal(K_rr)).mean()) if r else 0.0
         s, V = scipy.linalg.eigh(0.5 * (K_rr + K_rr.T))
         # K_rr's eigenvalues below rounding level carry no information: drop
@@ -377,6 +380,7 @@ class NystroemSpectrum(Spectrum):
     def coefficients(self, G: np.ndarray) -> np.ndarray:
         G = np.asarray(G, dtype=np.float64)
         if G.ndim != 2 or G.shape[1] != self.eigenvalues.shape[0]:
-            raise ValueError(f"coefficients: expected filter values of shape (k, {self.eigenvalues.shape[0]}), got {G.shape}")
+            raise ValueError(f"coefficients: expected filter values of shape (k, {self.eigenvalues.shape[0]}), "
+                             f"got {G.shape}")
         beta = self._scale * ((G * self.weights) @ self._w_basis.T)  # k x q
         return beta @ self._root.T  # k x r coefficients over the landmarks

@@ -32,7 +32,8 @@ def check_filter_finite_nonnegative(flt, rng):
     for lam in _LAMS:
         g = flt(t, lam, norm=_NORM)
         assert g.shape == t.shape, f"filter {flt.spec!r}: shape {g.shape} for {t.shape} eigenvalues"
-        assert np.isfinite(g).all(), f"filter {flt.spec!r}: non-finite values at lam={lam} for t={t[~np.isfinite(g)][:3]}"
+        assert np.isfinite(g).all(), (
+            f"filter {flt.spec!r}: non-finite values at lam={lam} for t={t[~np.isfinite(g)][:3]}")
         assert (g >= 0).all(), f"filter {flt.spec!r}: negative values at lam={lam}"
 
 
@@ -45,7 +46,8 @@ def check_filter_limit_at_zero(flt, rng):
         g = flt(t, lam, norm=_NORM)
         scale = max(abs(g0), 1.0 / lam)
         assert np.all(np.abs(g - g0) <= 1e-9 * scale), (
-            f"filter {flt.spec!r}: g(t) does not tend to g(0) = {g0!r} at lam={lam}: got {g.tolist()} for t={t.tolist()}"
+            f"filter {flt.spec!r}: g(t) does not tend to g(0) = {g0!r} at lam={lam}: "
+            f"got {g.tolist()} for t={t.tolist()}"
         )
 
 
@@ -93,7 +95,8 @@ def check_filter_elementwise(flt, rng):
     path = flt.path(frozen, lams, norm=_NORM)
     assert path.shape == (lams.size, t.size), f"filter {flt.spec!r}: path shape {path.shape}"
     for i, lam in enumerate(lams):
-        assert np.array_equal(path[i], flt(t, lam, norm=_NORM)), f"filter {flt.spec!r}: path row {i} differs from a call"
+        assert np.array_equal(path[i], flt(t, lam, norm=_NORM)), (
+            f"filter {flt.spec!r}: path row {i} differs from a call")
     assert np.array_equal(frozen, t), f"filter {flt.spec!r}: the eigenvalues were modified"
 
 

@@ -57,10 +57,12 @@ def check_kernel_blocks_consistent(kernel, rng):
     YX = fitted(Y, X)
     scale = max(1.0, float(np.abs(full).max()))
     assert XY.shape == (18, 12), f"kernel {kernel.spec!r}: K(X, Y) has shape {XY.shape}"
-    assert np.allclose(XY, full[:18, 18:], rtol=1e-10, atol=1e-12 * scale), f"kernel {kernel.spec!r}: K(X, Y) != block of K(Z)"
+    assert np.allclose(XY, full[:18, 18:], rtol=1e-10, atol=1e-12 * scale), (
+        f"kernel {kernel.spec!r}: K(X, Y) != block of K(Z)")
     assert np.allclose(XY, YX.T, rtol=1e-10, atol=1e-12 * scale), f"kernel {kernel.spec!r}: K(X, Y) != K(Y, X).T"
     diag = fitted.diagonal(Z)
-    assert np.allclose(diag, np.diag(full), rtol=1e-10, atol=1e-12 * scale), f"kernel {kernel.spec!r}: diagonal() != diag(K)"
+    assert np.allclose(diag, np.diag(full), rtol=1e-10, atol=1e-12 * scale), (
+        f"kernel {kernel.spec!r}: diagonal() != diag(K)")
 
 
 def check_kernel_threads_and_dtypes(kernel, rng):
@@ -73,7 +75,8 @@ def check_kernel_threads_and_dtypes(kernel, rng):
     assert np.array_equal(fitted(frozen, n_threads=2), ref), f"kernel {kernel.spec!r}: depends on n_threads"
     assert np.array_equal(frozen, X), f"kernel {kernel.spec!r}: modified its input"
     Xi = np.round(X * 3).astype(np.int64)
-    assert np.allclose(fitted(Xi), fitted(Xi.astype(np.float64)), rtol=1e-12, atol=0), f"kernel {kernel.spec!r}: int input differs"
+    assert np.allclose(fitted(Xi), fitted(Xi.astype(np.float64)), rtol=1e-12, atol=0), (
+        f"kernel {kernel.spec!r}: int input differs")
     X32 = X.astype(np.float32)
     assert np.isfinite(fitted(X32)).all(), f"kernel {kernel.spec!r}: float32 input fails"
 

@@ -34,7 +34,8 @@ def check_loss_shape(loss, rng):
     assert_finite(v, owner=f"loss {loss.spec!r}", what="ℓ", at=z, at_name="z")
     assert_finite(_call(loss.derivative, z), owner=f"loss {loss.spec!r}", what="ℓ'", at=z, at_name="z")
     assert np.all(v >= 0), f"loss {loss.spec!r}: negative values"
-    assert np.all(v[z <= 0] >= 1.0 - 1e-12), f"loss {loss.spec!r}: ℓ(z) < 1 for some z <= 0 (not an upper bound of 1[z <= 0])"
+    assert np.all(v[z <= 0] >= 1.0 - 1e-12), (
+        f"loss {loss.spec!r}: ℓ(z) < 1 for some z <= 0 (not an upper bound of 1[z <= 0])")
     assert np.all(np.diff(v) <= 1e-12 * np.maximum(1, np.abs(v[1:]))), f"loss {loss.spec!r}: ℓ increases"
     assert np.all(_call(loss.derivative, z) <= 0), f"loss {loss.spec!r}: ℓ' > 0 somewhere"
     mid = 0.5 * (v[:-2] + v[2:])
@@ -137,7 +138,8 @@ def check_loss_curvature_sums(loss, rng):
         for n_threads in (1, 2):
             got_P, got_N = loss.curvature_sums(f_pos, w_pos, f_neg, c1, c2, n_threads=n_threads)
             for name, a, b in (("P", got_P, P), ("N", got_N, N)):
-                assert np.asarray(a).shape == b.shape, f"loss {loss.spec!r}: curvature sum {name} has shape {np.shape(a)}"
+                assert np.asarray(a).shape == b.shape, (
+                    f"loss {loss.spec!r}: curvature sum {name} has shape {np.shape(a)}")
                 assert np.all(np.abs(a - b) <= 1e-9 * np.maximum(1.0, np.abs(b))), (
                     f"loss {loss.spec!r}: curvature sum {name} differs from the explicit pairs "
                     f"(max abs error {np.max(np.abs(a - b)):.3g}, n_threads={n_threads})")

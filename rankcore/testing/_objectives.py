@@ -180,7 +180,8 @@ def check_objective_separable_blocks(objective, rng):
         exact = bound.line(scores, np.concatenate(hb))
         for alpha in (0.0, -0.3, 0.9):
             a, b = line(alpha), exact(alpha)
-            assert math.isclose(a.value, b.value, rel_tol=1e-11) and math.isclose(a.d1, b.d1, rel_tol=1e-9, abs_tol=1e-12), (
+            assert (math.isclose(a.value, b.value, rel_tol=1e-11)
+                    and math.isclose(a.d1, b.d1, rel_tol=1e-9, abs_tol=1e-12)), (
                 f"objective {objective.spec!r}: the compressed line search differs at α={alpha}")
 
 

@@ -163,8 +163,8 @@ def test_the_small_data_advice_leads_to_an_exported_model():
     y = (X[:, 0] + rng.normal(size=100) > 0.3).astype(int)
     small = rankcore.AutoRanker(random_state=0, n_jobs=1).fit(X, y)
     assert isinstance(small.best_estimator_, RankAverage)
-    with pytest.raises(TypeError, match=r"refit with candidates=\['trees'\] to choose one trees candidate \(blend=False "
-                                        r"alone may choose a model without trees"):
+    with pytest.raises(TypeError, match=r"refit with candidates=\['trees'\] to choose one trees candidate "
+                                        r"\(blend=False alone may choose a model without trees"):
         small.to_lightgbm()
     alone = rankcore.AutoRanker(random_state=0, n_jobs=1, blend=False).fit(X, y)
     if alone.best_candidate_.split(":")[0] not in ("trees", "stumps"):

@@ -20,7 +20,8 @@ BAD = {
     "None in qid": ({"qid": [None if i == 2 else "a" for i in ROW]}, {},
                     r"^qid: query ids must not be None or NaN, got None at row 2"),
     "a negative grade": ({"qid": QID, "y": np.where(ROW == 4, -1.0, Y)}, {},
-                         r"^y: relevance grades must be finite numbers >= 0 \(fitting within queries\), got -1.0 at row 4$"),
+                         r"^y: relevance grades must be finite numbers >= 0 \(fitting within queries\), "
+                         r"got -1.0 at row 4$"),
     "a NaN grade": ({"qid": QID, "y": np.where(ROW == 4, np.nan, Y)}, {},
                     r"^y: relevance grades must be finite numbers >= 0 \(fitting within queries\), got nan at row 4$"),
     "qid and group": ({"qid": QID, "group": [Y.shape[0]]}, {}, r"^qid, group: give one of them"),

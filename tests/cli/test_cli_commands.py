@@ -420,7 +420,8 @@ def test_demo_prints_top_of_list_metrics_and_draws_the_figures(tmp_path, monkeyp
         text = (tmp_path / "rankcore-demo" / f"{name}.svg").read_text()
         assert xml.dom.minidom.parseString(text).documentElement.tagName == "svg"
         # one sentence per figure says what to look at
-        (line,) = [ln for ln in done.stderr.splitlines() if ln.startswith(f"wrote {os.path.join('rankcore-demo', name)}")]
+        (line,) = [ln for ln in done.stderr.splitlines()
+                   if ln.startswith(f"wrote {os.path.join('rankcore-demo', name)}")]
         assert len(line.split(": ", 1)[1]) > 40, line
     assert "leftmost part is what the push family changes" in done.stderr
 
@@ -431,13 +432,15 @@ def test_demo_without_matplotlib_draws_the_same_svg_figures(tmp_path, monkeypatc
     blocker = tmp_path / "blocker" / "matplotlib"
     blocker.mkdir(parents=True)
     (blocker / "__init__.py").write_text("raise ImportError('matplotlib is blocked for this test')\n")
-    done = run_cli("demo", "--n-iter", "20", cwd=tmp_path, env={"PYTHONPATH": os.pathsep.join([str(blocker.parent), os.environ.get("PYTHONPATH", "")])})
+    done = run_cli("demo", "--n-iter", "20", cwd=tmp_path,
+                   env={"PYTHONPATH": os.pathsep.join([str(blocker.parent), os.environ.get("PYTHONPATH", "")])})
     assert done.returncode == 0, done.stderr
     assert "auc" in done.stdout and "Traceback" not in done.stderr
     with_matplotlib = in_process("demo", "--n-iter", "20", "--out-dir", "again")
     assert with_matplotlib.returncode == 0, with_matplotlib.stderr
     for name in ("roc", "precision_at_k", "objective"):
-        assert (tmp_path / "rankcore-demo" / f"{name}.svg").read_bytes() == (tmp_path / "again" / f"{name}.svg").read_bytes()
+        assert ((tmp_path / "rankcore-demo" / f"{name}.svg").read_bytes()
+                == (tmp_path / "again" / f"{name}.svg").read_bytes())
 
 
 def test_demo_figures_show_the_models_of_its_table(tmp_path):

@@ -246,7 +246,8 @@ def test_csv_every_reader_gives_the_same_data(tmp_path, reader):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 4))
     y = rng.integers(0, 2, 300)
-    lines = ["x0,x1,label,x3,x4"] + [f"{a!r},{b!r},{l},{c!r}, {d!r} " for (a, b, c, d), l in zip(X.tolist(), y.tolist())]
+    lines = ["x0,x1,label,x3,x4"] + [f"{a!r},{b!r},{l},{c!r}, {d!r} "
+                                     for (a, b, c, d), l in zip(X.tolist(), y.tolist())]
     lines.insert(3, "")  # a blank line: rows and lines part ways
     lines[5] = lines[5].replace(",1,", ',"1",').replace(",0,", ',"0",')  # a quoted label
     path = write(tmp_path / "d.csv", "\n".join(lines) + "\n")

@@ -38,7 +38,8 @@ def labelled(tmp_path, monkeypatch):
     return tmp_path
 
 
-ANNOUNCED = "text.csv: ranking 'good' first (the greater of the labels 'bad' and 'good'); use --positive LABEL to choose"
+ANNOUNCED = ("text.csv: ranking 'good' first (the greater of the labels 'bad' and 'good'); "
+             "use --positive LABEL to choose")
 
 
 def test_cli_announces_which_text_label_is_ranked_first(labelled):

@@ -87,7 +87,8 @@ def test_coinciding_curves_stay_visible(tmp_path):
         panel.legend = None                      # count the curves' pixels only
     (tmp_path / "roc.svg").write_text(plotting.render_svg(figure), encoding="utf-8")
     width, height = round(figure.width * 100), round(figure.height * 100)
-    _chromium(f"--window-size={width},{height}", f"--screenshot={tmp_path / 'roc.png'}", (tmp_path / "roc.svg").as_uri())
+    _chromium(f"--window-size={width},{height}", f"--screenshot={tmp_path / 'roc.png'}",
+              (tmp_path / "roc.svg").as_uri())
     counts = {name: _colour_pixels(tmp_path / "roc.png", PALETTE[i]) for i, name in enumerate(curves)}
     # A, B and C lie on one another: each shows anyway, as a band around the next
     assert min(counts.values()) >= 300, counts

@@ -1,4 +1,5 @@
-"""The Dask estimators that rank one list refuse qid and group before touching a cluster (DaskAutoRanker: its own test; DaskPushBoost fits within queries)."""
+"""The Dask estimators that rank one list refuse qid and group before touching a cluster (DaskAutoRanker: its own
+test; DaskPushBoost fits within queries)."""
 
 import numpy as np
 import pytest

@@ -69,7 +69,8 @@ def _check_file(block: Block) -> None:
         part = part.strip("\n")
         if not part:
             continue
-        found = [(i, len(p)) for p in (textwrap.indent(part, " " * n) for n in (0, 4, 8)) if (i := text.find(p, position)) >= 0]
+        found = [(i, len(p)) for p in (textwrap.indent(part, " " * n) for n in (0, 4, 8))
+                 if (i := text.find(p, position)) >= 0]
         assert found, f"{block.where}: this excerpt is not in {block.argument} (in this order):\n{part}"
         position = sum(min(found))
 
@@ -192,7 +193,8 @@ def test_pages_cite_no_document_outside_the_repository(path):
 
 
 def _hooks():
-    return [(name, func) for name, func in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("rankcore_")]
+    return [(name, func) for name, func in inspect.getmembers(hookspecs, inspect.isfunction)
+            if name.startswith("rankcore_")]
 
 
 @pytest.mark.parametrize("name, func", _hooks(), ids=[n for n, _ in _hooks()])

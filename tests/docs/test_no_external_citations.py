@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCANNED = ("rankcore", "docs", "benchmarks", "studies", "tools", "plugins", "tests", "README.md", "CHANGELOG.md", "setup.py",
-           "pyproject.toml", "MANIFEST.in")
+SCANNED = ("rankcore", "docs", "benchmarks", "studies", "tools", "plugins", "tests", "README.md", "CHANGELOG.md",
+           "setup.py", "pyproject.toml", "MANIFEST.in")
 TEXT_SUFFIXES = {".py", ".pyx", ".pxd", ".pxi", ".md", ".txt", ".toml", ".cfg", ".in", ".rst", ".json", ".yml",
                  ".yaml", ".ini", ""}
 # built from pieces, so that this file does not match itself

@@ -248,7 +248,8 @@ def test_exactboost_per_run_function_reproduces_the_estimators_runs(synthetic):
     for run in (4, 0, 2):  # any order, one at a time
         result = fit_run(data, int(seeds[run]), settings)
         kept = result.feature[0] >= 0
-        rows = np.column_stack([result.feature[0][kept], result.threshold[0][kept], result.a[0][kept], result.b[0][kept]])
+        rows = np.column_stack([result.feature[0][kept], result.threshold[0][kept],
+                                result.a[0][kept], result.b[0][kept]])
         np.testing.assert_array_equal(rows, model.run_stumps(run))
     # and run seeds do not depend on how many runs are asked for
     np.testing.assert_array_equal(run_seeds(7, 3), seeds[:3])
@@ -406,7 +407,8 @@ def test_exactboost_ensembler_never_worse_than_best_base_model(metric, seed):
     from sklearn.tree import DecisionTreeClassifier
 
     X, y = make_classification(n_samples=300, n_features=10, n_informative=3, flip_y=0.1, random_state=seed)
-    bases = [LogisticRegression(max_iter=500), GaussianNB(), KNeighborsClassifier(15), DecisionTreeClassifier(max_depth=3)]
+    bases = [LogisticRegression(max_iter=500), GaussianNB(), KNeighborsClassifier(15),
+             DecisionTreeClassifier(max_depth=3)]
     rng = np.random.default_rng(seed)
     Z = np.column_stack([b.fit(X, y).predict_proba(X)[:, 1] for b in bases])
     Z += rng.uniform(0, 1e-9, Z.shape)  # distinct scores (no ties at the cut)

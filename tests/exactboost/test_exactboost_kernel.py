@@ -200,7 +200,8 @@ def exhaustive_grid_minimum(metric, problem, nd, depth, theta, c0, c1):
 
 
 @pytest.mark.parametrize("shift_invariant", [False, True], ids=["general", "shift-invariant"])
-@pytest.mark.parametrize("spec", ["auc", "ks", "prec@k:0.3", "pauc:0.5", "tpauc:0.2,0.6", "rmax", "max_height", "pnorm:8"])
+@pytest.mark.parametrize("spec", ["auc", "ks", "prec@k:0.3", "pauc:0.5", "tpauc:0.2,0.6", "rmax", "max_height",
+                                  "pnorm:8"])
 def test_exactboost_branch_and_bound_matches_exhaustive_search(spec, shift_invariant):
     metric = rankcore.resolve("metric", spec)
     if shift_invariant and not is_shift_invariant(metric):

@@ -633,7 +633,8 @@ def test_nan_in_y_or_weights_is_refused():
         rankcore.boost(learner="trees", n_iter=2).fit(X, y, sample_weight=np.full(50, np.nan))
 
 
-@pytest.mark.parametrize("check", component_checks("learner", "trees") + component_checks("learner", "trees:subsample=1"),
+@pytest.mark.parametrize("check",
+                         component_checks("learner", "trees") + component_checks("learner", "trees:subsample=1"),
                          ids=str)
 def test_trees_learner_contract(check):
     check()

@@ -139,7 +139,8 @@ def _bundling_data(kind, seed, n):
 
 
 @pytest.mark.parametrize("data", ["one-hot", "sparse counts"])
-@pytest.mark.parametrize("spec", ["trees", "trees:subsample=1,min_samples_leaf=3", "trees:growth=depthwise,colsample=0.7"])
+@pytest.mark.parametrize("spec", ["trees", "trees:subsample=1,min_samples_leaf=3",
+                                  "trees:growth=depthwise,colsample=0.7"])
 def test_bundled_trees_equal_unbundled_trees_when_sums_are_exact(spec, data):
     X = _bundling_data(data, 5, 800)
     rng = np.random.default_rng(2)

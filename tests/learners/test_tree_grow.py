@@ -106,7 +106,8 @@ def test_native_growth_does_not_depend_on_threads():
         assert _tree_state(a1) == _tree_state(a2) == _tree_state(b1) == _tree_state(b2)
 
 
-@pytest.mark.parametrize("spec", ["trees:max_leaves=63,subsample=1", "trees:growth=depthwise,max_leaves=15,categorical=2",
+@pytest.mark.parametrize("spec", ["trees:max_leaves=63,subsample=1",
+                                  "trees:growth=depthwise,max_leaves=15,categorical=2",
                                   "trees:max_leaves=63,subsample=1,random_strength=1"])
 def test_native_growth_does_not_depend_on_threads_above_every_parallel_threshold(spec):
     """20,000 rows: the gather, partition, histogram and paired split scan all run on 2 and 3 threads."""

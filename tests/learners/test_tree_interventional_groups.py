@@ -133,9 +133,9 @@ def test_fitted_models_give_the_grouped_games_values(learner, groups):
 
 
 def test_a_one_hot_block_is_one_player_scored_on_real_levels_only():
-    """The motivating example of docs/tree_explanations.md: as one player, a one-hot block takes x's level or z's, so the game
-    scores no row with two levels or none (the score below refuses them); the block's value is not the sum of its
-    three columns' values, the values of a game over such rows."""
+    """The motivating example of docs/tree_explanations.md: as one player, a one-hot block takes x's level or z's,
+    so the game scores no row with two levels or none (the score below refuses them); the block's value is not the
+    sum of its three columns' values, the values of a game over such rows."""
     X, y = _data(seed=1)
     model = PushBoost(learner="trees:max_leaves=8,min_samples_leaf=5", n_iter=8, random_state=0).fit(X, y)
     rows, Z = X[:6], X[300:320]

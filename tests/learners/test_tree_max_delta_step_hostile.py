@@ -91,7 +91,8 @@ def test_a_subnormal_cap_is_named_as_why_no_tree_moves_a_score(growth, cap):
     assert not any("lower l2" in str(w.message) for w in caught)
 
 
-@pytest.mark.parametrize("value", [10**400, Fraction(10**400), -(10**400), 10**5000], ids=["int", "fraction", "neg", "huge"])
+@pytest.mark.parametrize("value", [10**400, Fraction(10**400), -(10**400), 10**5000],
+                         ids=["int", "fraction", "neg", "huge"])
 def test_numbers_beyond_floats_are_refused_by_name(value):
     """Integers beyond a float (and past Python's 4,300 digits) get the parameter's error, not Python's."""
     with pytest.raises(SpecError, match="max_delta_step must be"):

@@ -108,7 +108,8 @@ def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, n
                 feature_top[j] = max(feature_top.get(j, 0.0), v)
             chosen = noisy_feature(feature_top, TIE_TOLERANCE * best_gain, random_strength, noise_seed, len(levels))
             j, b, nan_left = next(k for k, v in gains.items()
-                                  if k[0] == chosen and v >= feature_top[chosen] - TIE_TOLERANCE * feature_top[chosen] * 10)
+                                  if k[0] == chosen
+                                  and v >= feature_top[chosen] - TIE_TOLERANCE * feature_top[chosen] * 10)
         else:
             # ties: the first in the order (feature, bin, NaN left before right)
             j, b, nan_left = next(k for k, v in gains.items() if v >= best_gain - TIE_TOLERANCE * best_gain * 10)

@@ -159,7 +159,8 @@ def test_query_rmse_line_refuses_a_direction_of_the_wrong_shape():
 
 
 @pytest.mark.parametrize("loss,price,options", [("exp", "identity", {}), ("exp", "pow:3", {}),
-                                                ("logistic", "identity", {}), ("exp", "identity", dict(discount="sum"))])
+                                                ("logistic", "identity", {}),
+                                                ("exp", "identity", dict(discount="sum"))])
 def test_query_rmse_zero_is_the_push_bit_for_bit(loss, price, options):
     y, qid, f, w = _data(2)
     rng = np.random.default_rng(2)

@@ -133,8 +133,8 @@ CONFIGS = [
 def _make_estimator(cfg, k, batch_size, eta0=0.5):
     if cfg["rule"] == "perceptron":
         return plain_perceptron(k_per_batch=k, variant=cfg["kind"], batch_size=batch_size, shuffle=False, n_jobs=1)
-    return plain_sgd(k_per_batch=k, surrogate=cfg["kind"], eta0=eta0, alpha=cfg.get("alpha", 0.0), radius=cfg.get("radius"),
-                  batch_size=batch_size, shuffle=False, n_jobs=1)
+    return plain_sgd(k_per_batch=k, surrogate=cfg["kind"], eta0=eta0, alpha=cfg.get("alpha", 0.0),
+                     radius=cfg.get("radius"), batch_size=batch_size, shuffle=False, n_jobs=1)
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "-".join(f"{v}" for v in c.values()))
@@ -259,7 +259,8 @@ def _separable(n=600, d=10, margin=0.5, pos_rate=0.2, seed=0):
 @pytest.mark.parametrize("batch_size", [None, 100])
 def test_perceptron_avg_reaches_zero_loss_on_separable_data(batch_size):
     X, y = _separable()
-    model = plain_perceptron(k_per_batch=0.1, variant="avg", batch_size=batch_size, n_epochs=200, random_state=0).fit(X, y)
+    model = plain_perceptron(k_per_batch=0.1, variant="avg", batch_size=batch_size, n_epochs=200,
+                             random_state=0).fit(X, y)
     # the mistake bound: finitely many mistakes, so the last passes make none ...
     assert model.mistakes_per_epoch_[-1] == 0
     assert model.mistakes_per_epoch_.sum() < 200

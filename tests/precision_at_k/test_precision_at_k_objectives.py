@@ -180,7 +180,8 @@ def test_driver_decreases_surrogate_on_training_data(spec, ratio):
 
 def test_driver_never_increases_max_surrogate():
     X, y = _planted_tail()
-    values = _boost()(objective="prec@k-max:0.05", learner="stumps", n_iter=20, random_state=0).fit(X, y).objective_values_
+    values = _boost()(objective="prec@k-max:0.05", learner="stumps", n_iter=20,
+                      random_state=0).fit(X, y).objective_values_
     assert np.all(np.diff(values) <= 1e-12)
     assert values[-1] < values[0]
 

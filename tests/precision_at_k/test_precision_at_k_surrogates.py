@@ -133,7 +133,8 @@ def test_surrogate_gradient_matches_finite_differences_without_ties(kind):
         if abs(terms[1] - terms[0]) > 1e-4:
             continue
         h = 1e-7
-        numeric = np.array([(fast_surrogate(y, s + h * e, k, kind)[0] - fast_surrogate(y, s - h * e, k, kind)[0]) / (2 * h)
+        numeric = np.array([(fast_surrogate(y, s + h * e, k, kind)[0]
+                             - fast_surrogate(y, s - h * e, k, kind)[0]) / (2 * h)
                             for e in np.eye(n)])
         np.testing.assert_allclose(grad, numeric, atol=1e-5)
         checked += 1

@@ -233,7 +233,8 @@ def test_pnorm_push_rejects_p_below_one():
     (np.ones((5, 2)), [0, 0, 0, 0, 0], r"a ranking needs both classes"),
     (np.ones((3, 2)), [0, 1, 2], r"expected two classes"),
     # more than two labels without qid: the message says how grades are ranked
-    (np.ones((3, 2)), [0, 1, 2], r"got 3: \[0, 1, 2\]; graded labels are ranked within queries: pass fit\(X, y, qid=\.\.\.\)"),
+    (np.ones((3, 2)), [0, 1, 2],
+     r"got 3: \[0, 1, 2\]; graded labels are ranked within queries: pass fit\(X, y, qid=\.\.\.\)"),
     (np.array([[np.nan, 1.0], [0.0, 1.0]]), [0, 1], r"X: expected finite numbers, got NaN"),
     (np.ones((3, 2)), [0, 1], r"inconsistent lengths"),
     (np.ones((3, 2)), None, r"requires y to be passed"),

@@ -224,7 +224,8 @@ def test_path_shapes():
     for i, f in enumerate(["tikhonov", "cutoff"]):
         for j, lam in enumerate([0.1, 0.01, 0.001]):
             single = KernelRanker(filter=f, lam=lam).fit(X, y)
-            np.testing.assert_allclose(both.dual_coef_[i, j], single.dual_coef_, atol=1e-12 * np.abs(single.dual_coef_).max())
+            np.testing.assert_allclose(both.dual_coef_[i, j], single.dual_coef_,
+                                       atol=1e-12 * np.abs(single.dual_coef_).max())
     with pytest.raises(ValueError, match="path"):
         lam_path.score(X, y)
 

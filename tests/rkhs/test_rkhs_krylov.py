@@ -286,7 +286,8 @@ def test_plan_solver_by_time_and_memory():
     assert plan_solver(2000, 1000, budget, 46340, cutoff=True)[0] == "nystroem"
     assert plan_solver(1000, 1000, budget, 46340, cutoff=True)[0] == "exact"
     name, est = plan_solver(3000, 1000, budget, 46340)
-    assert set(est) == {"exact", "krylov", "nystroem"} and all(v["seconds"] > 0 and v["bytes"] > 0 for v in est.values())
+    assert (set(est) == {"exact", "krylov", "nystroem"}
+            and all(v["seconds"] > 0 and v["bytes"] > 0 for v in est.values()))
 
 
 # ----------------------------------------------------------------------
@@ -353,7 +354,8 @@ def test_exact_spectrum_with_min_eigenvalue_gives_the_cutoff_path(kernel, d):
     part = ExactSpectrum(K.copy(), y, min_eigenvalue=floor)
     assert part.eigenvalues.shape[0] < full.eigenvalues.shape[0]
     assert part.eigenvalues.shape[0] >= (full.eigenvalues >= floor).sum()
-    assert part.lam_floor == pytest.approx(full.lam_floor, rel=1e-12) and part.norm == pytest.approx(full.norm, rel=1e-12)
+    assert (part.lam_floor == pytest.approx(full.lam_floor, rel=1e-12)
+            and part.norm == pytest.approx(full.norm, rel=1e-12))
     ref = full.path(cut, lams)
     np.testing.assert_allclose(part.path(cut, lams), ref, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
     # more than a quarter of the eigenpairs above the bound: all of them are computed

@@ -7,7 +7,8 @@ from rankcore.testing import registry_cases
 CASES = list(registry_cases())
 
 
-@pytest.mark.parametrize("check", CASES or [pytest.param(None, marks=pytest.mark.skip(reason="no checks yet"))], ids=str)
+@pytest.mark.parametrize("check", CASES or [pytest.param(None, marks=pytest.mark.skip(reason="no checks yet"))],
+                         ids=str)
 def test_component_contract(check):
     check()
 

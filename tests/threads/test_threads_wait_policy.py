@@ -56,7 +56,8 @@ def test_wait_policy_of_the_user_is_kept(env, expected):
 
 @pytest.fixture
 def host(monkeypatch):
-    """A host of ``cpus`` CPUs (affinity mask and ``os.cpu_count``) with ``others`` runnable threads of other processes."""
+    """A host of ``cpus`` CPUs (affinity mask and ``os.cpu_count``) with ``others`` runnable threads of other
+    processes."""
 
     def set_host(cpus, others):
         monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)), raising=False)

@@ -72,7 +72,8 @@ def test_check_labels_and_scores_lengths_and_classes():
     assert y.dtype == np.float64
 
 
-@pytest.mark.parametrize("k, n, expected", [(1, 10, 1), (10, 10, 10), (0.05, 100, 5), (0.5, 3, 2), (0.01, 10, 1), (3.0, 5, 3)])
+@pytest.mark.parametrize("k, n, expected", [(1, 10, 1), (10, 10, 10), (0.05, 100, 5), (0.5, 3, 2), (0.01, 10, 1),
+                                            (3.0, 5, 3)])
 def test_check_k_valid(k, n, expected):
     assert v.check_k(k, n) == expected
 

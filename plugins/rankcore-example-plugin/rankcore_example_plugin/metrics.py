@@ -53,7 +53,8 @@ class NDCGAtK(rankcore.Metric):
         discount = np.r_[0.0, np.cumsum(1.0 / np.log2(np.arange(2, n + 2)))]  # discount[r] = Σ_{1..r}
         inside = np.minimum(ends, k) - starts
         keep = inside > 0
-        gain = positives[keep] / (ends - starts)[keep] * (discount[starts[keep] + inside[keep]] - discount[starts[keep]])
+        gain = (positives[keep] / (ends - starts)[keep]
+                * (discount[starts[keep] + inside[keep]] - discount[starts[keep]]))
         ideal = discount[min(k, int(y.sum()))]
         return float(gain.sum() / ideal)
 

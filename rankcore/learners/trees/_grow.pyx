@@ -34,9 +34,9 @@ from libc.string cimport memset
 from cython.parallel cimport parallel, threadid
 
 from rankcore.learners.trees._histogram cimport (FeatureSlots, NodeScan, SlotLayout, SplitChoice, SplitParams,
-                                              MAX_PARTITION_THREADS, build_histogram, checked_counts, histogram_part, listed_pointers,
-                                              partition_part, partition_rows, partition_threads, split_params,
-                                              split_table)
+                                              MAX_PARTITION_THREADS, build_histogram, checked_counts, histogram_part,
+                                              listed_pointers, partition_part, partition_rows, partition_threads,
+                                              split_params, split_table)
 from rankcore.learners.trees._interaction_rule cimport InteractionRule, rule_children, rule_mask, rule_root
 from rankcore.learners.trees._row_sample cimport sample_rows
 from rankcore.learners.trees._split cimport choose_split, scan_nodes, scan_part, scan_threads, split_bounds

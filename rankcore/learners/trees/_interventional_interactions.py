@@ -142,8 +142,8 @@ def _add_oblivious(rankers, alphas: np.ndarray, X: np.ndarray, Z: np.ndarray, pl
 def _batch_end(rankers, used_players: list, first: int, n: int, m: int) -> int:
     """The end of the batch of trees from ``first``: trees while their tables' bound (min(n, 2^D) · U² + 2^D
     entries) stays under about :data:`BATCH_NODES` and their cells ((n + m) a tree) under :data:`CELL_ENTRIES`,
-    at least one tree (``used_players``: each tree's U players).  The batches only bound memory: each row adds the trees' blocks in tree order whatever
-    they are, so the values do not depend on them."""
+    at least one tree (``used_players``: each tree's U players).  The batches only bound memory: each row adds
+    the trees' blocks in tree order whatever they are, so the values do not depend on them."""
     last, size, cells = first, 0, 0
     while last < len(rankers) and (last == first or (size < BATCH_NODES and cells + n + m <= CELL_ENTRIES)):
         depth, U = rankers[last].depth, used_players[last].shape[0]

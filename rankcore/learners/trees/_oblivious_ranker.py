@@ -131,7 +131,8 @@ def oblivious_from_state(state: dict) -> ObliviousTreeRanker:
         raise ValueError(f"oblivious tree: depth {depth} is above {_MAX_STATE_DEPTH}")
     for name in ("threshold", "nan_left", "gain"):
         if len(arrays[name]) != depth:
-            raise ValueError(f"oblivious tree: {name} has {len(arrays[name])} entries, expected {depth} (one per level)")
+            raise ValueError(f"oblivious tree: {name} has {len(arrays[name])} entries, "
+                             f"expected {depth} (one per level)")
     if len(arrays["value"]) != 2 ** depth:
         raise ValueError(f"oblivious tree: value has {len(arrays['value'])} entries, expected 2^{depth}")
     checks = {"feature": (_is_feature, "non-negative integers"), "nan_left": (_is_flag, "booleans"),

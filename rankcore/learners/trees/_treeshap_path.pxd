@@ -151,8 +151,9 @@ cdef inline void _walk_conditioned(const Forest* f, Py_ssize_t base, const doubl
     """RECURSE with feature ``conditioned`` known (``condition`` 1), unknown (−1) or neither (0: plain TreeSHAP);
     adds scale × fraction × its φ to phi.  ``fraction``: the share of the walk that reached ``node`` through the
     splits on the conditioned feature.  ``depth``: where the path's new element goes; the element of a split on
-    the conditioned feature is not added (the path keeps elements 0..depth − 1).  ``cell`` >= 0: the row is one of an oblivious tree's cell
-    ``cell`` (it goes right at level l iff bit l is set; ``x`` is not read), else it goes where x sends it."""
+    the conditioned feature is not added (the path keeps elements 0..depth − 1).  ``cell`` >= 0: the row is one
+    of an oblivious tree's cell ``cell`` (it goes right at level l iff bit l is set; ``x`` is not read), else it
+    goes where x sends it."""
     cdef PathElement* path = parent + depth + 1
     cdef Py_ssize_t i, k = base + node, hot, cold, split, index, top = depth
     cdef double w, incoming_zero = 1.0, incoming_one = 1.0, hot_zero, cold_zero, hot_fraction, cold_fraction

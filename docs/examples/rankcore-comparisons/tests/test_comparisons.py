@@ -1,4 +1,5 @@
-"""The 'comparisons' learner passes rankcore's contract checks, is found through its entry point and is used by name."""
+"""The 'comparisons' learner passes rankcore's contract checks, is found through its entry point
+and is used by name."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""The 'modified-huber' loss passes rankcore's contract checks, is found through its entry point and is used by name."""
+"""The 'modified-huber' loss passes rankcore's contract checks, is found through its entry point
+and is used by name."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""The 'recall@k' metric passes rankcore's contract checks, is found through its entry point and is used by name."""
+"""The 'recall@k' metric passes rankcore's contract checks, is found through its entry point
+and is used by name."""
 
 import pytest
 

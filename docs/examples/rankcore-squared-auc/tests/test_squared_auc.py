@@ -1,4 +1,5 @@
-"""The 'squared-auc' objective passes rankcore's contract checks, is found through its entry point and is used by name."""
+"""The 'squared-auc' objective passes rankcore's contract checks, is found through its entry point
+and is used by name."""
 
 import pytest
 
