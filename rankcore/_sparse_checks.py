@@ -116,20 +116,52 @@ def _first_outside(index: np.ndarray, bound: int) -> int | None:
 
 
 def sparse_frame_as_csr(X: Any) -> Any:
-    """A pandas DataFrame whose every column is ``Sparse`` with fill value 0, as a CSR matrix; else None.
+    """A pandas DataFrame of ``Sparse`` columns with fill value 0 (beside plain number columns, when that is
+    smaller), as a CSR matrix; else None.
 
     NumPy reads such a frame (``np.asarray``) as a dense array of every cell,
     so a fingerprint frame of 16,384 bit columns would take n x 16,384 x 8
     bytes; the frame's own stored values make the same matrix in O(nnz).  A
-    frame with a dense column beside them, or a fill value other than 0
-    (NaN: absent entries are missing), is left to the dense path (None).
+    fill value other than 0 (NaN: absent entries are missing), a column of
+    another kind, or dense columns that would make the CSR matrix larger
+    than the dense array leave the frame to the dense path (None).
     """
     if not type(X).__module__.startswith("pandas") or not hasattr(X, "columns") or X.shape[1] == 0:
         return None
     dtypes = list(X.dtypes)
-    if not all(_zero_filled_sparse(d) for d in dtypes):
+    if all(_zero_filled_sparse(d) for d in dtypes):
+        return _one_subtype(X, dtypes).sparse.to_coo().tocsr()
+    return _mixed_frame_as_csr(X, dtypes)
+
+
+def _mixed_frame_as_csr(X: Any, dtypes: list) -> Any:
+    """A frame of zero-filled ``Sparse`` columns beside plain NumPy number columns (fingerprints and a few
+    descriptors) as one CSR matrix, columns in order; None for any other frame, or when the CSR matrix would not be
+    smaller than the dense array (its stored values and their indices against n x d doubles).
+
+    The dense columns' zeros become absent entries (the same matrix) and their NaN stored values (missing, as in
+    any CSR input).  Time O(nnz + n x dense columns); memory the result and one dense column run at a time.
+    """
+    import scipy.sparse as sp
+
+    sparse = [_zero_filled_sparse(d) for d in dtypes]
+    plain = [not s and isinstance(d, np.dtype) and d.kind in "biuf" for s, d in zip(sparse, dtypes)]
+    if not any(sparse) or not all(s or p for s, p in zip(sparse, plain)):
         return None
-    return _one_subtype(X, dtypes).sparse.to_coo().tocsr()
+    n, d = (int(v) for v in X.shape)
+    stored = sum(int(X.iloc[:, j].sparse.npoints) if sparse[j] else int(np.count_nonzero(X.iloc[:, j].to_numpy()))
+                 for j in range(d))
+    if stored * 12 + (n + 1) * 8 >= n * d * 8:
+        return None
+    blocks, start = [], 0
+    for stop in range(1, d + 1):
+        if stop < d and sparse[stop] == sparse[start]:
+            continue
+        run = X.iloc[:, start:stop]
+        blocks.append(_one_subtype(run, dtypes[start:stop]).sparse.to_coo() if sparse[start]
+                      else sp.coo_matrix(run.to_numpy(dtype=np.float64)))
+        start = stop
+    return sp.hstack(blocks, format="csr")
 
 
 def _one_subtype(X: Any, dtypes: list) -> Any:

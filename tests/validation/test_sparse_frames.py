@@ -62,11 +62,34 @@ def test_a_sparse_frame_too_large_to_densify_is_refused(monkeypatch):
     monkeypatch.setattr(validation, "DENSE_BYTES_LIMIT", 200 * 64 * 8 - 1)
     with pytest.raises(TypeError, match=r"X: sparse input is not supported here.*GB as float64 for shape \(200, 64\)"):
         rankcore.ExactBoost(n_runs=2, n_rounds=2, random_state=0).fit(frame, y)
-    # a frame with a dense column beside the Sparse ones would be densified even by the trees: refused too
-    mixed = frame.assign(weight=np.linspace(200.0, 400.0, 200))
-    monkeypatch.setattr(validation, "DENSE_BYTES_LIMIT", 200 * 65 * 8 - 1)
+    # dense columns beside the Sparse ones that would make the CSR matrix larger than the dense array: the frame
+    # would be densified even by the trees, refused past the limit
+    crowded = frame.assign(**{f"dense{j}": np.linspace(200.0, 400.0, 200) + j for j in range(200)})
+    monkeypatch.setattr(validation, "DENSE_BYTES_LIMIT", 200 * 264 * 8 - 1)
     with pytest.raises(TypeError, match="Sparse columns beside dense ones"):
-        rankcore.boost(learner="trees", n_iter=2, random_state=0).fit(mixed, y)
+        rankcore.boost(learner="trees", n_iter=2, random_state=0).fit(crowded, y)
+
+
+def test_a_fingerprint_frame_with_descriptor_columns_is_read_as_csr_in_column_order():
+    # fingerprints beside a few plain descriptor columns (one with NaN) were made dense cell by cell, even by the
+    # trees: read as one CSR matrix instead, the dense columns' zeros absent and their NaN stored (missing)
+    X, frame, y = _fingerprints(n=1500, d=2048)
+    rng = np.random.default_rng(1)
+    logp, hbd = rng.normal(size=1500), rng.integers(0, 5, 1500)
+    logp[7] = np.nan
+    mixed = pd.concat([pd.DataFrame({"logp": logp}), frame.iloc[:, :1000], pd.DataFrame({"hbd": hbd}),
+                       frame.iloc[:, 1000:]], axis=1)
+    csr = validation.sparse_frame_as_csr(mixed)
+    dense = np.column_stack([logp, X[:, :1000].toarray(), hbd, X[:, 1000:].toarray()])
+    assert sp.issparse(csr) and csr.shape == dense.shape
+    np.testing.assert_array_equal(csr.toarray(), dense)
+    dense_bytes = dense.shape[0] * dense.shape[1] * 8
+    model = rankcore.boost(learner="trees", n_iter=5, random_state=0)
+    peak = _peak_bytes(lambda: model.fit(mixed, y))
+    assert peak < dense_bytes / 2, (peak, dense_bytes)
+    reference = rankcore.boost(learner="trees", n_iter=5, random_state=0).fit(dense, y)
+    np.testing.assert_array_equal(model.decision_function(mixed), reference.decision_function(dense))
+    assert list(model.feature_names_in_) == list(mixed.columns)
 
 
 def test_a_small_sparse_frame_still_fits_the_dense_only_models():
