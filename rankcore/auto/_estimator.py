@@ -515,8 +515,8 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         if small:
             members = small_data_candidates()
             names = [m.spec for m in members]
-            skipped = {c.spec: f"small data (at most {SMALL_DATA_ROWS} rows): the default search keeps the blend "
-                               f"of {', '.join(names)}" for c in candidates if c.spec not in names}
+            # the note names the members that apply, once known (sparse X or weights skip some): set below
+            skipped = {c.spec: "" for c in candidates if c.spec not in names}
             candidates = members
         context = make_context(metric_spec, X, y, 0, n_threads, categorical=self.categorical_columns(), qid=qid,
                                weighted=weighted, init_score=extras is not None and extras.init_score is not None,
@@ -536,6 +536,10 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
                 applicable.append(candidate)
             else:
                 skipped[spec] = reason
+        if small:
+            kept = ", ".join(c.spec for c in applicable) or "none"
+            skipped.update({spec: f"small data (at most {SMALL_DATA_ROWS} rows): the default search keeps the "
+                                  f"blend of {kept}" for spec, note in skipped.items() if not note})
         if not applicable:
             details = "; ".join(f"{s}: {r}" for s, r in skipped.items())
             advice = ""

@@ -337,8 +337,9 @@ def _text_advice(args, columns: list[str], comma_columns: list[str] = ()) -> str
 
     if comma_columns:
         them = "these columns" if len(comma_columns) > 1 else "the column"
-        said = (f"{them} {', '.join(comma_columns)} hold numbers written with a comma (a decimal comma or a thousands "
-                f"separator), not text; {COMMA_ADVICE}")
+        hold = "hold" if len(comma_columns) > 1 else "holds"
+        said = (f"{them} {', '.join(comma_columns)} {hold} numbers written with a comma (a decimal comma or a "
+                f"thousands separator), not text; {COMMA_ADVICE}")
         rest = [column for column in columns if column not in comma_columns]
         return said if not rest else f"{said}; for the other columns of text: {_text_advice(args, rest)}"
     them = "them" if len(columns) > 1 else "it"

@@ -601,7 +601,7 @@ def _one_list_splits(args, data):
         if args.positive is None:
             from ._validation_checks import check_label_coding
 
-            check_label_coding(data, test)
+            check_label_coding(data, test, "--test")
         # the training file's relevant label: a test file of that label alone is all relevant
         y_test = test.binary_target(data.relevant_label(args.positive), require_both=False, may_be_absent=True)
         return {"train": (X, y), "test": (estimator_input(test), y_test)}, {}, test, facts, data.weight

@@ -40,7 +40,8 @@ def test_a_test_label_the_training_file_never_has_is_refused(files, test, label)
     # {1, 2} for {0, 1} ranked 1 as relevant: the test AUC came out as 1 - AUC, exit 0
     status, out, err = _cli("compare", "train.csv", "--test", test, "--model", "push", "--n-iter", "3", "--no-plots")
     assert status == 2 and out == ""
-    assert f"{test}: the label {label} never occurs in the training data train.csv (labels 0, 1)" in err
+    # the option named, as fit's and auto's --validation are (it said the file alone)
+    assert f"--test {test}: the label {label} never occurs in the training data train.csv (labels 0, 1)" in err
 
 
 def test_output_directories_that_cannot_be_made_are_refused_before_training(files):

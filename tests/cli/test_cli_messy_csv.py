@@ -59,6 +59,33 @@ def test_categorical_auto_still_splits_text_and_named_columns(tmp_path):
     assert list(load_data(codes, categorical="auto").categories) == ["code"]
 
 
+def test_lists_of_ids_in_quoted_fields_are_text_not_comma_numbers(tmp_path):
+    """``"1,2,3"`` (ids in a quoted field) is no number in any convention: ``auto`` refused it as a decimal comma,
+    and the error without --categorical told to convert it instead of offering --categorical."""
+    tags = tmp_path / "tags.csv"
+    values = ['"1,2,3"', '"4,5,6"', '"7"', '"10,200,3000"']
+    tags.write_text("x,tags,label\n" + "".join(f"{i},{values[i % 4]},{i % 2}\n" for i in range(16)))
+    read = load_data(tags, categorical="auto")
+    assert sorted(read.categories["tags"]) == ["1,2,3", "10,200,3000", "4,5,6", "7"]
+    with pytest.raises(TextColumnsError) as caught:
+        load_data(tags)
+    assert caught.value.comma_columns == []
+    status, _, err = run_main("fit", tags, "--out", tmp_path / "m.json")
+    one_line_error(status, err, "text in 1 column: tags", "--categorical auto")
+    assert "written with a comma" not in err
+
+
+def test_a_comma_number_after_plain_ones_is_the_one_named(tmp_path):
+    """``auto``'s refusal named the column's first value, ``'7'`` at line 2, as "a number written with a comma";
+    the value and line to name are the first that has the comma (line 3); one column "holds", not "hold"."""
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text('x,v,label\n1,7,1\n2,"0,5",0\n3,"1,5",1\n4,8,0\n')
+    with pytest.raises(DataError, match=r"mixed\.csv, line 3, column 'v': '0,5' is a number written with a comma"):
+        load_data(mixed, categorical="auto")
+    status, _, err = run_main("fit", mixed, "--out", tmp_path / "m.json")
+    one_line_error(status, err, "line 3, column 'v'", "the column v holds numbers written with a comma")
+
+
 def test_tab_header_with_commas_in_quoted_names(tmp_path):
     """A TSV header whose quoted names hold commas is read by its tabs, not split at the commas inside names."""
     data = tmp_path / "prices.tsv"

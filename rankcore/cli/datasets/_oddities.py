@@ -14,9 +14,12 @@ import numpy as np
 
 from ._dataset import DataError, Dataset
 
-#: A number written with a comma -- a decimal comma (``0,5``, ``-1.234,5``) or a thousands separator
-#: (``1,234``) -- that the reader, which takes numbers written ``1234.5``, cannot read.
-_COMMA_NUMBER = re.compile(r"[-+]?(\d+([.,]\d+)*|[.,]\d+)")
+#: A number as spreadsheets write it: plain (``7``, ``0.5``, ``1.234.567``), with a decimal comma (``0,5``,
+#: ``-1.234,5``) or with thousands separators (``1,234``, ``1,234,567.5``).  One decimal comma at most, and
+#: thousands groups of three digits: a list such as ``1,2,3`` (ids in a quoted field) is text, not a number.
+_COMMA_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+|\d{1,3}(?:\.\d{3})+"    # plain
+                           r"|\d{1,3}(?:\.\d{3})+,\d+|\d+,\d+|,\d+"               # a decimal comma
+                           r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?)")                      # thousands separators
 
 #: What to do about numbers written with a comma, said by the errors that meet them.
 COMMA_ADVICE = ("rankcore reads numbers written 1234.5 (a decimal point, no thousands separator): convert the file "
@@ -50,12 +53,16 @@ def refuse_comma_categories(data: Dataset, categorical: Any) -> None:
     if not (isinstance(categorical, str) and categorical == "auto"):
         return
     for name, categories in data.categories.items():
-        numbers = [_COMMA_NUMBER.fullmatch(str(c).strip()) is not None for c in categories]
-        if not categories.size or not all(numbers) or not any(comma_number(c) for c in categories):
+        # a column of text (ids, names) stops at its first value that is no number: one regex match, not one a value
+        if not categories.size or not all(_COMMA_NUMBER.fullmatch(str(c).strip()) for c in categories):
             continue
-        k = data.feature_names.index(name)
-        row = int(np.flatnonzero(~np.isnan(data.X[:, k]))[0])
-        value = categories[int(data.X[row, k])]
+        with_comma = np.flatnonzero([comma_number(c) for c in categories])
+        if not with_comma.size:
+            continue
+        column = data.X[:, data.feature_names.index(name)]
+        # the first row of a number written with a comma (the column's first value may be a plain one, 7)
+        row = int(np.flatnonzero(np.isin(column, with_comma))[0])
+        value = categories[int(column[row])]
         raise DataError(f"{data.where(row)}, column {name!r}: {value!r} is a number written with a comma (a decimal "
                         f"comma or a thousands separator), not a category; {COMMA_ADVICE} (or name the column with "
                         f"--categorical {name} to split it by category all the same)")
