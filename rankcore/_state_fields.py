@@ -38,10 +38,11 @@ def relevant_label_to_state(label: Any) -> Any:
     return label.item() if hasattr(label, "item") else label
 
 
-def checked_relevant_label(label: Any, fail: Callable[[str], Any]) -> Any:
+def checked_relevant_label(label: Any, fail: Callable[[str], Any], key: str = "relevant_label") -> Any:
     """A state's ``relevant_label``: the data file's label ``rankcore fit`` (``compare``, ``auto``) ranked first
-    (fitting on it as 1, the others as 0), one text, number or boolean."""
+    (fitting on it as 1, the others as 0), one text, number or boolean; ``key``: the field read (``other_label``,
+    the file's label fitted as 0)."""
     finite = not isinstance(label, float) or math.isfinite(label)
     if not (isinstance(label, (str, bool, int, float)) and finite and len(str(label)) <= MAX_LABEL_LENGTH):
-        fail(f"relevant_label must be one label (a text, a number or a boolean), got {label!r}")
+        fail(f"{key} must be one label (a text, a number or a boolean), got {label!r}")
     return label

@@ -430,7 +430,9 @@ def string_list(value: Any) -> list[str]:
 COMMON_FITTED = (Fitted("n_features_in_"), Fitted("feature_names_in_", optional=True), Fitted("_setup_cache"),
                  # the data file's label a one-list model of the command line ranks first (``--positive``): set after
                  # the fit, saved and checked by the base class for every estimator (``_LABEL_KEY``)
-                 Fitted("relevant_label_", optional=True))
+                 Fitted("relevant_label_", optional=True),
+                 # and the file's other label (fitted as 0), where it had two: ``evaluate`` refuses a file of a third
+                 Fitted("other_label_", optional=True))
 
 
 # --------------------------------------------------------------------------
@@ -708,6 +710,9 @@ class Ranker(BaseEstimator):
             # every one-list model the command line fits keeps the data file's label it ranks first (``--positive``):
             # ``rankcore evaluate`` and a continuation read the file's labels with it
             state[_LABEL_KEY] = relevant_label_to_state(label)
+            other = self.__dict__.get("other_label_")
+            if other is not None:
+                state[_OTHER_LABEL_KEY] = relevant_label_to_state(other)
         return state
 
     def _set_fitted_state(self, state: dict) -> None:
@@ -729,6 +734,7 @@ class Ranker(BaseEstimator):
         names = None
         state = dict(state)
         label = state.pop(_LABEL_KEY, None)         # absent from files of earlier versions: none recorded
+        other = state.pop(_OTHER_LABEL_KEY, None)
         if _NAMES_KEY in state and not _declares_names(type(self)):
             names = state.pop(_NAMES_KEY)
             if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
@@ -741,6 +747,8 @@ class Ranker(BaseEstimator):
         self._restore_fitted_state(state, setup)
         if label is not None:
             self.relevant_label_ = checked_relevant_label(label, self._state_error)
+        if other is not None:
+            self.other_label_ = checked_relevant_label(other, self._state_error, key=_OTHER_LABEL_KEY)
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
         restored = self.__dict__.get("feature_names_in_")
@@ -771,6 +779,7 @@ class Ranker(BaseEstimator):
 _NAMES_KEY = "feature_names_in"
 #: The model file's key of the data file's label a one-list model ranks first (``rankcore fit --positive``).
 _LABEL_KEY = "relevant_label"
+_OTHER_LABEL_KEY = "other_label"
 
 
 def _declares_names(cls: type) -> bool:

@@ -118,11 +118,19 @@ def check_relevant_label(model, label, path: str | None) -> None:
                   "with another --positive, the new weak rankers undo it", UserWarning, stacklevel=2)
 
 
-def record_relevant_label(estimator, label) -> None:
+def record_relevant_label(estimator, label, labels=None) -> None:
     """Keep the data file's relevant label in a model fitted on one list, on the file's labels mapped to 1 (that
     label) and 0 (``relevant_label_``): its model file records it whatever its kind (``rankcore.base.Ranker``), and
-    ``evaluate`` and a continuation read the labels with it.  The callers record none for a fit within queries."""
+    ``evaluate`` and a continuation read the labels with it.  The callers record none for a fit within queries.
+
+    ``labels``: the file's labels; where they are two, the other one is kept too (``other_label_``), so that
+    ``evaluate`` refuses a file whose classes are coded otherwise ({1, 2} for a fit on {0, 1}) instead of scoring
+    the inverse ranking.
+    """
     estimator.relevant_label_ = label.item() if hasattr(label, "item") else label
+    distinct = [] if labels is None else [v for v in np.unique(labels).tolist() if not _same_label(v, label)]
+    if len(distinct) == 1:
+        estimator.other_label_ = distinct[0]
 
 
 def init_model_categorical(args, model) -> list[str] | None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from . import CommandError
 from ._common import info
 from ._init_models import _same_label, _shown
 
@@ -36,6 +37,16 @@ def evaluation_positive(args, data, model, path: str) -> Any:
             warnings.warn(f"{path} ranks the label {_shown(recorded)} first; --positive {args.positive} evaluates "
                           f"{what}", UserWarning, stacklevel=2)
         return args.positive
+    other = getattr(model, "other_label_", None)
+    unseen = [label for label in labels if not (_same_label(label, recorded) or
+                                                 (other is not None and _same_label(label, other)))]
+    if other is not None and unseen and len(unseen) < len(labels):
+        # classes coded otherwise ({1, 2} for a fit on {0, 1}): the recorded label ranked first would score the
+        # inverse ranking (or all rows as one class) without a word; a file of none of the fit's labels is warned of
+        # below (which of them is relevant is the user's mapping)
+        raise CommandError(f"{data.source}: the label {_shown(unseen[0])} never occurs in the data {path} was fitted "
+                           f"on (labels {_shown(other)}, {_shown(recorded)}, ranking {_shown(recorded)} first); the "
+                           "two files must code the classes alike, or name the relevant label with --positive LABEL")
     found = [label for label in labels if _same_label(label, recorded)]
     if found and len(labels) == 2 and found[0] == labels[-1]:
         return None                                 # the default already: said as without a recorded label

@@ -211,7 +211,7 @@ def run(args) -> int:
     progress.close(f"chose {estimator.best_candidate_}")
     print(leaderboard_table(estimator).render(args.table_format), flush=True)
     if qid is None:             # the file's label fitted as 1: what ``evaluate`` reads the labels with
-        record_relevant_label(estimator, data.relevant_label(args.positive))
+        record_relevant_label(estimator, data.relevant_label(args.positive), data.y)
     _save(estimator, args.out)
     info(args, f"chose {estimator.best_candidate_} ({estimator.selection_reason_}); {estimator.metric_} "
                f"{estimator.best_score_:.4f} over {scored_parts(estimator)}; saved to {args.out} "

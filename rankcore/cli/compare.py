@@ -168,6 +168,7 @@ class Comparison:
     band: dict = field(default_factory=dict)                # with --ci: add_roc_bands' options
     qid: dict[str, Any] = field(default_factory=dict)       # split -> each row's query id, when in queries
     relevant_label: Any = None                              # one list: the file's label fitted as 1
+    labels: Any = None                                      # and the file's labels (its other one recorded too)
 
     def table(self) -> Table:
         rows = []
@@ -392,7 +393,7 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
         for fitted in comparison.models:
             path = os.path.join(args.save_models, _file_name(fitted.config.label) + ".json")
             if comparison.relevant_label is not None:     # what a continuation (--init-model) must rank first
-                record_relevant_label(fitted.estimator, comparison.relevant_label)
+                record_relevant_label(fitted.estimator, comparison.relevant_label, comparison.labels)
             save_model(fitted.estimator, path)
             info(args, f"saved {path}")
 
@@ -551,7 +552,7 @@ def run(args) -> int:
                                 feature_names=data.feature_names, test_rows=_test_rows(args),
                                 refusal_place=None if data.qid is None else _grade_place(args, data, test))
     if not qid:
-        comparison.relevant_label = data.relevant_label(args.positive)
+        comparison.relevant_label, comparison.labels = data.relevant_label(args.positive), data.y
     title = source_name(data.source)
     finish(args, comparison, title=title, data_facts=data_facts_of(data, split_facts, found),
            argv=getattr(args, "_argv", None))

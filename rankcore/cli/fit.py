@@ -280,7 +280,7 @@ def run(args) -> int:
             raise
         raise error from None
     if qid is None:     # the file's label fitted as 1: what a continuation (--init-model) must rank first too
-        record_relevant_label(outcome.estimator, data.relevant_label(args.positive))
+        record_relevant_label(outcome.estimator, data.relevant_label(args.positive), data.y)
     try:
         save_model_output(outcome.estimator, args.out)
     except OSError as exc:

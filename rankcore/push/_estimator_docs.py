@@ -97,6 +97,11 @@ ATTRIBUTES_DOC = """
         label, which ``rankcore evaluate`` and ``explain --permutation`` read
         the labels with and ``rankcore fit --init-model`` checks.  A
         continuation (``init_model``) keeps its init model's.
+    other_label_ : str, int, float or bool
+        Set with ``relevant_label_`` where that file held two labels: the
+        one fitted as 0.  ``rankcore evaluate`` refuses a file holding the
+        relevant label beside one the fit never had (classes coded
+        otherwise), unless ``--positive`` names the relevant one.
     n_queries_ : int
         Fitted within queries (``qid``/``group``): the queries given to fit.
     n_queries_without_pairs_ : int

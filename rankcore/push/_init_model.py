@@ -339,6 +339,8 @@ def prepend_init_model(estimator, init: InitModel) -> None:
         vars(estimator).pop("from_init_score_", None)
     if getattr(model, "relevant_label_", None) is not None and hasattr(estimator, "classes_"):
         estimator.relevant_label_ = model.relevant_label_      # the same classes_: the same labels mapped to them
+        if getattr(model, "other_label_", None) is not None:
+            estimator.other_label_ = model.other_label_
 
 
 def split_columns(estimator, learner=None) -> tuple[int, ...]:

@@ -242,3 +242,40 @@ def test_a_refit_in_python_forgets_the_recorded_label(files):
     model = load_model(files / "c.json")
     model.fit([[1.0, 2.0], [2.0, 1.0], [0.0, 3.0], [1.0, 1.0]], [0, 1, 1, 0])
     assert getattr(model, "relevant_label_", None) is None
+
+
+@pytest.mark.parametrize("kind", ["push", "trees", "exactboost"])
+def test_evaluate_refuses_a_file_whose_classes_are_coded_otherwise(tmp_path, kind):
+    # a model fitted on 0/1 evaluated on a file of 1/2 ranked its recorded label, 1, first: the inverse ranking,
+    # with only a note (the model file held the relevant label alone)
+    rows = [(i % 7 - 3, (i * 5) % 11, int(i % 7 > 3)) for i in range(40)]
+    (tmp_path / "plain.csv").write_text("a,b,label\n" + "".join(f"{a},{b},{y}\n" for a, b, y in rows))
+    (tmp_path / "coded.csv").write_text("a,b,label\n" + "".join(f"{a},{b},{y + 1}\n" for a, b, y in rows))
+    more = [] if kind == "push" else (["--learner", "trees"] if kind == "trees" else ["--model", "exactboost"])
+    status, _, err = run_main("fit", tmp_path / "plain.csv", *more, "--n-iter", "3", "--out", tmp_path / "m.json",
+                              "-q")
+    assert status == 0, err
+    import rankcore
+
+    model = rankcore.load_model(tmp_path / "m.json")
+    assert (float(model.relevant_label_), float(model.other_label_)) == (1.0, 0.0)
+    status, _, err = run_main("evaluate", tmp_path / "m.json", tmp_path / "coded.csv")
+    assert status == 2 and "coded.csv: the label 2 never occurs in the data" in err and "--positive LABEL" in err
+    status, out, err = run_main("evaluate", tmp_path / "m.json", tmp_path / "coded.csv", "--positive", "2")
+    assert status == 0, err
+    status, plain, err = run_main("evaluate", tmp_path / "m.json", tmp_path / "plain.csv")
+    assert status == 0 and plain == out, err                    # the same ranking judged with --positive 2
+
+
+def test_a_model_file_with_a_damaged_other_label_is_refused(tmp_path):
+    import rankcore
+    from _model_files import tampered
+    from rankcore.persistence import ModelFormatError, model_from_dict
+
+    (tmp_path / "bm.csv").write_text("a,b,label\n1,5,M\n2,6,M\n3,1,B\n4,2,B\n5,3,M\n6,4,B\n7,9,M\n8,0,B\n")
+    assert run_main("fit", tmp_path / "bm.csv", "--n-iter", "3", "--out", tmp_path / "m.json", "-q")[0] == 0
+    model = rankcore.load_model(tmp_path / "m.json")
+    assert (model.relevant_label_, model.other_label_) == ("M", "B")
+    assert model_from_dict(tampered(model, lambda state: None)).other_label_ == "B"
+    with pytest.raises(ModelFormatError, match="other_label must be one label"):
+        model_from_dict(tampered(model, lambda state: state.update(other_label=[1])))
