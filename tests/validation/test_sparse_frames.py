@@ -48,13 +48,19 @@ def test_sgd_at_k_reads_a_sparse_frame_without_a_dense_copy():
 
 def test_trees_read_a_sparse_frame_as_its_csr_matrix():
     X, frame, y = _fingerprints()
+    model = _trees_as_on_the_dense_array(frame, X, y)
+    np.testing.assert_array_equal(model.decision_function(frame), model.decision_function(frame.sparse.to_dense()))
+
+
+def _trees_as_on_the_dense_array(frame, X, y):
+    """The trees fitted on ``frame`` without half its dense array's memory, scoring it as the fit on ``X``."""
     dense_bytes = X.shape[0] * X.shape[1] * 8
     model = rankcore.boost(learner="trees", n_iter=5, random_state=0)
     peak = _peak_bytes(lambda: model.fit(frame, y))
     assert peak < dense_bytes / 2, (peak, dense_bytes)
     reference = rankcore.boost(learner="trees", n_iter=5, random_state=0).fit(X, y)
     np.testing.assert_array_equal(model.decision_function(frame), reference.decision_function(X))
-    np.testing.assert_array_equal(model.decision_function(frame), model.decision_function(frame.sparse.to_dense()))
+    return model
 
 
 def test_a_sparse_frame_too_large_to_densify_is_refused(monkeypatch):
@@ -83,12 +89,7 @@ def test_a_fingerprint_frame_with_descriptor_columns_is_read_as_csr_in_column_or
     dense = np.column_stack([logp, X[:, :1000].toarray(), hbd, X[:, 1000:].toarray()])
     assert sp.issparse(csr) and csr.shape == dense.shape
     np.testing.assert_array_equal(csr.toarray(), dense)
-    dense_bytes = dense.shape[0] * dense.shape[1] * 8
-    model = rankcore.boost(learner="trees", n_iter=5, random_state=0)
-    peak = _peak_bytes(lambda: model.fit(mixed, y))
-    assert peak < dense_bytes / 2, (peak, dense_bytes)
-    reference = rankcore.boost(learner="trees", n_iter=5, random_state=0).fit(dense, y)
-    np.testing.assert_array_equal(model.decision_function(mixed), reference.decision_function(dense))
+    model = _trees_as_on_the_dense_array(mixed, dense, y)
     assert list(model.feature_names_in_) == list(mixed.columns)
 
 
