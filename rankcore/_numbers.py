@@ -222,8 +222,8 @@ def large_integers_among_floats(items: list) -> bool:
     return has_large
 
 
-#: Entries of an array checked at a time for NaN and ±inf: the check's true/false arrays stay this small (a whole
-#: n × d mask was half a float32 X's memory, two of them as much as X).
+#: Entries of an array checked at a time for NaN and ±inf: the check's true/false arrays stay this small (two whole
+#: n × d masks would take half a float32 X's memory).
 _FINITE_BLOCK = 1 << 16
 
 
