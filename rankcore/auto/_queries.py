@@ -92,7 +92,7 @@ def _row_bytes(X: np.ndarray) -> np.ndarray:
 
 
 #: Bytes of one dense block of :func:`_sparse_canonical_order`: many small (query, grade) groups made dense at
-#: once, so that the Python loop runs per block, not per group (one group at a time costs about 80 µs a group: 5 s for 60,000).
+#: once, so that the Python loop runs per block, not per group (a group at a time: about 80 µs each, 5 s for 60,000).
 _ORDER_BLOCK_BYTES = 1 << 26
 
 
