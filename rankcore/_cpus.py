@@ -22,7 +22,7 @@ backend under ``GridSearchCV``) do not see each other in the host's load: their
 threads are this process's own, which :func:`other_running_threads` leaves
 out.  So each boosting fit records the threads it takes (:func:`hold_threads`,
 released when its ``fit`` returns or raises), and the others leave those CPUs
-to it (:func:`threads_held_by_other_fits`).
+to it (:func:`threads_held_by_other_fits`).  A forked child keeps the forking thread's holding only.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from pathlib import Path
 
 __all__ = ["available_cpus", "cgroup_cpu_quota", "forked_after_threads", "hold_threads", "idle_cpus",
            "note_threads_started", "other_running_threads", "process_cpu_quota", "release_threads",
-           "threads_held_by_other_fits"]
+           "threads_held_by_other_fits", "threads_held_here"]
 
 #: Where the cgroup hierarchies are mounted, and the file naming this process's cgroups.
 CGROUP_ROOT = "/sys/fs/cgroup"
@@ -69,9 +69,21 @@ def hold_threads(n_threads: int) -> None:
     _held[threading.get_ident()] = int(n_threads)
 
 
-def release_threads() -> None:
-    """Forget the calling thread's holding: its fit has ended (a thread pool's thread may run another later)."""
-    _held.pop(threading.get_ident(), None)
+def threads_held_here() -> int | None:
+    """The threads the fit running on the calling thread holds, or None when it holds none."""
+    return _held.get(threading.get_ident())
+
+
+def release_threads(outer: int | None = None) -> None:
+    """End the calling thread's holding: its fit has ended (a thread pool's thread may run another later).
+
+    ``outer``: what the thread held when that fit began (:func:`threads_held_here`): a fit run inside another
+    fit's callback on the same thread gives the outer fit its holding back rather than dropping it.
+    """
+    if outer is None:
+        _held.pop(threading.get_ident(), None)
+    else:
+        _held[threading.get_ident()] = int(outer)
 
 
 def threads_held_by_other_fits() -> int:
@@ -87,6 +99,12 @@ def note_threads_started() -> None:
 
 def _after_fork_in_child() -> None:
     _threads["forked"] = _threads["forked"] or _threads["started"]
+    # Only the forking thread lives on in the child: the fits of the parent's other threads will never end
+    # here to release their holdings, which would keep every fit of the child off those CPUs.
+    mine = _held.get(threading.get_ident())
+    _held.clear()
+    if mine is not None:
+        _held[threading.get_ident()] = mine
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)

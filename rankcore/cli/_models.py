@@ -224,7 +224,8 @@ def add_model_options(parser, *, multiple: bool) -> None:
                             "(may be repeated)")
     group.add_argument("--random-state", type=seed, default=0, metavar="SEED",
                        help="seed of every randomized step (default 0, so runs repeat exactly)")
-    group.add_argument("--n-jobs", type=thread_count, default=None, metavar="N", help="threads (default: every core)")
+    group.add_argument("--n-jobs", type=thread_count, default=None, metavar="N",
+                       help="threads: N, or -1 every core, -2 all but one (not 0; default: every core)")
 
 
 def _split_values(option: ModelOption, text: str, multiple: bool) -> list[Any]:

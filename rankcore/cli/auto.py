@@ -96,7 +96,7 @@ def add_parser(subparsers):
     search.add_argument("--random-state", type=seed, default=0, metavar="SEED",
                         help="seed of the folds and of every fit (default 0, so runs repeat exactly)")
     search.add_argument("--n-jobs", type=thread_count, default=None, metavar="N",
-                        help="threads per fit (default: every core)")
+                        help="threads per fit: N, or -1 every core, -2 all but one (not 0; default: every core)")
     out = parser.add_argument_group("output")
     out.add_argument("--out", "-o", default="model.json", metavar="MODEL.json",
                      help="where to save the chosen model (default model.json)")

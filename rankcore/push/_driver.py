@@ -52,12 +52,13 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
 from .._caller import outside_stacklevel
-from .._cpus import release_threads
+from .._cpus import release_threads, threads_held_here
 from ..learners import Candidate, WeakRanker
 from ._line_search import MAX_STEP, line_search
 
@@ -121,15 +122,25 @@ class BoostingResult:
     stop_reason: str = "n_iter"
 
 
+#: How many boosting loops the calling thread is inside (a fit in another fit's callback: two).
+_loops_running = threading.local()
+
+
 def _releasing_threads(loop: Callable) -> Callable:
     """Decorate the boosting loop: the threads it held for its iterations (``validation.idle_thread_count``) go
-    back to the fits on this process's other threads when it returns or raises (an interrupt included)."""
+    back to the fits on this process's other threads when it returns or raises (an interrupt included); a loop
+    run inside another fit's callback on the same thread hands the outer fit's holding back instead."""
     @functools.wraps(loop)
     def run(*args, **kwargs):
+        depth = getattr(_loops_running, "depth", 0)
+        # only a loop running on this thread can be the holder: an outermost loop always drops what it finds
+        outer = threads_held_here() if depth else None
         try:
+            _loops_running.depth = depth + 1             # inside the try: an interrupt here still resets it
             return loop(*args, **kwargs)
         finally:
-            release_threads()
+            _loops_running.depth = depth
+            release_threads(outer)
 
     return run
 

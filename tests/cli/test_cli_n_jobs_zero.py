@@ -24,3 +24,12 @@ def test_n_jobs_takes_every_nonzero_integer(value, expected):
     from rankcore.cli._common import thread_count
 
     assert thread_count(value) == expected
+
+
+@pytest.mark.parametrize("command", ["fit", "auto"])
+def test_n_jobs_help_says_what_negative_counts_mean(capsys, command):
+    # the help said "threads (default: every core)": -1 and -2 were explained only by the refusal of 0
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "-1 every core, -2 all but one (not 0; default: every core)" in help_text
