@@ -12,7 +12,10 @@ have started when the fit is about to start are its borrowed threads
 worker's threads plus the borrowed ones, and the holds are released when it
 ends (:func:`release`), or when their futures are cancelled (a hold checks
 every ``POLL_SECONDS`` that it is still wanted, so a client that goes away
-cannot pin a worker).
+cannot pin a worker), or when any other task waits for its thread: two fits
+placed at once, each on one worker, each holding the other's threads, would
+otherwise wait for each other forever.  A fit whose holds so return runs on
+the threads it counted, sharing those cores.
 
 Nothing is borrowed from a worker on another host (its cores are not this
 host's), nor from a busy worker (its holds do not start within
@@ -33,8 +36,12 @@ __all__ = ["Borrowed", "borrow_threads", "hold", "claim", "release"]
 #: How long the client waits for the holds to start (idle workers start them within milliseconds).
 START_SECONDS = 0.05
 
-#: How often a hold checks whether it is still wanted (its future cancelled: the client has gone).
+#: How often a hold checks whether it is still wanted (its future cancelled: the client has gone; another task
+#: waiting for its thread).
 POLL_SECONDS = 0.25
+
+#: The start of a hold task's key (``borrow_threads``): holds waiting for a thread are no work a hold yields to.
+_HOLD_KEY = "rankcore-hold-"
 
 # on a worker: token -> _Hold (the holds of one fit on this worker), and the tokens of fits that have ended
 # (the last _DONE_KEPT of them: a hold that starts after its fit ended returns at once)
@@ -79,12 +86,26 @@ def hold(token: str) -> int:
             task = worker.state.tasks.get(key)
             if task is None or task.state not in ("executing", "long-running"):
                 break                    # cancelled or forgotten: nobody waits for this fit any more
+            if _work_waiting(worker):
+                # another fit's task (or any work) waits for this thread: give it back.  Two fits placed on one
+                # worker each, each holding the other's worker, would otherwise wait for each other forever.
+                break
     finally:
         with _LOCK:
             entry.running -= 1
             if entry.running == 0 and (entry.closed or entry.released.is_set()):
                 _HOLDS.pop(token, None)
     return 1
+
+
+def _work_waiting(worker) -> bool:
+    """Whether a task other than a hold waits for a thread of ``worker`` (read from its state: a snapshot that the
+    event loop may change meanwhile, so a read that races it counts as nothing waiting, until the next poll)."""
+    try:
+        waiting = list(worker.state.ready) + list(getattr(worker.state, "constrained", ()))
+    except RuntimeError:
+        return False
+    return any(not str(task.key).startswith(_HOLD_KEY) for task in waiting)
 
 
 def _running(token: str) -> int:
@@ -155,7 +176,7 @@ def borrow_threads(client, fit_worker: str) -> Borrowed:
         return Borrowed(client)
     token = uuid.uuid4().hex
     futures = [client.submit(hold, token, workers=[address], allow_other_workers=False, pure=False,
-                             key=f"rankcore-hold-{token}-{q}-{k}")
+                             key=f"{_HOLD_KEY}{token}-{q}-{k}")
                for q, address in enumerate(peers)
                for k in range(max(1, int(workers[address].get("nthreads", 1) or 1)))]
     borrowed = Borrowed(client, token, peers, futures)

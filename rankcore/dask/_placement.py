@@ -28,13 +28,13 @@ from __future__ import annotations
 import io
 import math
 import warnings
-from contextlib import redirect_stdout
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .._caller import outside_stacklevel
+from .._thread_output import capture_stdout
 from ._borrow import Borrowed, borrow_threads
 from ._categories import category_frame
 from ._malloc import pages_kept
@@ -297,7 +297,7 @@ def _fit_here(estimator, rows, fit_kwargs, borrowed: int = 0, frame=None):
     # at one thread on a worker of several: the limit is the threads the fit holds
     # (an estimator without positions or initial scores: no keyword)
     extra = {key: value for key, value in (("position", position), ("init_score", init)) if value is not None}
-    with warnings.catch_warnings(record=True) as caught, redirect_stdout(out), pages_kept(), openmp_limit(threads):
+    with warnings.catch_warnings(record=True) as caught, capture_stdout(out), pages_kept(), openmp_limit(threads):
         warnings.simplefilter("always")
         if fit_rows is None:
             estimator.fit(X, y, w, qid=qid, **extra, **fit_kwargs)

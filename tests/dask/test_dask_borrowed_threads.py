@@ -155,3 +155,31 @@ def test_a_busy_host_keeps_the_borrowed_threads_unused(dask_client):  # noqa: F8
     local = rankcore.PushBoost(n_jobs=1, **PARAMS).fit(X, y)
     np.testing.assert_array_equal(model.decision_function(X), local.decision_function(X))
     assert _wait_until(lambda: _holds_running(dask_client) == 0)
+
+
+def test_two_one_worker_fits_at_once_do_not_wait_for_each_other(dask_client):  # noqa: F811
+    # each fit's holds took the other worker's thread, which the other fit waited for: both waited forever.  A
+    # hold now gives its thread back when another task waits for it; the models are the in-memory fits.
+    import threading
+
+    X, y, Xd, yd = _data(seed=3)
+    fitted, errors = {}, []
+
+    def fit(state):
+        try:
+            fitted[state] = DaskPushBoost(placement="one_worker", **{**PARAMS, "random_state": state}).fit(Xd, yd)
+        except BaseException as exc:            # said by the assertion below
+            errors.append(exc)
+
+    for _ in range(3):                          # the holds race the fits' tasks: a few rounds
+        fitted.clear()
+        threads = [threading.Thread(target=fit, args=(state,), daemon=True) for state in (4, 5)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        assert not errors and sorted(fitted) == [4, 5], (errors, sorted(fitted))
+    for state, model in fitted.items():
+        local = rankcore.PushBoost(n_jobs=1, **{**PARAMS, "random_state": state}).fit(X, y)
+        np.testing.assert_array_equal(model.decision_function(X), local.decision_function(X))
+    assert _wait_until(lambda: _holds_running(dask_client) == 0)
