@@ -233,8 +233,10 @@ def first_not_finite(arr: np.ndarray, allow_nan: bool) -> tuple[int, int] | None
     Read in blocks of leading-axis slices (views of any layout) of about :data:`_FINITE_BLOCK` entries: memory
     O(block), time O(arr.size).
     """
-    if arr.ndim == 0 or arr.size == 0:
+    if arr.size == 0:
         return None
+    if arr.ndim == 0:
+        arr = arr.reshape(1)           # a lone value: flat index 0, as the whole-array check found it
     inner = arr.size // arr.shape[0]
     step = max(1, _FINITE_BLOCK // max(inner, 1))
     first, count = None, 0

@@ -105,6 +105,10 @@ def column_list(text: str | None) -> list[str]:
     return [c.strip() for c in (text or "").split(",") if c.strip()]
 
 
+#: The commands that fit a model on their data file: only there is an identifier column left in it warned of.
+_FITTING_COMMANDS = frozenset({"fit", "compare", "auto"})
+
+
 def load(args, path: str, *, require_label: bool = True, n_features: int | None = None,
          categorical: list[str] | str | None = None, keep: list[str] = (), queries: bool = False,
          feature_names: list[str] | None = None, beside: str | None = None, require_position: bool = True,
@@ -173,7 +177,9 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
         warnings.warn(f"{data.source}: the query ids ({where}) are ignored: {why}", UserWarning, stacklevel=2)
         data.qid = data.qid_name = None
     _note_weight_file(args, data, beside)
-    if beside is None and require_label and path == getattr(args, "data", None):
+    if beside is None and require_label and path == getattr(args, "data", None) and \
+            getattr(args, "command", None) in _FITTING_COMMANDS:
+        # only where the file is fitted on: evaluating a model fitted with the column needs it (--drop would fail)
         from ._row_ids import warn_if_row_ids
 
         warn_if_row_ids(data)           # the training file: an id column left in would be fitted as a feature

@@ -131,6 +131,10 @@ def record_relevant_label(estimator, label, labels=None) -> None:
     distinct = [] if labels is None else [v for v in np.unique(labels).tolist() if not _same_label(v, label)]
     if len(distinct) == 1:
         estimator.other_label_ = distinct[0]
+    else:
+        # a continuation (--init-model) carries the init model's other label over: on a file of three labels it
+        # would make ``evaluate`` refuse this fit's own third label as one the fit never had
+        vars(estimator).pop("other_label_", None)
 
 
 def init_model_categorical(args, model) -> list[str] | None:

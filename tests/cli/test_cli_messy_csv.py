@@ -236,3 +236,16 @@ def test_an_identifier_column_left_in_the_training_file_is_named(tmp_path):
     assert status == 0 and "row identifier" not in err, err
     status, _, err = run_main("compare", path, "--model", "push", "--n-iter", "2", "--out-dir", tmp_path / "f")
     assert status == 0 and err.count("row identifier") == 2, err
+
+
+def test_evaluating_a_model_fitted_with_an_identifier_column_does_not_advise_dropping_it(tmp_path):
+    # the model needs the column it was fitted with: `evaluate --drop id` is refused, so the advice was wrong there
+    rng = np.random.default_rng(1)
+    path = tmp_path / "rows.csv"
+    path.write_text("id,amount,label\n" + "".join(f"{i},{rng.normal():.4f},{int(rng.random() < 0.4)}\n"
+                                                  for i in range(40)))
+    status, _, err = run_main("fit", path, "--n-iter", "2", "-o", tmp_path / "m.json")
+    assert status == 0 and err.count("row identifier") == 1, err
+    for command in (("evaluate", tmp_path / "m.json", path, "--metrics", "auc"), ("score", tmp_path / "m.json", path)):
+        status, _, err = run_main(*command)
+        assert status == 0 and "row identifier" not in err, (command[0], err)

@@ -279,3 +279,29 @@ def test_a_model_file_with_a_damaged_other_label_is_refused(tmp_path):
     assert model_from_dict(tampered(model, lambda state: None)).other_label_ == "B"
     with pytest.raises(ModelFormatError, match="other_label must be one label"):
         model_from_dict(tampered(model, lambda state: state.update(other_label=[1])))
+
+
+def test_a_continuation_on_a_file_of_three_labels_keeps_no_other_label_of_its_init_model(tmp_path):
+    # the init model's other label (0, of a 0/1 file) was carried over: `evaluate` then refused the continuation's
+    # own training file, whose third label the fit had
+    import rankcore
+
+    rows = [(i % 7 - 3, (i * 5) % 11, int(i % 7 > 3)) for i in range(40)]
+    (tmp_path / "two.csv").write_text("a,b,label\n" + "".join(f"{a},{b},{y}\n" for a, b, y in rows))
+    (tmp_path / "three.csv").write_text("a,b,label\n" + "".join(f"{a},{b},{2 if i % 5 == 0 and not y else y}\n"
+                                                                for i, (a, b, y) in enumerate(rows)))
+    assert run_main("fit", tmp_path / "two.csv", "--n-iter", "3", "--out", tmp_path / "m.json", "-q")[0] == 0
+    status, _, err = run_main("fit", tmp_path / "three.csv", "--positive", "1", "--init-model", tmp_path / "m.json",
+                              "--n-iter", "2", "--out", tmp_path / "c.json", "-q")
+    assert status == 0, err
+    model = rankcore.load_model(tmp_path / "c.json")
+    assert float(model.relevant_label_) == 1.0 and getattr(model, "other_label_", None) is None
+    status, out, err = run_main("evaluate", tmp_path / "c.json", tmp_path / "three.csv", "--metrics", "auc")
+    assert status == 0 and "never occurs" not in err, err
+    assert out == run_main("evaluate", tmp_path / "c.json", tmp_path / "three.csv", "--metrics", "auc",
+                           "--positive", "1")[1]
+    # on a file of two labels the continuation records the other one, as a fresh fit does
+    status, _, err = run_main("fit", tmp_path / "two.csv", "--init-model", tmp_path / "m.json", "--n-iter", "2",
+                              "--out", tmp_path / "d.json", "-q")
+    assert status == 0, err
+    assert float(rankcore.load_model(tmp_path / "d.json").other_label_) == 0.0

@@ -65,3 +65,10 @@ def test_the_refusal_names_the_first_entry_and_counts_all():
     with pytest.raises(ValueError, match=r"X: expected finite numbers, got infinite values at row 250000, "
                                          r"column 2 \(2 in all\)"):
         check_matrix(X, name="X")
+
+
+@pytest.mark.parametrize("value, found", [(np.nan, (0, 1)), (np.inf, (0, 1)), (1.5, None)])
+def test_a_lone_value_is_checked_as_the_whole_array_check_did(value, found):
+    # a 0-d array was passed as finite whatever it held: the blocks are slices of a leading axis it lacks
+    assert _numbers.first_not_finite(np.array(value), allow_nan=False) == found
+    assert _numbers.first_not_finite(np.array(np.nan), allow_nan=True) is None
