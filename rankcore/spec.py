@@ -575,6 +575,25 @@ class Parameter:
         return head + ("\n" + body if body else "")
 
 
+def _peer_spec_hints(family: str | None, name: str, unknown: list[str]) -> str:
+    """What other libraries' parameter names among ``unknown`` are called in this component's spec
+    (``num_leaves``: ``trees:max_leaves=L``), each followed by ``"; "``, or ``""``.
+
+    Someone coming from LightGBM writes ``trees:num_leaves=31``; the list of this component's own names
+    alone does not say which of them it is.
+    """
+    from ._peer_names import PEER_NAMES
+
+    prefix = f'{family}="{name}:'
+    hints = []
+    for word in unknown:
+        peer = PEER_NAMES.get(word, "")
+        if peer.startswith(prefix):
+            spelled, _, note = peer[len(prefix):].partition('"')
+            hints.append(f"other libraries' {word} is {name}:{spelled} here{note}; ")
+    return "".join(hints)
+
+
 def _check_writable(owner: str, param: "Parameter", value: Any) -> None:
     """Refuse a text value that a spec string cannot hold (the spec is how a component is saved and resolved).
 
@@ -667,7 +686,8 @@ class Component:
         unknown = sorted(set(kwargs) - set(known))
         if unknown:
             expected = ", ".join(known) or "no parameters"
-            raise SpecError(f"{owner}: unknown parameter(s) {', '.join(unknown)}; expected {expected}")
+            raise SpecError(f"{owner}: unknown parameter(s) {', '.join(unknown)}; "
+                            f"{_peer_spec_hints(self.family, self.name, unknown)}expected {expected}")
         values = {}
         for index, param in enumerate(self.parameters):
             if param.name in kwargs:

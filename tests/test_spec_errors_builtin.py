@@ -42,3 +42,23 @@ BAD_SPECS = [
 def test_bad_spec_is_a_spec_error_naming_the_rule(family, spec, match):
     with pytest.raises(SpecError, match=match):
         rankcore.resolve(family, spec)
+
+
+@pytest.mark.parametrize("spec, match", [
+    ("trees:num_leaves=31", r"unknown parameter\(s\) num_leaves; other libraries' num_leaves is "
+                            r"trees:max_leaves=L here; expected max_leaves"),
+    ("trees:colsample_bytree=0.5", r"other libraries' colsample_bytree is trees:colsample=F here; expected"),
+    ("trees:min_child_samples=5", r"other libraries' min_child_samples is trees:min_samples_leaf=M here; expected"),
+])
+def test_a_learner_spec_with_lightgbms_name_says_the_name_here(spec, match):
+    # someone coming from LGBMRanker writes its names in the trees' spec: the refusal says which one is meant
+    with pytest.raises(SpecError, match=match):
+        rankcore.resolve("learner", spec)
+
+
+def test_an_unknown_learner_parameter_without_a_peer_name_lists_the_parameters_only():
+    with pytest.raises(SpecError, match=r"unknown parameter\(s\) nonsense; expected max_leaves") as info:
+        rankcore.resolve("learner", "trees:nonsense=3")
+    assert "other libraries'" not in str(info.value)
+    with pytest.raises(SpecError, match=r"learner 'stumps': unknown parameter\(s\) num_leaves; expected max_bins"):
+        rankcore.resolve("learner", "stumps:num_leaves=3")

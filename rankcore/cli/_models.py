@@ -54,7 +54,7 @@ OPTIONS: tuple[ModelOption, ...] = (
     ModelOption("--objective", "objective", "push: any registered objective instead of --loss/--price "
                 "(e.g. prec@k-avg:20)", "objective"),
     ModelOption("--learner", "learner", "push, rankboost: weak-learner family (stumps, thresholds:q=4, features, "
-                "trees:max_leaves=31, or a plugin's)", "learner"),
+                "trees:max_leaves=31, or a plugin's; default stumps, and trees with query ids)", "learner"),
     ModelOption("--metric", "metric", "exactboost: the monotone metric boosted (auc, ks, prec@k:50, pauc:0.1, "
                 "rmax, ...); kernel: the metric choosing lambda", "metric"),
     ModelOption("--margin", "margin", "exactboost: margin theta (default 0.05)", number=True),

@@ -183,6 +183,25 @@ def _sort_key(value: Any) -> tuple[str, str]:
     return type(value).__name__, repr(value)
 
 
+def looks_like_sizes(qid, n: int) -> bool:
+    """Whether ``qid`` (refused as one id per row of ``n``) reads as the sizes of consecutive queries of n rows:
+    whole numbers >= 1, fewer than n of them, adding up to n."""
+    try:
+        sizes = np.asarray(qid, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return (sizes.ndim == 1 and 0 < sizes.shape[0] < n and bool(np.all(sizes >= 1))
+            and bool(np.all(sizes == np.floor(sizes))) and sizes.sum() == n)
+
+
+def _sizes_hint(arr: np.ndarray, n: int) -> str:
+    """LightGBM's ``group`` passed as ``qid``: the words that say so, else ""."""
+    if not looks_like_sizes(arr, n):
+        return ""
+    return ("; these look like the sizes of consecutive queries (LightGBM's group): pass them as group= instead, "
+            "or each row's query id, qid=np.repeat(np.arange(len(sizes)), sizes)")
+
+
 def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
     """Validate one query id per row and group the rows by query.
 
@@ -242,7 +261,8 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
         raise ValueError(f"{name}: expected a 1-D array of query ids, got shape {arr.shape}")
     if arr.shape[0] != n:
         # the rows are X's in a fit and y's in a metric: said as a count, which is right in both
-        raise ValueError(f"{name}: expected one query id per row ({n} rows), got {arr.shape[0]}")
+        raise ValueError(f"{name}: expected one query id per row ({n} rows), got {arr.shape[0]}"
+                         f"{_sizes_hint(arr, n) if name == 'qid' else ''}")
     if arr.dtype.kind == "f":
         bad = np.flatnonzero(np.isnan(arr))
         if bad.size:

@@ -1,7 +1,8 @@
 """Other libraries' names for rankcore's parameters: the hints of :func:`rankcore.boost`, ``set_params`` and ``fit``.
 
 A module of its own so that the estimators' base (``set_params``) and :func:`rankcore.boost` read one table without
-importing each other.
+importing each other; the parameters' table itself (:data:`PEER_NAMES`) is ``rankcore._peer_names``, which the spec
+strings' refusals read too.
 """
 
 from __future__ import annotations
@@ -10,56 +11,10 @@ import functools
 import inspect
 from typing import Callable
 
+from .._peer_names import PEER_NAMES
+
 __all__ = ["PEER_NAMES", "PEER_FIT_NAMES", "names_peer_fit_arguments"]
 
-#: LightGBM's, XGBoost's, CatBoost's and scikit-learn's names for what ``PushBoost`` and its trees call otherwise.
-PEER_NAMES = {
-    **dict.fromkeys(("n_estimators", "num_boost_round", "num_iterations", "iterations"), "n_iter=N"),
-    **dict.fromkeys(("learning_rate", "eta"), 'learner="trees:learning_rate=R"'),
-    **dict.fromkeys(("num_leaves", "max_leaf_nodes"), 'learner="trees:max_leaves=L"'),
-    "max_depth": 'learner="trees:max_depth=D"',
-    # CatBoost's depth is that of its symmetric trees: a spec naming max_depth alone grows leaf-wise ones
-    "depth": 'learner="trees:max_depth=D,growth=oblivious" (symmetric trees as CatBoost\'s; growth=depthwise '
-             'with category columns, which symmetric trees do not split)',
-    # CatBoost's SymmetricTree, Depthwise and Lossguide
-    "grow_policy": 'learner="trees:growth=oblivious" (or depthwise, leafwise)',
-    "leaf_estimation_iterations": 'learner="trees:leaf_newton_steps=N"',
-    **dict.fromkeys(("min_child_samples", "min_data_in_leaf", "min_samples_leaf"),
-                    'learner="trees:min_samples_leaf=M"'),
-    **dict.fromkeys(("min_child_weight", "min_sum_hessian_in_leaf"), 'learner="trees:min_child_weight=H"'),
-    **dict.fromkeys(("reg_lambda", "lambda_l2", "l2_leaf_reg"), 'learner="trees:l2=V"'),
-    "max_delta_step": 'learner="trees:max_delta_step=D" (|leaf value| <= D before the learning rate)',
-    **dict.fromkeys(("subsample", "bagging_fraction"), 'learner="trees:subsample=F"'),
-    **dict.fromkeys(("colsample_bytree", "feature_fraction", "rsm"), 'learner="trees:colsample=F"'),
-    "sampling_unit": 'learner="trees:bagging_unit=query" (with trees:bagging_temperature=T)',
-    **dict.fromkeys(("max_bin", "border_count"), 'learner="trees:max_bins=B"'),
-    # within queries early_stopping="auto" only watches an eval_set: the patience alone would be ignored there
-    **dict.fromkeys(("early_stopping_rounds", "od_wait"),
-                    "n_iter_no_change=N with fit(..., eval_set=...) (or early_stopping=True; within queries, "
-                    "fit(..., qid=...), also early_stopping=True: without it an eval_set is watched, not stopped on)"),
-    "use_best_model": "early_stopping=True with fit(..., eval_set=...): the model keeps its trees up to the best "
-                      "iteration, best_iteration_ (a count: CatBoost's get_best_iteration() + 1)",
-    "loss_function": 'objective="yetirank" (YetiRank), objective="mp-squared" with fit(..., qid=...) (QueryRMSE), '
-                     'objective="lambdarank"; the per-query default is the push with a QueryRMSE term',
-    "cat_features": "categorical_features=[...] (column indices or names); a DataFrame's pandas 'category' columns "
-                    "need none, and a column of text must be made one (X.astype({'brand': 'category'}))",
-    "pairs": "fit(X, y, qid=...) with grades (no list of pairs: every pair of different grades within a query "
-             "is one)",
-    # no class weights: a uniform weight per class is a per-row weight, which fit takes
-    **dict.fromkeys(("scale_pos_weight", "class_weight", "is_unbalance", "auto_class_weights"),
-                    "fit(X, y, sample_weight=np.where(y == 1, W, 1.0)) (per-row weights; rankcore has no class "
-                    "weights: a ranking objective compares positives with negatives, so the classes need no "
-                    "balancing)"),
-    **dict.fromkeys(("metric", "eval_at"), 'scoring="ndcg@k:10" (any registered metric)'),
-    "label_gain": 'objective="lambdarank:gain=0/1/3/7" (gains per grade, as ndcg@k\'s gain)',
-    "lambdarank_truncation_level": 'objective="lambdarank:truncation=T"',
-    **dict.fromkeys(("monotone_constraints", "monotone_constraint"),
-                    'learner="trees:monotone=1/0/-1" (a sign per column of X)'),
-    "interaction_constraints": 'learner="trees:interactions=0+1/2+3+4" (groups of columns of X: \'+\' joins a '
-                               'group\'s columns, \'/\' separates the groups; a DataFrame\'s columns also by name)',
-    **dict.fromkeys(("num_threads", "nthread", "thread_count"), "n_jobs=N"),
-    **dict.fromkeys(("seed", "random_seed"), "random_state=S"),
-}
 
 #: Other libraries' arguments of ``fit`` (CatBoost's ``fit(group_id=..., cat_features=...)``, XGBoost's
 #: ``base_margin``, ...) and what they are here: a ``fit`` argument, or a parameter of the estimator.
@@ -72,6 +27,12 @@ PEER_FIT_NAMES = {
     **dict.fromkeys(("eval_group", "eval_qid"), "fit(X, y, eval_set=(X_val, y_val, qid_val)) (the validation rows' "
                                                 "query ids are the third member of each set)"),
     "pairs": PEER_NAMES["pairs"],
+    # LGBMRanker.fit's: NDCG at several cut-offs on each eval_set, and its names for columns
+    "eval_at": 'fit(X, y, eval_set=..., eval_metric=["ndcg@k:1", "ndcg@k:5"]) (more curves per set in evals_result_; '
+               'the one watched is rankcore.boost(scoring="ndcg@k:5"))',
+    "categorical_feature": "a parameter of rankcore.boost(...): categorical_features=[...] (column indices or names; "
+                           "a DataFrame's pandas 'category' columns need none)",
+    "feature_name": "X as a pandas DataFrame whose columns are the names",
     "verbose": "a parameter of rankcore.boost(...): verbose=1",
     **{name: f"a parameter of rankcore.boost(...): {PEER_NAMES[name]}"
        for name in ("cat_features", "early_stopping_rounds", "od_wait", "use_best_model")},

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._caller import outside_stacklevel
 from .._numbers import missing_labels
-from ..metrics import Queries, check_qid, check_queries
+from ..metrics import Queries, check_qid, check_queries, looks_like_sizes
 from ..objectives import check_positions
 from ..validation import ArgumentRefusal, ArgumentTypeRefusal, check_sample_weight, said_again
 
@@ -186,20 +186,10 @@ def check_query_labels(y, qid, n: int, objective, *, label: str = "eval_set") ->
     try:
         return grades, check_qid(qid, n, name=f"{label} qid")
     except ValueError as exc:
-        if _look_like_sizes(qid, n):       # LightGBM's eval_group form, which a set's triple does not take
+        if looks_like_sizes(qid, n):       # LightGBM's eval_group form, which a set's triple does not take
             raise ValueError(f"{exc}; these look like LightGBM's query sizes (eval_group): give each row's query id, "
                              f"np.repeat(np.arange(len(sizes)), sizes)") from None
         raise
-
-
-def _look_like_sizes(qid, n: int) -> bool:
-    """Whether ``qid`` (refused as one id per row of ``n``) reads as the sizes of consecutive queries of n rows."""
-    try:
-        sizes = np.asarray(qid, dtype=np.float64)
-    except (TypeError, ValueError):
-        return False
-    return (sizes.ndim == 1 and 0 < sizes.shape[0] < n and bool(np.all(sizes >= 1))
-            and bool(np.all(sizes == np.floor(sizes))) and sizes.sum() == n)
 
 
 def check_rows(objective, y: np.ndarray, w, queries) -> None:

@@ -564,3 +564,17 @@ def test_a_label_of_other_digits_is_text_in_every_reader(tmp_path, label):
     for body in (f"a,label\n1,{label}\n2,5\n3,5\n4,{label}\n", f"a,label\n1,{label}\n NA ,5\n3,5\n4,{label}\n"):
         data = load_data(write(tmp_path / "u.csv", body))
         assert data.y.dtype == object and list(data.y) == [label, "5", "5", label]
+
+
+def test_a_missing_file_without_extension_is_said_missing_not_of_unknown_format(tmp_path):
+    # LightGBM's example is named rank.train (its format read off its first row); when the name is wrong the
+    # error must say the file is not there, and point at a gzipped copy beside it
+    with pytest.raises(DataError, match=r"rank\.train: no such file$"):
+        load_data(tmp_path / "rank.train")
+    with gzip.open(tmp_path / "rank.train.gz", "wt") as fh:
+        fh.write("1 qid:1 1:0.5\n0 qid:1 1:0.2\n")
+    with pytest.raises(DataError, match=r"rank\.train: no such file; .*rank\.train\.gz is there: name it"):
+        load_data(tmp_path / "rank.train")
+    assert load_data(tmp_path / "rank.train.gz").X.shape == (2, 1)
+    with pytest.raises(DataError, match=r"nope\.csv: no such file$"):
+        load_data(tmp_path / "nope.csv")

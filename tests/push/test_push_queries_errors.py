@@ -167,6 +167,30 @@ def test_push_queries_eval_set_of_lightgbm_group_sizes_is_named_so():
         _fit(qid=QID, eval_set=(X, Y, QID[:3]))
 
 
+
+def test_query_sizes_given_as_qid_are_named_so_in_fit_and_the_metrics():
+    # LGBMRanker's user passes group sizes as qid=: the refusal says they look like sizes and what to pass
+    order = np.argsort(QID, kind="stable")
+    _, sizes = np.unique(QID[order], return_counts=True)
+    advice = (f"qid: expected one query id per row \\({N} rows\\), got {sizes.shape[0]}; these look like the sizes of "
+              r"consecutive queries \(LightGBM's group\): pass them as group= instead, or each row's query id, "
+              r"qid=np.repeat\(np.arange\(len\(sizes\)\), sizes\)")
+    with pytest.raises(ValueError, match=advice):
+        _fit(X=X[order], y=Y[order], qid=sizes)
+    with pytest.raises(ValueError, match=advice):
+        rankcore.evaluate(Y[order], np.arange(N, dtype=float), "ndcg@k:5", qid=sizes)
+    with pytest.raises(ValueError, match=r"got 3$"):             # not sizes of these rows: no such advice
+        rankcore.evaluate(Y, np.arange(N, dtype=float), "ndcg@k:5", qid=[1, 1, 1])
+
+
+def test_lgbmrankers_fit_arguments_are_named_with_rankcores():
+    # LGBMRanker.fit(eval_at=[1, 5]) was Python's bare TypeError about a private class's fit
+    with pytest.raises(TypeError, match=r"eval_at: PushBoost.fit takes no argument 'eval_at'; other libraries' "
+                                        r"eval_at is here fit\(X, y, eval_set=..., eval_metric="):
+        _fit(qid=QID, eval_set=(X, Y, QID), eval_at=[1, 5])
+    with pytest.raises(TypeError, match=r"categorical_feature: .* categorical_features="):
+        _fit(qid=QID, categorical_feature=[0])
+
 def test_push_queries_one_weight_per_query_is_refused_with_how_to_give_one_per_row():
     n_queries = np.unique(QID).shape[0]
     with pytest.raises(ValueError, match=f"sample_weight: expected {N} weights, one per row, got {n_queries}, one "

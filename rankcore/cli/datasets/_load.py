@@ -56,6 +56,9 @@ def detect_format(path: str | os.PathLike) -> str:
         return "csv"
     if name.endswith(_TEXT_EXTENSIONS):
         return "libsvm" if _starts_with_libsvm_row(os.fspath(path), damaged=True) else "csv"
+    # the content decides from here on: a file that is not there has none, which is what to say
+    # (not "cannot tell the format"); LightGBM's rank.train often sits beside us gzipped
+    _check_exists(os.fspath(path))
     if _starts_with_libsvm_row(os.fspath(path), damaged=True):
         return "libsvm"
     compressed = other_compression(os.fspath(path))
@@ -331,10 +334,19 @@ def load_data(
 
 def check_is_file(source: str) -> None:
     """The data file exists and is a file."""
-    if not os.path.exists(source):
-        raise DataError(f"{source}: no such file")
+    _check_exists(source)
     if os.path.isdir(source):
         raise DataError(f"{source}: is a directory, expected a data file")
+
+
+def _check_exists(source: str) -> None:
+    """Refuse a data file that does not exist, naming its gzipped twin when that one does (``rank.train.gz``
+    for ``rank.train``): reading it needs no unpacking."""
+    if os.path.exists(source):
+        return
+    if not source.lower().endswith(".gz") and os.path.isfile(source + ".gz"):
+        raise DataError(f"{source}: no such file; {source}.gz is there: name it (gzipped files are read as they are)")
+    raise DataError(f"{source}: no such file")
 
 
 def _check_read(data: Dataset, n_features: int | None, allow_missing: bool) -> None:
