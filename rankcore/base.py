@@ -749,6 +749,10 @@ class Ranker(BaseEstimator):
             self.relevant_label_ = checked_relevant_label(label, self._state_error)
         if other is not None:
             self.other_label_ = checked_relevant_label(other, self._state_error, key=_OTHER_LABEL_KEY)
+            # saved only beside relevant_label, and a fit's two labels differ: an edited file may say otherwise
+            if label is None or (type(other) is type(label) and other == label):
+                self._state_error(f"{_OTHER_LABEL_KEY} must go with a different {_LABEL_KEY}, got "
+                                  f"{other!r} beside {label!r}")
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
         restored = self.__dict__.get("feature_names_in_")

@@ -23,7 +23,8 @@ import numpy as np
 from .._caller import outside_stacklevel
 from ._lightgbm_trees import CATEGORICAL, LightGBMTree, lightgbm_tree
 
-__all__ = ["lightgbm_model_string", "lightgbm_feature_names", "constant_tree", "ZERO_THRESHOLD", "LARGE_CATEGORY"]
+__all__ = ["lightgbm_model_string", "lightgbm_feature_names", "constant_tree", "check_export_width", "ZERO_THRESHOLD",
+           "LARGE_CATEGORY", "MAX_EXPORT_FEATURES"]
 
 #: LightGBM's predictor reads a value of magnitude at most this (1e-35 as a float32) as 0.
 ZERO_THRESHOLD = float(np.float32(1e-35))
@@ -34,6 +35,16 @@ _FORBIDDEN = re.compile(r'[\s",:\[\]{}\\\x00-\x1f\x7f]')
 _JSON_CATEGORIES = (str, int, float)
 #: Above this category id a split's bitset (one bit per id up to the largest) makes the file large: warn.
 LARGE_CATEGORY = 65_535
+#: Most columns an exported model may declare.  The exports write a name (and LightGBM a range, XGBoost a type) per
+#: column, so a model file edited to declare 10^12 columns would make one of terabytes; no fit reaches this.
+MAX_EXPORT_FEATURES = 1 << 24
+
+
+def check_export_width(n_features: int, owner: str) -> None:
+    """Refuse to export a model declaring more than :data:`MAX_EXPORT_FEATURES` columns (a ValueError)."""
+    if n_features > MAX_EXPORT_FEATURES:
+        raise ValueError(f"{owner}: the model declares {n_features} columns (n_features_in_), more than the "
+                         f"{MAX_EXPORT_FEATURES} an export writes (a name per column); was its file edited?")
 
 
 def lightgbm_feature_names(names, n_features: int, *, where: str = "feature_names", hint: str = "") -> list[str]:
@@ -125,6 +136,7 @@ def lightgbm_model_string(rankers, alphas, n_features: int, *, feature_names=Non
     """
     if len(rankers) != len(alphas):
         raise ValueError(f"{owner}: {len(rankers)} weak rankers but {len(alphas)} coefficients")
+    check_export_width(n_features, owner)
     _check_category_kinds(categories, feature_names, owner)
     if names_given:
         names = lightgbm_feature_names(feature_names, n_features)
@@ -132,11 +144,13 @@ def lightgbm_model_string(rankers, alphas, n_features: int, *, feature_names=Non
         names = lightgbm_feature_names(feature_names, n_features, where=f"{owner}: feature_names_in_",
                                        hint=", or pass feature_names")
     known = None if categories is None else [None if c is None else len(c) for c in categories]
-    trees = [lightgbm_tree(r, float(a), where=f"{owner}: tree {t}", category_counts=known)
-             for t, (r, a) in enumerate(zip(rankers, alphas))]
+    with np.errstate(over="ignore", invalid="ignore"):     # an overflow is refused below, naming the tree
+        trees = [lightgbm_tree(r, float(a), where=f"{owner}: tree {t}", category_counts=known)
+                 for t, (r, a) in enumerate(zip(rankers, alphas))]
     if offset is not None:
         trees.append(constant_tree(offset, owner))
     _check_features(trees, n_features, owner)
+    _check_finite(trees, owner)
     _warn_large_categories(trees, names, owner)
     blocks = [_tree_block(t, tree) for t, tree in enumerate(trees)]
     header = ["tree", "version=v4", "num_class=1", "num_tree_per_iteration=1", "label_index=0",
@@ -186,6 +200,20 @@ def _check_features(trees: list[LightGBMTree], n_features: int, owner: str) -> N
         if tree.split_feature and max(tree.split_feature) >= n_features:
             raise ValueError(f"{owner}: tree {t} splits feature {max(tree.split_feature)}, but the model has "
                              f"{n_features} features")
+
+
+def _check_finite(trees: list[LightGBMTree], owner: str) -> None:
+    """Refuse leaf or internal values that overflowed when the coefficients were folded in (a ValueError).
+
+    LightGBM would read ``inf``/``nan`` where rankcore's own scores raise ``FloatingPointError``.
+    """
+    for t, tree in enumerate(trees):
+        for field in ("leaf_value", "internal_value"):
+            values = np.asarray(getattr(tree, field), dtype=np.float64)
+            if not np.isfinite(values).all():
+                raise ValueError(f"{owner}: tree {t} would hold non-finite {field}s: its coefficient times its "
+                                 "leaf values (weighted by their covers) overflow float64; the model cannot be "
+                                 "exported")
 
 
 def _warn_large_categories(trees: list[LightGBMTree], names: list[str], owner: str) -> None:

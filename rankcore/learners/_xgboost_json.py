@@ -35,7 +35,7 @@ from collections import deque
 import numpy as np
 
 from ._feature_names import checked_feature_names
-from ._lightgbm_text import constant_tree
+from ._lightgbm_text import check_export_width, constant_tree
 from ._lightgbm_trees import CATEGORICAL, DEFAULT_LEFT, LightGBMTree, lightgbm_tree
 
 __all__ = ["xgboost_json_string", "xgboost_feature_names", "float32_condition", "xgboost_node_ids",
@@ -136,6 +136,7 @@ def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None,
     """
     if len(rankers) != len(alphas):
         raise ValueError(f"{owner}: {len(rankers)} weak rankers but {len(alphas)} coefficients")
+    check_export_width(n_features, owner)
     names = xgboost_feature_names(feature_names, n_features)
     coded = [j for j, c in enumerate(categories or ()) if c is not None]
     blocks = []

@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from ._feature_names import checked_feature_names
-from ._lightgbm_text import constant_tree
+from ._lightgbm_text import check_export_width, constant_tree
 from ._lightgbm_trees import DEFAULT_LEFT, LightGBMTree, lightgbm_tree
 from ._xgboost_json import FLOAT32_MAX, float32_condition
 
@@ -100,6 +100,7 @@ def xgboost_model_string(rankers, alphas, n_features: int, *, feature_names=None
     """
     if len(rankers) != len(alphas):
         raise ValueError(f"{owner}: {len(rankers)} weak rankers but {len(alphas)} coefficients")
+    check_export_width(n_features, owner)
     names = [] if feature_names is None else _xgboost_names(checked_feature_names(feature_names, n_features))
     trees, reach = [], 0.0
     for t, (ranker, alpha) in enumerate(zip(rankers, alphas)):

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rankcore.base import Fitted, IterationInfo, Ranker, TrainingCurve, check_callbacks, run_callbacks
 from rankcore.spec import Parameter
+from rankcore.validation import check_finite_scores
 
 
 class CentroidRanker(Ranker):
@@ -73,14 +74,17 @@ class CentroidRanker(Ranker):
     def decision_function(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
-        return X @ self.coef_
+        # finite weights can still overflow (a model file may hold 1e308): never return inf silently
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = X @ self.coef_
+        return check_finite_scores(scores, owner="CentroidRanker.decision_function", X=X)
 
     def _training_curve(self):
         return TrainingCurve(np.arange(self.n_iter_ + 1), self.distances_, objective_name="distance to the target")
 
     def _restore_fitted_state(self, state, setup):
         coef, distances, d = state["coef"], state["distances"], state["n_features_in"]
-        if not (isinstance(d, int) and d >= 1):
+        if type(d) is not int or d < 1:       # not a bool: True would pass as 1
             self._state_error(f"n_features_in must be a positive integer, got {d!r}")
         if not (isinstance(coef, np.ndarray) and coef.shape == (d,) and np.isfinite(coef).all()):
             self._state_error(f"coef must be {d} finite numbers")
