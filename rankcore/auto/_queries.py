@@ -139,6 +139,7 @@ def _by_entries(X: Any, rows: np.ndarray) -> np.ndarray:
     """``rows`` of the CSR ``X`` ordered by their stored entries (column indices, then values), no dense copy."""
     part = X[rows]
     part.eliminate_zeros()
+    part.sort_indices()             # a row's entries in column order: equal rows give equal keys
     entries = [part.indices[a:b].tobytes() + part.data[a:b].tobytes()
                for a, b in zip(part.indptr[:-1], part.indptr[1:])]
     return rows[np.array(sorted(range(len(entries)), key=entries.__getitem__), dtype=np.int64)]
