@@ -15,7 +15,7 @@ import numpy as np
 from ._argument_refusal import ArgumentRefusal
 
 __all__ = ["check_sparse_structure", "sparse_frame_as_csr", "is_sparse_frame", "sparse_refusal",
-           "dense_sparse_frame", "DENSE_BYTES_LIMIT"]
+           "dense_sparse_frame", "dense_bytes", "dense_size", "DENSE_BYTES_LIMIT"]
 
 #: The largest dense copy (bytes) made of a DataFrame of ``Sparse`` columns for an estimator that takes no sparse
 #: input: past it such a frame is refused, as a scipy.sparse matrix is, rather than filling the memory.
@@ -197,6 +197,18 @@ def is_sparse_frame(X: Any) -> bool:
     return any(type(d).__name__ == "SparseDtype" for d in X.dtypes)
 
 
+def dense_bytes(shape) -> int:
+    """The bytes of a float64 dense copy of an array of ``shape`` (rows, columns)."""
+    n, d = (int(v) for v in shape)
+    return n * d * 8
+
+
+def dense_size(shape) -> str:
+    """``"26.2 GB as float64 for shape (200000, 16384)"``: the dense copy's size, as the refusals say it."""
+    n, d = (int(v) for v in shape)
+    return f"{dense_bytes(shape) / 1e9:.3g} GB as float64 for shape ({n}, {d})"
+
+
 def sparse_refusal(X: Any, name: str) -> TypeError:
     """The refusal of sparse ``X`` by an estimator that takes dense input only, with the dense copy's size.
 
@@ -204,12 +216,10 @@ def sparse_refusal(X: Any, name: str) -> TypeError:
     matrix: 26 GB; the message says how large it would be and which models
     read sparse input as it is.)
     """
-    n, d = (int(v) for v in X.shape)
-    gigabytes = n * d * 8 / 1e9
     # a DataFrame has no toarray(): its owner needs the call a frame has
     dense = "X.to_numpy()" if is_sparse_frame(X) else "X.toarray()"
     return TypeError(f"{name}: sparse input is not supported here; pass a dense array ({dense}, "
-                     f"{gigabytes:.3g} GB as float64 for shape ({n}, {d})), or use a model that reads sparse "
+                     f"{dense_size(X.shape)}), or use a model that reads sparse "
                      f"input as it is: rankcore.boost(learner='trees'), rankcore.PerceptronAtK, rankcore.SGDAtK")
 
 

@@ -24,8 +24,8 @@ from . import _cpus, _openmp
 from ._argument_refusal import ArgumentRefusal, ArgumentTypeRefusal, said_again, shown_type
 from ._categories import check_numeric_categories, encode_categories
 from ._numbers import as_numeric_array, first_not_finite, missing_labels
-from ._sparse_checks import (DENSE_BYTES_LIMIT, check_sparse_structure, dense_sparse_frame, is_sparse_frame,
-                             sparse_frame_as_csr, sparse_refusal)
+from ._sparse_checks import (DENSE_BYTES_LIMIT, check_sparse_structure, dense_bytes, dense_size, dense_sparse_frame,
+                             is_sparse_frame, sparse_frame_as_csr, sparse_refusal)
 from .spec import reading_model_file
 
 __all__ = [
@@ -394,13 +394,12 @@ def _sparse_frame(X: Any, name: str, accept_sparse: bool) -> Any:
     csr = sparse_frame_as_csr(X) if accept_sparse else None
     if csr is not None:
         return csr
-    n, d = (int(v) for v in X.shape)
-    if n * d * 8 <= DENSE_BYTES_LIMIT:
+    if dense_bytes(X.shape) <= DENSE_BYTES_LIMIT:
         return dense_sparse_frame(X)
     if not accept_sparse:
         raise sparse_refusal(X, name)
     raise TypeError(f"{name}: a DataFrame with Sparse columns beside dense ones (or Sparse columns not filled with "
-                    f"0) would be made dense here, {n * d * 8 / 1e9:.3g} GB as float64 for shape ({n}, {d}); pass "
+                    f"0) would be made dense here, {dense_size(X.shape)}; pass "
                     f"a scipy.sparse matrix (e.g. scipy.sparse.hstack of X.sparse.to_coo() of the Sparse columns "
                     f"and the dense ones), with missing values stored as NaN")
 

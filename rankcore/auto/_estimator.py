@@ -26,8 +26,8 @@ from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
                     require_score_queries)
 from ..metrics import Queries, check_queries
 from ..push import check_init_score, row_weights
-from ..validation import (ArgumentRefusal, check_bipartite_target, check_matrix, check_same_length,
-                          effective_n_threads, int_seed, reject_1d, shown_type)
+from ..validation import (ArgumentRefusal, check_bipartite_target, check_matrix, check_same_length, dense_bytes,
+                          dense_size, effective_n_threads, int_seed, reject_1d, shown_type)
 from ._bag import FoldBag, standardization
 from ._candidate import (NO_SAMPLE_WEIGHT, NO_SPARSE, Candidate, build_estimator, candidate_scores, fit_estimator,
                          registered_candidates, warnings_named_by)
@@ -176,11 +176,9 @@ def sparse_readers() -> list[str]:
 
 def sparse_candidates_refusal(details: str, shape) -> ArgumentRefusal:
     """The refusal of ``candidates`` when none of them reads sparse X (``details``: each one's skip reason)."""
-    n, d = (int(v) for v in shape)
     readers = ", ".join(repr(name) for name in sparse_readers())
     detail = (f"none applies to these data ({details}); X is sparse: list candidates that read sparse input as it "
-              f"is ({readers}), or pass a dense X (X.toarray(), {n * d * 8 / 1e9:.3g} GB as float64 for shape "
-              f"({n}, {d}))")
+              f"is ({readers}), or pass a dense X (X.toarray(), {dense_size(shape)})")
     return ArgumentRefusal.said("candidates", detail)
 
 
@@ -189,12 +187,11 @@ def dense_rows(X, chosen: str) -> np.ndarray:
     :data:`~rankcore.validation.DENSE_BYTES_LIMIT` (as a DataFrame of Sparse columns is made dense), else refused."""
     from ..validation import DENSE_BYTES_LIMIT
 
-    n, d = (int(v) for v in X.shape)
-    if n * d * 8 <= DENSE_BYTES_LIMIT:
+    if dense_bytes(X.shape) <= DENSE_BYTES_LIMIT:
         return X.toarray()
     raise TypeError(f"X: the chosen model {chosen!r} reads dense rows only (it was fitted on a dense X) and the "
-                    f"dense copy of these sparse rows would take {n * d * 8 / 1e9:.3g} GB as float64 for shape "
-                    f"({n}, {d}); score them in batches of rows, or fit on sparse X (the candidates that read it: "
+                    f"dense copy of these sparse rows would take {dense_size(X.shape)}; score them in batches of "
+                    f"rows, or fit on sparse X (the candidates that read it: "
                     f"{', '.join(repr(name) for name in sparse_readers())})")
 
 
