@@ -22,6 +22,7 @@ import numpy as np
 
 from ._argument_refusal import ArgumentRefusal
 from ._caller import outside_stacklevel
+from ._frames import as_pandas_frame
 
 __all__ = ["encode_categories", "check_numeric_categories", "categories_to_state", "categories_from_state",
            "category_columns", "FittedOnNumbers", "NUMBERS_FIT", "warn_no_category_matches", "wide_integer_columns",
@@ -55,7 +56,9 @@ def _category_columns(frame: Any) -> list[bool]:
 
 
 def category_columns(X: Any) -> tuple[int, ...]:
-    """The positions of a pandas DataFrame's ``category`` columns (none for anything else)."""
+    """The positions of a pandas DataFrame's ``category`` columns (a Polars or Arrow table's too; none for anything
+    else)."""
+    X = as_pandas_frame(X)
     if not _is_frame(X):
         return ()
     return tuple(j for j, is_cat in enumerate(_category_columns(X)) if is_cat)
@@ -97,6 +100,7 @@ def encode_categories(X: Any, fitted: list | None, *, name: str = "X",
         categorical in fit but not in ``X`` or the reverse, or ``X`` not a
         DataFrame though the fit had category columns.
     """
+    X = as_pandas_frame(X, name)          # a Polars or Arrow table's categorical columns are matched by value too
     if fitted is None:
         if not _is_frame(X):
             return X, None
@@ -188,6 +192,7 @@ def check_numeric_categories(X: Any, reader: str, *, name: str = "X") -> None:
     TypeError
         Naming the first such column, ``reader`` and what to do instead.
     """
+    X = as_pandas_frame(X, name)
     if not _is_frame(X):
         return
     for j, is_cat in enumerate(_category_columns(X)):

@@ -16,6 +16,7 @@ import numpy as np
 
 from ._argument_refusal import ArgumentRefusal
 from ._categories import check_numeric_categories
+from ._frames import as_pandas_frame
 
 __all__ = ["as_numeric_array", "is_pandas_na", "missing_labels", "nullable_as_nan", "large_integers_among_floats",
            "name_text_column", "refuse_text_columns", "first_not_finite"]
@@ -31,6 +32,9 @@ def as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) ->
         raise TypeError(f"{name}: expected a dense array-like, got a sparse {type(values).__name__}")
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name}: expected an array of numbers, got a string")
+    # a Polars or Arrow table as its pandas frame: NumPy would read a Polars frame of mixed kinds as floats (dates as
+    # day counts), and its categorical columns as text
+    values = as_pandas_frame(values, name)
     refuse_text_columns(values, name)
     values = nullable_as_nan(values)
     if exact_integers and isinstance(values, (list, tuple)) and large_integers_among_floats(values):
@@ -154,7 +158,8 @@ def _column_refusal(name: str, column: Any, what: str, example: Any = None) -> T
     """The refusal of a DataFrame column holding ``what`` (text, dicts...), with an example value when there is one."""
     shown = "" if example is None else f" ({example!r})"
     return TypeError(f"{name}: column {column!r} holds {what}{shown}, not numbers; encode it as numbers, or as a "
-                     "pandas 'category' column for rankcore.boost(learner='trees'), which splits by category groups")
+                     "pandas 'category' column (Polars: Categorical or Enum) for rankcore.boost(learner='trees'), "
+                     "which splits by category groups")
 
 
 def name_text_column(values: Any, name: str) -> None:

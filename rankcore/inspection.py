@@ -22,6 +22,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 
+from ._frames import as_pandas_frame
 from .base import Ranker
 from .metrics import Queries, check_queries, evaluate
 from .registry import resolve
@@ -128,7 +129,7 @@ def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group
     check_random_state_param(random_state)
     effective_n_threads(n_jobs, name="n_jobs")
     X, y, qid, group, init_score = _computed(X, y, qid, group, init_score, max_rows)
-    table = _Columns(X, model)
+    table = _Columns(as_pandas_frame(X), model)        # a Polars or Arrow table by name, its categories kept
     rows = _checked_rows(model, y, qid, group, init_score, within, table.n_rows)
     columns, names = _feature_columns(features, table.names)
     quality, baseline = _quality(model, np.asarray(y), rows, scoring, n_jobs)

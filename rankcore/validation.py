@@ -23,6 +23,7 @@ import numpy as np
 from . import _cpus, _openmp
 from ._argument_refusal import ArgumentRefusal, ArgumentTypeRefusal, said_again, shown_type
 from ._categories import check_numeric_categories, encode_categories
+from ._frames import as_pandas_frame
 from ._numbers import as_numeric_array, first_not_finite, missing_labels
 from ._sparse_checks import (DENSE_BYTES_LIMIT, check_sparse_structure, dense_bytes, dense_size, dense_sparse_frame,
                              is_sparse_frame, sparse_frame_as_csr, sparse_refusal)
@@ -737,6 +738,7 @@ def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: l
         (None for a column that is not categorical); else None.
     """
     found = None
+    X = as_pandas_frame(X, name)          # once here: the checks below read it as the pandas frame it stands for
     if getattr(learner, "accept_categorical", False):
         X, found = encode_categories(X, categories, name=name, feature_names=feature_names)
     else:

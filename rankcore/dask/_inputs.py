@@ -18,6 +18,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .._categories import refuse_inexact_ids, wide_integer_columns
+from .._frames import as_pandas_frame
+from .._numbers import refuse_text_columns
 from ..validation import ArgumentRefusal, check_categorical_features
 from ._categories import (check_frame_columns, coded_dask_frame, coded_local_frame, fitted_categories_of,
                           refuse_category_columns)
@@ -90,6 +92,7 @@ def _dask_matrix(X: Any, name: str, chunk_rows: int | None, *, categories: bool,
     import dask.dataframe as dd
 
     names = found = None
+    X = as_pandas_frame(X, name)      # an in-memory Polars or Arrow table: its names, categories and kinds kept
     if not categories:
         refuse_category_columns(X, name, _CATEGORIES_REFUSED)
     if isinstance(X, dd.DataFrame):
@@ -118,6 +121,7 @@ def _dask_matrix(X: Any, name: str, chunk_rows: int | None, *, categories: bool,
             raise TypeError(f"{name}: sparse matrices are not supported; pass a dense array")
         if categories:
             X, found = coded_local_frame(X, name=name)
+        refuse_text_columns(X, name)      # by name here: NumPy would read dates as Timestamp objects, refused per chunk
         local = np.asarray(X)
         if local.ndim != 2:
             raise ValueError(f"{name}: expected a 2-D array, got shape {local.shape}")

@@ -234,8 +234,9 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
     O(n log n) for ids NumPy can sort (numbers, strings), O(n) hashing plus
     a sort of the distinct ids otherwise; O(n) memory.
     """
-    if hasattr(qid, "__dask_graph__") and hasattr(qid, "__array__"):
-        # a Dask array or Series computed here, as ``y`` and the scores are; iterating it would yield lazy scalars
+    if (hasattr(qid, "__dask_graph__") or type(qid).__module__.startswith("pyarrow")) and hasattr(qid, "__array__"):
+        # read by NumPy: iterating a Dask array would yield lazy scalars (it is computed here, as ``y`` and the
+        # scores are), an Arrow array Arrow scalars that NumPy cannot sort (queries ordered by their text)
         qid = np.asarray(qid)
     if qid is None or isinstance(qid, (str, bytes)) or not hasattr(qid, "__len__"):
         raise TypeError(f"{name}: expected one query id per row (an array or a list), got {type(qid).__name__}")

@@ -27,6 +27,7 @@ from .._threadsafe import fits_on_a_copy
 from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, resolve_parameter
 from ..spec import ParameterError
 from .._categories import FittedOnNumbers, category_columns, refuse_inexact_ids
+from .._frames import as_pandas_frame
 from ..validation import (ArgumentRefusal, check_bipartite_target, check_categorical_features,
                           check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
@@ -241,6 +242,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
     # ------------------------------------------------------------------
     def _check_X(self, X, *, reset: bool, learner=None) -> np.ndarray:
         reject_1d(X)
+        X = as_pandas_frame(X)        # a Polars or Arrow table: its names, categories and nulls as pandas reads them
         validate_data(self, X, reset=reset, skip_check_array=True)
         # sparse X and category columns as far as the learner takes them; a fit keeps categories, read by value
         learner = learner if learner is not None else getattr(self, "_learner", None)

@@ -1,0 +1,135 @@
+"""Polars and Arrow tables read as the pandas DataFrames they stand for: names, categories by value, missing values.
+
+rankcore reads a pandas DataFrame by its column names, its ``category``
+columns by value and refuses its text, dates and durations naming the column.
+A Polars DataFrame or a PyArrow ``Table`` reaches those checks as the pandas
+frame it corresponds to, made here once, at the estimator's door:
+
+* a Polars ``Categorical`` column becomes a pandas ``category`` column of its
+  values (categories sorted, as ``pd.Categorical`` sorts them: Polars' own
+  order is that of a process-wide cache, so the same data would otherwise give
+  another order in another session); an ``Enum`` keeps its declared order; an
+  Arrow dictionary column keeps its dictionary, as pandas reads it;
+* a Polars null and NaN are both missing values, as pandas' ``NA`` and NaN are;
+  a Boolean or integer column with nulls becomes pandas' nullable ``boolean`` or
+  ``Int64`` column (exact integers, not floats rounding past 2**53);
+* a Date, Datetime, Duration or String column stays what it is, so the pandas
+  checks refuse it by name -- NumPy would read a Polars frame of mixed types as
+  floats, turning dates into day counts and durations into microseconds.
+
+Neither Polars nor PyArrow is imported unless the caller's object comes from
+them; pandas is needed for the conversion (a clear ``TypeError`` otherwise).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._argument_refusal import ArgumentRefusal
+
+__all__ = ["as_pandas_frame", "is_foreign_frame"]
+
+
+def _module(X: Any) -> str:
+    return type(X).__module__ or ""
+
+
+def is_foreign_frame(X: Any) -> bool:
+    """Whether ``X`` is a Polars DataFrame or LazyFrame, or a PyArrow Table or RecordBatch (not imported for it)."""
+    module = _module(X)
+    if module.startswith("polars"):
+        return type(X).__name__ in ("DataFrame", "LazyFrame")
+    return module.startswith("pyarrow") and type(X).__name__ in ("Table", "RecordBatch")
+
+
+def as_pandas_frame(X: Any, name: str = "X") -> Any:
+    """``X`` as a pandas DataFrame when it is a Polars or Arrow table; anything else as it is.
+
+    Parameters
+    ----------
+    X : any
+        A Polars ``DataFrame`` or a PyArrow ``Table``/``RecordBatch`` is
+        converted; a Polars ``LazyFrame`` is refused (it is a query, not
+        rows); everything else is returned unchanged.
+    name : str
+        The argument named in errors.
+
+    Returns
+    -------
+    pandas.DataFrame or X
+
+    Raises
+    ------
+    ArgumentRefusal
+        A ``LazyFrame``.
+    TypeError
+        pandas is not installed.
+    """
+    if not is_foreign_frame(X):
+        return X
+    if type(X).__name__ == "LazyFrame":
+        raise ArgumentRefusal.said(name, "expected rows, got a Polars LazyFrame (a query); call .collect() on it "
+                                         "first")
+    try:
+        import pandas as pd
+    except ImportError:
+        raise TypeError(f"{name}: a {type(X).__name__} from {_module(X).split('.')[0]} is read through pandas, which "
+                        "is not installed; install pandas, or pass X.to_numpy() (its columns are then read by "
+                        "position, and categorical columns are refused)") from None
+    if _module(X).startswith("polars"):
+        return _from_polars(X, pd)
+    return _from_arrow(X, pd, name)
+
+
+def _from_polars(frame: Any, pd: Any) -> Any:
+    """A Polars DataFrame as a pandas DataFrame, column by column (no PyArrow needed)."""
+    columns = {}
+    for column_name in frame.columns:
+        columns[column_name] = _polars_column(frame.get_column(column_name), pd)
+    return pd.DataFrame(columns, columns=list(frame.columns))
+
+
+def _polars_column(s: Any, pd: Any) -> Any:
+    """One Polars Series as a pandas-readable column: categories by value, nulls as pandas' missing values."""
+    import polars as pl
+
+    dtype = s.dtype
+    if isinstance(dtype, pl.Enum):
+        return pd.Categorical(s.cast(pl.String).to_numpy(), categories=dtype.categories.to_list())
+    if isinstance(dtype, pl.Categorical):
+        return pd.Categorical(s.cast(pl.String).to_numpy())           # categories sorted, by value
+    if s.null_count() and (dtype == pl.Boolean or dtype.is_integer()):
+        # to_numpy would give objects (booleans) or floats rounding past 2**53 (integers); pandas' nullable
+        # columns keep the values and mark the nulls, which rankcore reads as missing values
+        values = s.fill_null(False if dtype == pl.Boolean else 0).to_numpy()
+        mask = s.is_null().to_numpy()
+        if dtype == pl.Boolean:
+            return pd.arrays.BooleanArray(values, mask)
+        return pd.arrays.IntegerArray(values, mask)
+    # floats: a null becomes NaN (both are missing values); dates, durations and text keep their NumPy kinds,
+    # which the pandas checks refuse by the column's name
+    return s.to_numpy()
+
+
+def _from_arrow(table: Any, pd: Any, name: str) -> Any:
+    """A PyArrow Table or RecordBatch as pandas reads it, its Boolean columns nullable (nulls: missing values)."""
+    import pyarrow as pa
+
+    def types(arrow_type: Any) -> Any:
+        if arrow_type == pa.bool_():
+            return pd.BooleanDtype()          # pandas would make a Boolean column with nulls an object column
+        return None
+
+    try:
+        frame = table.to_pandas(types_mapper=types)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise ArgumentRefusal.said(name, f"could not be read from Arrow ({exc})") from None
+    for j, dtype in enumerate(frame.dtypes):
+        if isinstance(dtype, pd.CategoricalDtype) and not dtype.ordered:
+            # a dictionary's order is that of first appearance (dictionary_encode), which the data's row order
+            # decides: sorted, as pandas sorts a category column's values, unless the dictionary is ordered
+            try:
+                frame.isetitem(j, frame.iloc[:, j].cat.reorder_categories(sorted(dtype.categories)))
+            except TypeError:                  # values of kinds that do not compare: the dictionary's order
+                pass
+    return frame
