@@ -96,8 +96,17 @@ _LAZY.update({target.partition(":")[2]: target.partition(".")[2] for target in B
 __all__ = ["hookimpl", "__version__", *_LAZY]
 
 
+# the public modules reachable as attributes after a bare ``import rankcore`` (``rankcore.metrics.compare``, as
+# the docs write it): Python binds a submodule to its package only once something imports it
+_MODULES = frozenset({"metrics", "validation", "gbdt", "push", "objectives", "learners", "losses", "prices",
+                      "kernels", "filters", "inspection", "persistence", "plotting", "spec", "base",
+                      "auto", "exactboost", "rkhs", "precision_at_k"})
+
+
 def __getattr__(name: str) -> Any:
     target = _LAZY.get(name)
+    if target is None and name in _MODULES:
+        target = f"{name}:"
     if target is None:
         raise AttributeError(f"module 'rankcore' has no attribute {name!r}")
     module_name, _, attr = target.partition(":")

@@ -66,6 +66,18 @@ def test_import_rankcore_loads_no_plugin():
     assert out.stdout.strip() == "ok"
 
 
+def test_public_modules_are_attributes_after_a_bare_import():
+    # rankcore.metrics.compare, as the README writes it, right after ``import rankcore`` in a fresh process
+    code = ("import rankcore; print(rankcore.metrics.compare.__name__, "
+            "rankcore.validation.ArgumentTypeRefusal.__name__, rankcore.gbdt.__name__, "
+            "hasattr(rankcore, 'no_such_module'))")
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["compare", "ArgumentTypeRefusal", "rankcore.gbdt", "False"]
+
+
 def test_register_plugin_resolves_by_name_and_alias(fresh_registry):
     reg_mod.register_plugin(_plugin(_Scratch), name="scratch", distribution="scratch-dist 1.0")
     reg = rankcore.get_registry()

@@ -87,11 +87,14 @@ def _is_missing(value: Any) -> bool:
         return False
 
 
-def _rounded_together(items: list) -> bool:
-    """Whether NumPy would read ``items`` as float64 and so round apart integers beyond 2^53 to one id: integers
-    mixed with other real numbers, some of them that large."""
-    integers = [v for v in items if isinstance(v, numbers.Integral)]
-    return 0 < len(integers) < len(items) and any(abs(int(v)) > 2**53 for v in integers)
+def _rounded_together(items: list, read: np.ndarray) -> bool:
+    """Whether NumPy read ``items`` as float64 (``read``) and so rounds apart integers beyond 2^53 to one id.
+
+    NumPy reads integers as float64 when they are mixed with other real numbers, and also when they are all
+    integers that fit neither int64 nor uint64 together (one of 2^63 or more beside a negative one, or NumPy's
+    uint64 beside its int64).
+    """
+    return read.dtype.kind == "f" and any(isinstance(v, numbers.Integral) and abs(int(v)) > 2**53 for v in items)
 
 
 def _id_kind(kind: type) -> str | None:
@@ -202,6 +205,24 @@ def _sizes_hint(arr: np.ndarray, n: int) -> str:
             "or each row's query id, qid=np.repeat(np.arange(len(sizes)), sizes)")
 
 
+def _ids_array(qid: Any, name: str) -> np.ndarray:
+    """A sequence of query ids (not an ndarray) as an array: NumPy's for numbers or strings that it reads exactly,
+    else objects, element by element (tuples stay ids, not rows)."""
+    items = list(qid)
+    if items and all(isinstance(v, (list, np.ndarray)) for v in items):
+        raise ValueError(f"{name}: expected a 1-D array of query ids, got rows that are lists or arrays "
+                         f"(a 2-D array?)")
+    arr = np.empty(len(items), dtype=object)
+    for row, value in enumerate(items):
+        arr[row] = value
+    if arr.size and all(isinstance(v, (numbers.Real, str)) and not isinstance(v, bool) for v in items) \
+            and len({type(v) is str for v in items}) == 1:
+        read = np.asarray(items)
+        if not _rounded_together(items, read):
+            arr = read                         # numbers or strings: sorted by NumPy
+    return arr
+
+
 def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
     """Validate one query id per row and group the rows by query.
 
@@ -245,19 +266,7 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
         # a one-column DataFrame iterates over its column names, so the length check below would count 1 id
         raise ValueError(f"{name}: expected a 1-D array of query ids, got {type(qid).__name__} of shape {shape}"
                          + (" (pass its column, df['name'])" if hasattr(qid, "columns") else ""))
-    if isinstance(qid, np.ndarray):
-        arr = qid
-    else:
-        items = list(qid)
-        if items and all(isinstance(v, (list, np.ndarray)) for v in items):
-            raise ValueError(f"{name}: expected a 1-D array of query ids, got rows that are lists or arrays "
-                             f"(a 2-D array?)")
-        arr = np.empty(len(items), dtype=object)
-        for row, value in enumerate(items):        # element by element: tuples stay ids, not rows
-            arr[row] = value
-        if arr.size and all(isinstance(v, (numbers.Real, str)) and not isinstance(v, bool) for v in items) \
-                and len({type(v) is str for v in items}) == 1 and not _rounded_together(items):
-            arr = np.asarray(items)                # numbers or strings: sorted by NumPy
+    arr = qid if isinstance(qid, np.ndarray) else _ids_array(qid, name)
     if arr.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array of query ids, got shape {arr.shape}")
     if arr.shape[0] != n:

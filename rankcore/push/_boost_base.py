@@ -62,6 +62,7 @@ from ._validation import (
     named_parameters,
     patience,
     selected_iteration,
+    held_out_queries_counted,
     selection_fit_warnings,
     plan_query_validation,
     plan_validation,
@@ -602,8 +603,9 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
                                      else f"the training rows of fold {k + 1} of {len(plan.folds)}")
                 layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr, inputs.take(tr))
                 held_out = Validation.held_out(X[va], y[va], w_va, q_va, init=inputs.take(va).init_score)
-                _, _, history, best = self._boost(backend, layout, setup, held_out,
-                                                  stop_early=plan.kind == "holdout", silent=True)
+                with held_out_queries_counted(plan, k):
+                    _, _, history, best = self._boost(backend, layout, setup, held_out,
+                                                      stop_early=plan.kind == "holdout", silent=True)
                 curve = np.array([best["start"]] + history, dtype=np.float64)
                 # a fit that converged early keeps its last scores for the remaining iterations
                 curve = np.concatenate([curve, np.full(n_iter + 1 - curve.shape[0], curve[-1])])

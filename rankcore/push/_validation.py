@@ -290,6 +290,29 @@ def large_data_learner(given, learner, settings=None):
 
 
 @contextmanager
+def held_out_queries_counted(plan: ValidationPlan, fold: int):
+    """Within it, a metric that counts none of the queries early stopping held out is refused as early stopping's.
+
+    The metric's own words name ``y`` and ask to score other queries, but the user chose neither these queries
+    nor their labels: the hold-out (or fold ``fold`` of the cross-validation) drew them from the training
+    queries, and on sparse relevance it can draw no query with a relevant row.
+    """
+    from ..metrics import MetricRefusal
+
+    try:
+        yield
+    except MetricRefusal as exc:
+        if exc.reason != "no_query":
+            raise
+        part = "a hold-out" if plan.kind == "holdout" else f"fold {fold + 1} of {len(plan.folds)}"
+        detail = (f"metric {exc.spec!r} counts none of the {exc.n_queries} queries early stopping held out of the "
+                  f"training queries ({part}) to choose the number of iterations (it leaves out queries without a "
+                  f"relevant row, or with one class); pass validation queries with relevant rows as "
+                  f"eval_set=(X_val, y_val, qid_val), raise validation_fraction, or fit with early_stopping=False")
+        raise exc.with_context(f"early_stopping: {detail}", detail=detail, advice=None, remedy=None) from None
+
+
+@contextmanager
 def selection_fit_warnings(plan: ValidationPlan):
     """Within it, the warnings of early stopping's selection fits (of ``plan``) are held; on leaving, each kind
     (its category and its text, numbers aside) is raised once, saying it came from those fits.

@@ -343,3 +343,17 @@ def test_dask_query_ids_are_computed_like_the_labels_and_scores():
     lazy = rankcore.evaluate(da.from_array(y, chunks=25), da.from_array(s, chunks=25), ["ndcg@k:5", "map"],
                              qid=da.from_array(qid, chunks=25))
     assert lazy == expected
+
+
+@pytest.mark.parametrize("ids", [
+    [2**63 + 1, 2**63 + 1, 2**63 + 2, -1],                            # past int64 beside a negative id
+    [np.uint64(2**63 + 1), np.uint64(2**63 + 1), np.uint64(2**63 + 2), np.int64(-1)],
+    [np.int64(2**62 + 1), np.int64(2**62 + 1), np.int64(2**62 + 2), np.uint64(7)],   # int64 beside uint64
+])
+def test_integer_ids_that_numpy_reads_as_floats_stay_apart(ids):
+    # all integers, yet NumPy reads them as float64, which rounds ids 1 apart near 2^62 or 2^63 to one query
+    got = per_query([1, 0, 1, 1], [1, 2, 3, 4], "ndcg@k:2", qid=ids)
+    assert got.n_counted == 3
+    assert sorted(int(v) for v in got.queries) == sorted({int(v) for v in ids})
+    model = rankcore.boost(learner="stumps", n_iter=2).fit(np.arange(8.0).reshape(4, 2), [1, 0, 1, 0], qid=ids)
+    assert model.n_queries_ == 3

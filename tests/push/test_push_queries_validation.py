@@ -74,6 +74,22 @@ def test_push_queries_eval_set_without_a_relevant_row_names_the_eval_set():
         model.fit(X, y, qid=qid, eval_set=(X, np.zeros_like(y), qid))     # the training labels are not at fault
 
 
+@pytest.mark.parametrize("scoring", [None, "map"])
+def test_push_queries_holdout_without_a_relevant_row_names_early_stopping(scoring):
+    # sparse relevance: 10 of 1,000 queries hold a relevant row, and the held-out queries may hold none; the user
+    # chose neither those queries nor their labels, so the refusal is early stopping's, with what to do
+    rng = np.random.default_rng(0)
+    X, qid = rng.normal(size=(4000, 3)), np.repeat(np.arange(1000), 4)
+    y = np.zeros(4000)
+    y[::397] = 1
+    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0, early_stopping=True,
+                           validation_fraction=0.1, scoring=scoring)
+    with pytest.raises(rankcore.MetricRefusal, match=r"^early_stopping: metric '\w+(@k:\d+)?' counts none of the "
+                       r"\d+ queries early stopping held out .*eval_set=\(X_val, y_val, qid_val\)") as caught:
+        model.fit(X, y, qid=qid)
+    assert caught.value.reason == "no_query" and caught.value.n_queries > 0
+
+
 def test_push_queries_auto_early_stopping_never_stops_and_watches_an_eval_set():
     """Above 10,000 rows "auto" within queries holds out no training query, and an eval_set is watched only.
 
