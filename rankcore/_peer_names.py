@@ -23,7 +23,20 @@ PEER_NAMES = {
     **dict.fromkeys(("min_child_samples", "min_data_in_leaf", "min_samples_leaf"),
                     'learner="trees:min_samples_leaf=M"'),
     **dict.fromkeys(("min_child_weight", "min_sum_hessian_in_leaf"), 'learner="trees:min_child_weight=H"'),
-    **dict.fromkeys(("reg_lambda", "lambda_l2", "l2_leaf_reg"), 'learner="trees:l2=V"'),
+    **dict.fromkeys(("reg_lambda", "lambda_l2", "l2_leaf_reg", "lambda"), 'learner="trees:l2=V"'),
+    # XGBoost's: its trees are histogram trees (tree_method="hist"), as rankcore's are
+    "tree_method": 'learner="trees:max_bins=B" (histogram trees, as XGBoost\'s tree_method="hist")',
+    **dict.fromkeys(("enable_categorical", "feature_types"),
+                    "categorical_features=[...] (column indices or names; a DataFrame's pandas 'category' columns "
+                    "need none) with learner=\"trees\", which splits by groups of categories"),
+    # a constant added to every score moves no ranking; a start per row is init_score
+    "base_score": "fit(X, y, init_score=...) for a start per row (a constant start ranks as none does, so rankcore "
+                  "has no base_score)",
+    "ndcg_exp_gain": 'objective="lambdarank:gain=linear" for ndcg_exp_gain=False (the default gain is 2^grade - 1), '
+                     'and scoring="ndcg@k:10,convention=xgboost,gain=linear" for its ndcg@10',
+    **dict.fromkeys(("lambdarank_pair_method", "lambdarank_num_pair_per_sample"),
+                    'objective="lambdarank:truncation=T" (pairs with a row among the first T places of each query, '
+                    'the nearest to lambdarank_pair_method="topk" with lambdarank_num_pair_per_sample=T)'),
     "max_delta_step": 'learner="trees:max_delta_step=D" (|leaf value| <= D before the learning rate)',
     **dict.fromkeys(("subsample", "bagging_fraction"), 'learner="trees:subsample=F"'),
     **dict.fromkeys(("colsample_bytree", "feature_fraction", "rsm"), 'learner="trees:colsample=F"'),

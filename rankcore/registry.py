@@ -83,13 +83,41 @@ FAMILIES: dict[str, tuple[str, str]] = {
 }
 
 
-#: CatBoost's names of what a family holds under another name, with what differs (an unknown name's hint).
+#: CatBoost's and XGBoost's names of what a family holds under another name, with what differs (an unknown name's hint).
 _PEER_SPECS = {
     ("metric", "NDCG"): "ndcg@k:K,convention=catboost (CatBoost's NDCG:top=K takes the grade as the gain; "
                         "ndcg@k's default gain is 2^grade - 1)",
     ("objective", "YetiRank"): "'yetirank'",
     ("objective", "QueryRMSE"): "'mp-squared' with fit(..., qid=...)",
+    # XGBoost's rank:ndcg, rank:map and rank:pairwise reach the registry as the name 'rank'
+    ("objective", "rank"): "'lambdarank' for rank:ndcg (LambdaMART; 'lambdarank:gain=linear' for "
+                           "ndcg_exp_gain=False; the nearest to rank:map, which weighs pairs by their change of MAP), "
+                           "'push:logistic,identity' for rank:pairwise (RankNet's logistic loss on the pairs of "
+                           "different grades within each query)",
 }
+
+#: XGBoost's ranking metrics: ndcg, map or pre, with an optional @K and a '-' (a query without a relevant row
+#: scores 0 instead of 1).  ``ndcg@10`` and ``map@5`` read as rankcore's ``ndcg@k:10`` and ``map@k:5``, whose
+#: defaults are not XGBoost's, so every spelling of these names gets the spec that gives XGBoost's number.
+_XGBOOST_METRIC = re.compile(r"^(?P<base>ndcg|map|pre)(?:@(?P<k>[0-9]+))?(?P<minus>-)?$")
+
+
+def _xgboost_metric_hint(name: str) -> str | None:
+    """The spec that gives XGBoost's metric ``name`` (``ndcg@10-``, ``map-``, ``pre@5``), None for other names."""
+    match = _XGBOOST_METRIC.match(name)
+    if match is None:
+        return None
+    base, k, empty = match["base"], match["k"], ",empty=0" if match["minus"] else ""
+    whole = "" if k else " with K the longest query's rows (XGBoost's reads each whole query)"
+    if base == "ndcg":
+        return (f"ndcg@k:{k or 'K'},convention=xgboost{empty}{whole} (gain=linear for ndcg_exp_gain=False; the "
+                "default ndcg@k averages ties and leaves a query without a relevant row out)")
+    if base == "map":
+        spec = f"map@k:{k},convention=xgboost{empty}" if k else f"map:convention=xgboost{empty}"
+        return f"{spec} (the default map averages ties and leaves a query without a relevant row out)"
+    return (f"prec@k:{k or 'K'}{whole}, with another divisor: XGBoost's pre@K divides a query's hits by "
+            "min(K, its rows) and orders a tie by row, prec@k divides by K and shares a tie at place K (the same "
+            "number when every query has K rows or more and no tie straddles place K)")
 
 
 class UnknownComponentError(SpecError):
@@ -186,8 +214,9 @@ class Registry:
             known = sorted(table)
             guess = did_you_mean(name, {**{k: k for k in known}, **self.aliases.get(family, {})})
             hint = f"; did you mean {guess!r}?" if guess else ";"
-            if (family, name) in _PEER_SPECS:        # a guess by spelling alone would miss the convention
-                hint = f"; other libraries' {name} is {_PEER_SPECS[family, name]} here;"
+            peer = _PEER_SPECS.get((family, name)) or (_xgboost_metric_hint(name) if family == "metric" else None)
+            if peer:                                 # a guess by spelling alone would miss the convention
+                hint = f"; other libraries' {name} is {peer} here;"
             raise UnknownComponentError(
                 f"unknown {family} {name!r}{hint} registered {_plural(family)}: {', '.join(known) or 'none'}"
             ) from None

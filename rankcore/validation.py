@@ -409,11 +409,19 @@ _RESHAPE_HINT = "; reshape a single sample with X.reshape(1, -1) (a single featu
 
 
 def reject_1d(X: Any, *, name: str = "X") -> None:
-    """Refuse a 1-D ``X`` (and a dict or an empty list) with rankcore's message, before scikit-learn's checks.
+    """Refuse a 1-D ``X`` (and a dict, an empty list or an XGBoost, LightGBM or CatBoost data container) with
+    rankcore's message, before scikit-learn's checks.
 
     (Its feature-count check, run first, would say "X does not contain any
     features"; its feature-name check fails on a dict with a KeyError.)
     """
+    container = type(X).__module__.partition(".")[0]
+    if container in ("xgboost", "lightgbm", "catboost"):
+        # scikit-learn would say "X does not contain any features", or NumPy read it as one object
+        article = "an" if container == "xgboost" else "a"
+        raise TypeError(f"{name}: got {article} {container}.{type(X).__name__}, which rankcore does not read; pass the "
+                        "array or DataFrame it was built from (its labels as y, its qid as qid=, its group sizes as "
+                        "group=)")
     if isinstance(X, dict) and not hasattr(X, "toarray"):      # (scipy's DOK matrix is a dict)
         # scikit-learn's feature-name check would index it by position (KeyError: 0)
         raise TypeError(f"{name}: expected a 2-D array or a DataFrame, got a dict (pandas.DataFrame(X) makes one)")

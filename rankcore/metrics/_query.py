@@ -44,13 +44,16 @@ from ._query_kernels import (
 QueryScorer = Callable[[np.ndarray], np.ndarray]
 
 __all__ = ["QueryMetric", "NDCG", "ERR", "MeanAveragePrecision", "MeanAveragePrecisionAtK", "MeanReciprocalRank",
-           "CONVENTIONS", "MAP_CONVENTIONS"]
+           "CONVENTIONS", "MAP_CONVENTIONS", "MAP_LIST_CONVENTIONS"]
 
 
 #: The settings (gain, ties, empty) of ``ndcg@k`` that reproduce each library's numbers.
 CONVENTIONS = {
     "rankcore": ("exp", "average", "skip"),
     "lightgbm": ("exp", "first", "1"),
+    # XGBoost's ndcg@k (ndcg_exp_gain=True, its default): LightGBM's rules; its ndcg@k- is empty=0, and
+    # ndcg_exp_gain=False is gain=linear
+    "xgboost": ("exp", "first", "1"),
     "sklearn": ("linear", "average", "0"),
     "trec_eval": ("linear", "first", "0"),
     # CatBoost's NDCG (its default type=Base): the grade as the gain, a tie in its worst order, 1 without a
@@ -192,7 +195,7 @@ class NDCG(QueryMetric):
                   doc="the library whose gain, tie rule and empty-query value the defaults follow"),
     )
     examples = ("ndcg@k:10", "ndcg@k:5,gain=linear,ties=first,empty=0", "ndcg@k:0.5,convention=lightgbm",
-                "ndcg@k:3,gain=0/1/3/7/15", "ndcg@k:10,convention=catboost")
+                "ndcg@k:3,gain=0/1/3/7/15", "ndcg@k:10,convention=catboost", "ndcg@k:10,convention=xgboost,empty=0")
 
     def _validate(self) -> None:
         gain, ties, empty = CONVENTIONS[self.convention]
@@ -302,6 +305,14 @@ class ERR(QueryMetric):
         return lambda ranking: expected_reciprocal_rank(ranking, stop, k, ties)
 
 
+#: The settings (ties, empty) of ``map`` that reproduce each library's numbers: XGBoost's ``map`` orders a tie by
+#: row and scores a query without a relevant row 1 (its ``map-``: 0).
+MAP_LIST_CONVENTIONS = {
+    "rankcore": ("average", "skip"),
+    "xgboost": ("first", "1"),
+}
+
+
 class MeanAveragePrecision(QueryMetric):
     """Mean over queries of the average precision; a row is relevant when its grade is > 0 (higher is better).
 
@@ -310,8 +321,18 @@ class MeanAveragePrecision(QueryMetric):
     """
 
     name = "map"
-    parameters = (_TIES, _EMPTY)
-    examples = ("map", "map:ties=first,empty=0")
+    parameters = (
+        _TIES,
+        _EMPTY,
+        Parameter("convention", str, default="rankcore", choices=tuple(MAP_LIST_CONVENTIONS),
+                  doc="the library whose tie rule and empty-query value the defaults follow"),
+    )
+    examples = ("map", "map:ties=first,empty=0", "map:convention=xgboost")
+
+    def _validate(self) -> None:
+        ties, empty = MAP_LIST_CONVENTIONS[self.convention]
+        self.ties_rule = self.ties or ties
+        self.empty_rule = self.empty or empty
 
     def bind_ranked(self, y, queries, blocks):
         relevant = y > 0

@@ -23,6 +23,11 @@ PEER_FIT_NAMES = {
     "group_weight": "fit(X, y, sample_weight=...) (one weight per row, its query's; the push weighs a pair by the "
                     "product of its rows' weights; docs: ranking within queries, Weights)",
     **dict.fromkeys(("baseline", "base_margin"), "fit(X, y, init_score=...)"),
+    # XGBoost's fit: one array per eval_set
+    "base_margin_eval_set": "fit(X, y, eval_set=..., eval_init_score=[...]) (one array per eval_set)",
+    **dict.fromkeys(("sample_weight_eval_set", "eval_sample_weight"),
+                    "none: the eval_set is scored without weights (rankcore's metrics are unweighted; XGBoost weighs "
+                    "each query's value by its group weight)"),
     "xgb_model": "fit(X, y, init_model=...)",
     **dict.fromkeys(("eval_group", "eval_qid"), "fit(X, y, eval_set=(X_val, y_val, qid_val)) (the validation rows' "
                                                 "query ids are the third member of each set)"),

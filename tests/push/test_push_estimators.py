@@ -81,6 +81,13 @@ def test_boost_returns_an_unfitted_push_estimator():
     ("label_gain", 'objective="lambdarank:gain=0/1/3/7"'),
     ("scale_pos_weight", "fit(X, y, sample_weight="), ("class_weight", "fit(X, y, sample_weight="),
     ("is_unbalance", "fit(X, y, sample_weight="),
+    # XGBRanker's (before, these listed PushBoost's parameters alone)
+    ("ndcg_exp_gain", 'objective="lambdarank:gain=linear" for ndcg_exp_gain=False'),
+    ("lambdarank_pair_method", 'objective="lambdarank:truncation=T"'),
+    ("lambdarank_num_pair_per_sample", 'objective="lambdarank:truncation=T"'),
+    ("tree_method", 'learner="trees:max_bins=B"'), ("enable_categorical", "categorical_features=[...]"),
+    ("feature_types", "categorical_features=[...]"), ("base_score", "fit(X, y, init_score=...)"),
+    ("lambda", 'learner="trees:l2=V"'),
 ])
 def test_boost_names_rankcores_parameter_for_a_peers_name(name, hint):
     with pytest.raises(TypeError, match=rf"^{name}: rankcore.boost takes no parameter '{name}'; other libraries' "
@@ -391,3 +398,30 @@ def test_bad_callbacks_are_refused(callbacks, message):
     X, y = _data()
     with pytest.raises(TypeError, match=message):
         PushBoost(n_iter=2).fit(X, y, callbacks=callbacks)
+
+
+@pytest.mark.parametrize("name, ours", [
+    ("base_margin_eval_set", "fit(X, y, eval_set=..., eval_init_score=[...])"),
+    ("sample_weight_eval_set", "none: the eval_set is scored without weights"),
+])
+def test_fit_names_ours_for_xgbrankers_eval_set_arguments(name, ours):
+    """(Before: Python's "got an unexpected keyword argument", naming nothing of rankcore's.)"""
+    X, y = np.zeros((4, 1)), [0, 1, 0, 1]
+    with pytest.raises(TypeError, match=rf"^{name}: PushBoost.fit takes no argument '{name}'; other libraries' "
+                                        rf"{name} is here {re.escape(ours)}"):
+        rankcore.boost(learner="trees").fit(X, y, qid=[0, 0, 1, 1], **{name: [None]})
+
+
+def test_another_librarys_data_container_is_refused_by_name():
+    """(Before: "X: expected numbers, got non-numeric values of type object" in fit, and scikit-learn's "X does not
+    contain any features" in decision_function.)"""
+    xgb = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(0)
+    X, y, qid = rng.normal(size=(40, 3)), np.arange(40) % 3, np.repeat(np.arange(8), 5)
+    data = xgb.DMatrix(X, y, qid=qid)
+    message = r"^X: got an xgboost.DMatrix, which rankcore does not read; pass the array or DataFrame it was built from"
+    with pytest.raises(TypeError, match=message):
+        rankcore.boost(learner="trees", n_iter=2).fit(data, y, qid=qid)
+    model = rankcore.boost(learner="trees:min_samples_leaf=2", n_iter=2).fit(X, y, qid=qid)
+    with pytest.raises(TypeError, match=message):
+        model.decision_function(data)
