@@ -15,7 +15,7 @@ waits for descheduled threads while its own spinning threads take their
 time: two-thread fits ran 10 to 35 times as long as one thread.  So every
 thread count (``validation.effective_n_threads``) leaves out the CPUs that
 other processes' runnable threads occupy when a fit starts (:func:`idle_cpus`), and the
-boosting loop lowers it again before each iteration (``validation.idle_thread_count``).
+boosting loop lowers it again before each iteration (``validation.hold_idle_threads``).
 
 Fits on threads of one process (a ``ThreadPoolExecutor``, joblib's threading
 backend under ``GridSearchCV``) do not see each other in the host's load: their

@@ -19,6 +19,10 @@ frame it corresponds to, made here once, at the estimator's door:
 
 Neither Polars nor PyArrow is imported unless the caller's object comes from
 them; pandas is needed for the conversion (a clear ``TypeError`` otherwise).
+
+A frame of any of these kinds that names two columns alike is refused here too
+(:func:`refuse_duplicated_columns`), before scikit-learn's feature-name check,
+whose narwhals ``DuplicateError`` names no argument.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 
 from ._argument_refusal import ArgumentRefusal
 
-__all__ = ["as_pandas_frame", "is_foreign_frame"]
+__all__ = ["as_pandas_frame", "is_foreign_frame", "duplicated_columns", "refuse_duplicated_columns"]
 
 
 def _module(X: Any) -> str:
@@ -133,3 +137,28 @@ def _from_arrow(table: Any, pd: Any, name: str) -> Any:
             except TypeError:                  # values of kinds that do not compare: the dictionary's order
                 pass
     return frame
+
+
+def duplicated_columns(X: Any) -> list:
+    """The column names a frame ``X`` holds more than once, each once, in the order of the columns ([] for an
+    array, or a frame whose names are unique)."""
+    columns = getattr(X, "column_names", None) if hasattr(X, "num_columns") else getattr(X, "columns", None)
+    if columns is None or isinstance(columns, str):
+        return []
+    try:
+        names = list(columns)
+        counts: dict = {}
+        for column in names:
+            counts[column] = counts.get(column, 0) + 1
+    except TypeError:           # not a sequence of names (an unhashable name): scikit-learn's checks say it
+        return []
+    return [column for column, count in counts.items() if count > 1]
+
+
+def refuse_duplicated_columns(X: Any, name: str = "X") -> None:
+    """An :class:`ArgumentRefusal` of ``name`` when the frame ``X`` names two columns alike (in memory and on Dask,
+    the same words): a fit records the names (``feature_names_in_``) and prediction finds the columns by them."""
+    repeated = sorted({str(c) for c in duplicated_columns(X)})
+    if repeated:
+        raise ArgumentRefusal.said(name, f"expected unique column names, got {repeated[:5]!r} more than once; give "
+                                         "each column a name of its own")

@@ -575,21 +575,26 @@ class Parameter:
         return head + ("\n" + body if body else "")
 
 
-def _peer_spec_hints(family: str | None, name: str, unknown: list[str]) -> str:
+def _peer_spec_hints(family: str | None, name: str, unknown: list[str], known: Any = ()) -> str:
     """What other libraries' parameter names among ``unknown`` are called in this component's spec
     (``num_leaves``: ``trees:max_leaves=L``), each followed by ``"; "``, or ``""``.
 
     Someone coming from LightGBM writes ``trees:num_leaves=31``; the list of this component's own names
-    alone does not say which of them it is.
+    alone does not say which of them it is.  A component of another family named as a learner (AutoRanker's
+    candidate ``trees``) gets the learner's hint when it takes the parameter the hint names (one of ``known``).
     """
     from ._peer_names import PEER_NAMES
 
-    prefix = f'{family}="{name}:'
+    prefixes = (f'{family}="{name}:', f'learner="{name}:')
     hints = []
     for word in unknown:
         peer = PEER_NAMES.get(word, "")
-        if peer.startswith(prefix):
-            spelled, _, note = peer[len(prefix):].partition('"')
+        prefix = next((p for p in prefixes if peer.startswith(p)), None)
+        if prefix is None:
+            continue
+        spelled, _, note = peer[len(prefix):].partition('"')
+        # the learner's hint holds for another family only where the component takes the same parameter
+        if prefix == prefixes[0] or spelled.partition("=")[0] in known:
             hints.append(f"other libraries' {word} is {name}:{spelled} here{note}; ")
     return "".join(hints)
 
@@ -687,7 +692,7 @@ class Component:
         if unknown:
             expected = ", ".join(known) or "no parameters"
             raise SpecError(f"{owner}: unknown parameter(s) {', '.join(unknown)}; "
-                            f"{_peer_spec_hints(self.family, self.name, unknown)}expected {expected}")
+                            f"{_peer_spec_hints(self.family, self.name, unknown, known)}expected {expected}")
         values = {}
         for index, param in enumerate(self.parameters):
             if param.name in kwargs:

@@ -23,7 +23,7 @@ import numpy as np
 from . import _cpus, _openmp
 from ._argument_refusal import ArgumentRefusal, ArgumentTypeRefusal, said_again, shown_type
 from ._categories import check_numeric_categories, encode_categories
-from ._frames import as_pandas_frame
+from ._frames import as_pandas_frame, refuse_duplicated_columns
 from ._numbers import as_numeric_array, first_not_finite, missing_labels
 from ._sparse_checks import (DENSE_BYTES_LIMIT, check_sparse_structure, dense_bytes, dense_size, dense_sparse_frame,
                              is_sparse_frame, sparse_frame_as_csr, sparse_refusal)
@@ -409,11 +409,12 @@ _RESHAPE_HINT = "; reshape a single sample with X.reshape(1, -1) (a single featu
 
 
 def reject_1d(X: Any, *, name: str = "X") -> None:
-    """Refuse a 1-D ``X`` (and a dict, an empty list or an XGBoost, LightGBM or CatBoost data container) with
-    rankcore's message, before scikit-learn's checks.
+    """Refuse a 1-D ``X`` (and a dict, an empty list, a frame with duplicated column names or an XGBoost, LightGBM
+    or CatBoost data container) with rankcore's message, before scikit-learn's checks.
 
     (Its feature-count check, run first, would say "X does not contain any
-    features"; its feature-name check fails on a dict with a KeyError.)
+    features"; its feature-name check fails on a dict with a KeyError, and on
+    duplicated names with narwhals' ``DuplicateError``, which names no argument.)
     """
     container = type(X).__module__.partition(".")[0]
     if container in ("xgboost", "lightgbm", "catboost"):
@@ -422,6 +423,7 @@ def reject_1d(X: Any, *, name: str = "X") -> None:
         raise TypeError(f"{name}: got {article} {container}.{type(X).__name__}, which rankcore does not read; pass the "
                         "array or DataFrame it was built from (its labels as y, its qid as qid=, its group sizes as "
                         "group=)")
+    refuse_duplicated_columns(X, name)
     if isinstance(X, dict) and not hasattr(X, "toarray"):      # (scipy's DOK matrix is a dict)
         # scikit-learn's feature-name check would index it by position (KeyError: 0)
         raise TypeError(f"{name}: expected a 2-D array or a DataFrame, got a dict (pandas.DataFrame(X) makes one)")
@@ -503,21 +505,32 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
 
 
 def idle_thread_count(n_threads: int) -> int:
-    """``n_threads`` (a fit's count from :func:`effective_n_threads`), lowered to the CPUs idle now.
+    """``n_threads`` (a fit's count from :func:`effective_n_threads`), lowered to the CPUs idle now; asking changes
+    nothing (:func:`hold_idle_threads` asks and holds).
 
     A fit chooses its threads when it starts; a load that starts later (a
     second fit, a build) would leave them waiting in OpenMP's spins for
-    descheduled ones, 5 to 13 times as long as one thread.  The boosting loop
-    asks again before each iteration (the reading serves
-    ``_cpus.IDLE_SAMPLE_SECONDS``), and leaves the CPUs that fits on other
-    threads of this process hold (which the host's load does not show); the
-    count is held for the calling thread's fit in turn.  Never more than
-    ``n_threads``, and the results do not depend on the count.
+    descheduled ones, 5 to 13 times as long as one thread.  The count leaves
+    the CPUs that fits on other threads of this process hold (which the
+    host's load does not show).  Never more than ``n_threads``, and the
+    results do not depend on the count.
     """
     if n_threads > 1:
         idle = _cpus.idle_cpus()
         free = _cpus.available_cpus() - _cpus.threads_held_by_other_fits()    # fits on this process's threads
         n_threads = max(1, min(n_threads, free, n_threads if idle is None else idle))
+    return n_threads
+
+
+def hold_idle_threads(n_threads: int) -> int:
+    """:func:`idle_thread_count` of ``n_threads``, held for the calling thread's fit (``_cpus.hold_threads``) so
+    that fits on this process's other threads leave those CPUs.
+
+    The boosting loop calls it before each iteration (the reading of the
+    host's load serves ``_cpus.IDLE_SAMPLE_SECONDS``); the loop's end
+    releases the holding.
+    """
+    n_threads = idle_thread_count(n_threads)
     _cpus.hold_threads(n_threads)
     return n_threads
 

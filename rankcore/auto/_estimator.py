@@ -25,7 +25,7 @@ from .._setup import EstimatorSetup
 from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot, ignore_score_weights,
                     require_score_queries)
 from ..metrics import Queries, check_queries
-from ..push import check_init_score, row_weights
+from ..push import check_init_score, names_peer_fit_arguments, row_weights
 from ..validation import (ArgumentRefusal, check_bipartite_target, check_matrix, check_same_length, dense_bytes,
                           dense_size, effective_n_threads, int_seed, reject_1d, shown_type)
 from ._bag import FoldBag, standardization
@@ -311,6 +311,7 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
     # ------------------------------------------------------------------
     # fit
     # ------------------------------------------------------------------
+    @names_peer_fit_arguments(constructor=None, auto=True)
     @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, init_score=None, eval_set=None,
             eval_names=None, eval_metric=None, eval_init_score=None, callbacks=None, init_model=None):

@@ -17,6 +17,7 @@ from typing import Callable
 import numpy as np
 
 from ..auto import AutoRanker, Task, TaskResult, run_task
+from ..push import names_peer_fit_arguments
 from ._client import ClientParameter
 from ._estimators import CLIENT
 from ._inputs import get_client, is_dask_collection
@@ -81,6 +82,7 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
     examples = ()
     parameters = (CLIENT,) + AutoRanker.parameters
 
+    @names_peer_fit_arguments(constructor=None, auto=True)
     def fit(self, X, y, sample_weight=None, *, qid=None, group=None, callbacks=None, position=None, init_score=None,
             eval_set=None, eval_names=None, eval_metric=None, eval_init_score=None, init_model=None):
         """Search on (X, y) with the tasks on the cluster; Dask collections are computed to the client first.

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._categories import NUMBERS_FIT, category_columns, encode_categories, warn_no_category_matches
+from .._frames import refuse_duplicated_columns
 
 __all__ = ["frame_category_columns", "check_frame_columns", "names_a_column", "coded_dask_frame",
            "coded_local_frame", "refuse_category_columns", "fitted_categories_of", "category_frame"]
@@ -50,10 +51,7 @@ _TEXT_DTYPES = ("str", "string", "string[python]", "string[pyarrow]", "large_str
 def check_frame_columns(X: Any, name: str = "X") -> None:
     """Refuse on the client, from the dtypes (no pass), what a DataFrame's partitions would fail on later without
     naming the column: duplicate column names (ValueError) and a text column (TypeError, with the fix)."""
-    if not X.columns.is_unique:
-        repeated = sorted({str(c) for c in X.columns[X.columns.duplicated()]})
-        raise ValueError(f"{name}: expected unique column names, got {repeated[:5]!r} more than once; give each "
-                         "column a name of its own")
+    refuse_duplicated_columns(X, name)         # the in-memory fit's refusal (reject_1d), word for word
     meta = X._meta if _is_dask_frame(X) else X
     for j, dtype in enumerate(meta.dtypes):
         if str(dtype) in _TEXT_DTYPES:

@@ -27,7 +27,8 @@ from ..base import Fitted
 from ..objectives import curvature_unit, require_curvature
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     Validation, check_callbacks, check_some_query_ranks,
-                    check_tie_break_scale, columns_named, int_seed, learner_with_column_names, prepend_init_model,
+                    check_tie_break_scale, columns_named, int_seed, learner_with_column_names,
+                    names_peer_fit_arguments, prepend_init_model,
                     plan_validation, read_eval_sets, refuse_click_model, refuse_positions_without_queries,
                     resolve_early_stopping, searches_from_start, warn_sparse_places)
 from ..spec import Kind, Parameter
@@ -131,6 +132,7 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
     _local_class: type
 
     # ------------------------------------------------------------------
+    @names_peer_fit_arguments(constructor=None)
     @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, init_score=None, eval_set=None,
             eval_names=None, eval_metric=None, eval_init_score=None, callbacks=None, init_model=None):

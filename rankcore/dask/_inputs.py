@@ -216,10 +216,21 @@ def _as_dask_vector(v: Any, chunks: tuple[int, ...], *, name: str):
     arr = _known_chunks(arr, name)
     n = sum(chunks)
     if arr.shape[0] != n:
-        raise ArgumentRefusal.said(name, f"expected {n} entries (one per row of X), got {arr.shape[0]}")
+        raise ArgumentRefusal.said(name, f"expected {n} entries (one per row of X), got {arr.shape[0]}"
+                                         f"{_qid_sizes_hint(arr, n) if name == 'qid' else ''}")
     if arr.chunks[0] != tuple(chunks):
         arr = arr.rechunk((tuple(chunks),))
     return arr
+
+
+def _qid_sizes_hint(qid, n: int) -> str:
+    """The in-memory fit's hint for a Dask ``qid`` of fewer entries than the ``n`` rows that reads as LightGBM's
+    sizes of consecutive queries (computed: fewer values than the rows), else ""."""
+    from ..metrics import sizes_hint
+
+    if qid.shape[0] >= n:
+        return ""
+    return sizes_hint(np.asarray(qid.compute()), n)
 
 
 def gather_in_chunk_order(client, tasks: list) -> list:

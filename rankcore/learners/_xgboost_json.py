@@ -131,15 +131,15 @@ def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None,
         A categorical split (the engines reading the dump test numbers
         only; :func:`xgboost_model_string` writes category sets), a numeric
         split of a column coded by position (``categories``), a split of a
-        feature beyond ``n_features``, a non-finite leaf value or offset, or
-        bad names.
+        feature beyond ``n_features``, a non-finite leaf value or offset,
+        largest leaves whose sum is not finite, or bad names.
     """
     if len(rankers) != len(alphas):
         raise ValueError(f"{owner}: {len(rankers)} weak rankers but {len(alphas)} coefficients")
     check_export_width(n_features, owner)
     names = xgboost_feature_names(feature_names, n_features)
     coded = [j for j, c in enumerate(categories or ()) if c is not None]
-    blocks = []
+    blocks, reach = [], 0.0
     for t, (ranker, alpha) in enumerate(zip(rankers, alphas)):
         where = f"{owner}: tree {t}"
         _refuse_categorical(ranker, names, where)
@@ -147,8 +147,16 @@ def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None,
         tree = lightgbm_tree(ranker, float(alpha), where=where)
         _check_tree(tree, n_features, where)
         blocks.append(_tree_text(tree, names))
+        reach += max(abs(v) for v in tree.leaf_value)
     if offset is not None:
         blocks.append(_tree_text(constant_tree(offset, owner), names))
+        reach += abs(float(offset))
+    if not math.isfinite(reach):
+        # as the model file's check (to_xgboost_model): every leaf finite, yet a row reaching the largest leaves
+        # of every tree would sum to inf in the engines, which add the dump's leaves in double (or float)
+        raise ValueError(f"{owner}: the trees' largest leaves add up past the largest float64 "
+                         f"({np.finfo(np.float64).max:.4g}), where the engines sum the dump's leaves: a row's score "
+                         f"could overflow to inf")
     if not blocks:            # the engines refuse an empty list; one leaf of 0 scores as the empty sum does
         blocks.append(f'  {{ "nodeid": 0, "leaf": {_number(0.0)} }}')
     return "[\n" + ",\n".join(blocks) + "\n]\n"

@@ -36,7 +36,7 @@ from ._graded import Misrank
 from ._interval_results import MAX_BOOT, MIN_BOOT, ConfidenceInterval, DroppedReplicatesWarning, PairedComparison
 from ._intervals import compare, confidence_interval
 
-from ._queries import Queries, check_qid, check_queries, joined_ids, looks_like_sizes
+from ._queries import Queries, check_qid, check_queries, joined_ids, looks_like_sizes, sizes_hint
 from ._query import ERR, NDCG, MeanAveragePrecision, MeanAveragePrecisionAtK, MeanReciprocalRank
 from ._query_evaluate import QueryValues, TooFewQueries, per_query, query_values_of
 from ._refusal import MetricRefusal, k_beyond, one_class
@@ -77,6 +77,7 @@ __all__ = [
     "outside_table",
     "check_qid",
     "looks_like_sizes",
+    "sizes_hint",
     "check_queries",
     "joined_ids",
     "make_query_scorer",

@@ -83,7 +83,9 @@ class ConfidenceInterval(_Interval):
     lower, upper : float
         The interval at ``level``.
     level : float
-    method : {"delong", "bootstrap"}
+    method : {"delong", "bootstrap", "bootstrap over queries"}
+        ``"bootstrap over queries"``: the interval of a metric taken per
+        query (``qid``), whole queries resampled.
     standard_error : float
         DeLong's standard error, or the standard deviation of the replicates.
     n_boot : int or None
@@ -91,7 +93,8 @@ class ConfidenceInterval(_Interval):
     n_dropped : int
         Replicates on which the metric was undefined and that were left out.
     stratified : bool or None
-        Whether each class was resampled on its own (None for DeLong).
+        Whether each class was resampled on its own (None for DeLong; False
+        over queries).
     replicates : ndarray or None
         The replicates' values (NaN for dropped ones), when asked for.
     """

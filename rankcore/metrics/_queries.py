@@ -10,7 +10,7 @@ import numpy as np
 
 from .._argument_refusal import ArgumentTypeRefusal
 
-__all__ = ["Queries", "check_qid", "check_queries", "joined_ids"]
+__all__ = ["Queries", "check_qid", "check_queries", "joined_ids", "looks_like_sizes", "sizes_hint"]
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,7 @@ def looks_like_sizes(qid, n: int) -> bool:
             and bool(np.all(sizes == np.floor(sizes))) and sizes.sum() == n)
 
 
-def _sizes_hint(arr: np.ndarray, n: int) -> str:
+def sizes_hint(arr: np.ndarray, n: int) -> str:
     """LightGBM's ``group`` passed as ``qid``: the words that say so, else ""."""
     if not looks_like_sizes(arr, n):
         return ""
@@ -272,7 +272,7 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
     if arr.shape[0] != n:
         # the rows are X's in a fit and y's in a metric: said as a count, which is right in both
         raise ValueError(f"{name}: expected one query id per row ({n} rows), got {arr.shape[0]}"
-                         f"{_sizes_hint(arr, n) if name == 'qid' else ''}")
+                         f"{sizes_hint(arr, n) if name == 'qid' else ''}")
     if arr.dtype.kind == "f":
         bad = np.flatnonzero(np.isnan(arr))
         if bad.size:
@@ -326,17 +326,28 @@ def _ids_hint(group: np.ndarray, n: int) -> str:
             "group takes the sizes of consecutive queries")
 
 
+def _one_row_queries(n: int) -> ValueError:
+    """The refusal of ``group`` = n ones for n rows: valid both as sizes and as one id per row, read either way
+    it would be a guess."""
+    # as LightGBM's sizes: n queries of one row each, in which nothing is ranked; as XGBoost's qid or CatBoost's
+    # group_id: one query of every row.  Neither reading is safe to pick silently
+    return ValueError(f"group: {n} sizes of 1 for {n} rows are {n} queries of one row each (LightGBM's sizes), in "
+                      f"which nothing is ranked; if they are one query id per row (XGBoost's qid, CatBoost's "
+                      f"group_id: one query of all {n} rows), pass them as qid=... (or group=[{n}])")
+
+
 def check_queries(qid: Any, group: Any, n: int) -> Queries | None:
     """The queries of ``n`` rows from ``qid`` (one id per row) or ``group`` (sizes of consecutive blocks).
 
     ``group`` is LightGBM's form: row counts of consecutive queries, summing
-    to ``n``.  None when neither is given.
+    to ``n``.  None when neither is given.  ``n`` ones (n >= 2) are refused:
+    valid both as sizes (n one-row queries) and as one id per row (one query).
 
     Raises
     ------
     ValueError
         Both given, group sizes that are not positive integers or do not sum
-        to ``n``, or any error of :func:`check_qid`.
+        to ``n``, ``n`` sizes of 1, or any error of :func:`check_qid`.
     """
     if qid is not None and group is not None:
         raise ValueError("qid, group: give one of them (qid: one query id per row; group: LightGBM's sizes of "
@@ -359,6 +370,8 @@ def check_queries(qid: Any, group: Any, n: int) -> Queries | None:
     low, high = sizes.min().item(), sizes.max().item()
     if low < 1:
         raise ValueError(f"group: every query size must be >= 1, got {_size(low)}{per_row}")
+    if per_row and high == 1:
+        raise _one_row_queries(n)
     if per_row and int(sizes.astype(np.int64).sum()) != n:
         raise ValueError(f"group: the query sizes sum to {int(sizes.astype(np.int64).sum())}, but y has {n} "
                          f"rows{per_row}")

@@ -60,6 +60,7 @@ from ._query_defaults import QUERY_METRIC, searches_from_start
 from ._scoring import LARGE_DATA_METRIC, within_largest_query
 from ._tie_break import check_tie_break_scale, tie_break_offsets
 from ._column_names import columns_named, learner_with_column_names
+from ._peer_names import names_peer_fit_arguments
 from ._validation import (AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, large_data_learner, plan_query_validation,
                           plan_validation, resolve_early_stopping)
 
@@ -78,4 +79,4 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "check_both_kinds", "check_clicks", "click_rate_sums", "constant_relevance", "e_step", "place_sums",
            "propensities_from_click_rates", "propensities_from_sums", "refuse_click_model", "round_seeds",
            "round_stops_rounds", "rounds_warn_once", "init_model_of_rounds", "mean_change", "posterior_change_sums",
-           "searches_from_start"]
+           "searches_from_start", "names_peer_fit_arguments"]

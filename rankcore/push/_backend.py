@@ -48,7 +48,7 @@ import numpy as np
 
 from ..learners import LearnerLayout, WeakRanker, curvature_floor
 from ..objectives import BoundObjective, CheckedLine, LinePoint, RowBlock
-from ..validation import idle_thread_count
+from ..validation import hold_idle_threads
 
 __all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks", "add_step", "check_finite_gradient",
            "check_gain_sums", "sign_sums", "check_sign_sums"]
@@ -201,7 +201,7 @@ class InMemoryBackend:
 
         The objective and the learner read their own ``n_threads`` at each call; the results do not depend on it.
         """
-        threads = idle_thread_count(self.fit_threads)
+        threads = hold_idle_threads(self.fit_threads)
         if threads != self.n_threads:
             self.n_threads = threads
             if isinstance(getattr(self.layout, "n_threads", None), int):

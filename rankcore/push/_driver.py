@@ -127,7 +127,7 @@ _loops_running = threading.local()
 
 
 def _releasing_threads(loop: Callable) -> Callable:
-    """Decorate the boosting loop: the threads it held for its iterations (``validation.idle_thread_count``) go
+    """Decorate the boosting loop: the threads it held for its iterations (``validation.hold_idle_threads``) go
     back to the fits on this process's other threads when it returns or raises (an interrupt included); a loop
     run inside another fit's callback on the same thread hands the outer fit's holding back instead."""
     @functools.wraps(loop)

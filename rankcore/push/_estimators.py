@@ -17,7 +17,7 @@ from ._estimator_docs import ATTRIBUTES_DOC
 from ._params import BOOSTING, LOSS, OBJECTIVE, P, PRICE
 from ._query_defaults import QUERY_GAIN_WEIGHTED, QUERY_OBJECTIVE, QUERY_PRICE, query_rmse_weight
 from ._scoring import OBJECTIVE_SCORING, ObjectiveScoring
-from ._peer_names import PEER_NAMES
+from ._peer_names import PEER_NAMES, fit_argument_of
 
 __all__ = ["PushBoost", "PNormPush", "RankBoost", "boost"]
 
@@ -139,16 +139,6 @@ class RankBoost(_BaseBoost):
         return PushObjective(loss="exp", price="identity")
 
 
-
-
-#: Other libraries' names of what is an argument of :meth:`PushBoost.fit` here (XGBoost's ``fit(xgb_model=)``,
-#: ``base_margin``), for a hint when they are given to :func:`boost`.
-PEER_FIT_ARGUMENTS = {"xgb_model": "init_model", "base_margin": "init_score", "baseline": "init_score",
-                      # CatBoost's fit(group_id=...) and its weight per query, given one per row
-                      "group_id": "qid", "group_weight": "sample_weight",
-                      # a set's query ids are the third member of its triple (X_val, y_val, qid_val)
-                      "eval_group": "eval_set", "eval_qid": "eval_set"}
-
 #: :meth:`PushBoost.fit`'s arguments besides X and y, which a user may give to :func:`boost` by mistake.
 _FIT_ARGUMENTS = ("qid", "group", "sample_weight", "position", "init_score", "init_model", "eval_set", "eval_names",
                   "eval_metric", "eval_init_score", "callbacks")
@@ -174,8 +164,8 @@ def _check_names(params: dict, learner: Any = None) -> None:
                        "scoring='ndcg@k:10' (any registered metric)" if name == "eval_metric" else "")
             raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}; it is fit's argument: "
                             f"rankcore.boost(...).fit(X, y, {name}=...){watched}")
-        if name in PEER_FIT_ARGUMENTS:
-            ours = PEER_FIT_ARGUMENTS[name]
+        ours = fit_argument_of(name)
+        if ours is not None:
             raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}; other libraries' {name} is fit's "
                             f"argument {ours} here: rankcore.boost(...).fit(X, y, {ours}=...)")
         if name not in known:

@@ -77,6 +77,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     objective, learner, cap = _check_components(state, setup, fail)
     alphas = _check_alphas(state, cap, estimator.n_iter, fail, first=_check_init_iterations(state, fail))
     rankers = _check_rankers(state, learner, alphas.shape[0], d, fail)
+    _check_score_reach(rankers, alphas, fail)
     # the curves are the fit's own: a continuation of an init model records its new iterations alone
     T = alphas.shape[0] - state.get("init_iterations", 0)
     values = _check_objective_values(state, T, objective.has_value, fail,
@@ -229,6 +230,25 @@ def _check_rankers(state: dict, learner, T: int, d: int, fail) -> list:
             fail(f"rankers[{t}] reads feature {max(ranker.features)}, but n_features_in={d}")
         rankers.append(ranker)
     return rankers
+
+
+def _check_score_reach(rankers: list, alphas: np.ndarray, fail) -> None:
+    """Refuse weak rankers whose largest values, times their coefficients, add up past float64's largest number.
+
+    Each leaf and coefficient may be finite while the sum overflows: ``decision_function`` would then raise
+    ``FloatingPointError`` on a row reaching them, where the file can be refused on load.  Rankers of finitely many
+    values (trees, stumps: ``values``) count; others (linear in a feature) have no bound and are left out.  A fit
+    keeps its scores finite, far below this bound.
+    """
+    reach = 0.0
+    with np.errstate(over="ignore"):
+        for t, (ranker, alpha) in enumerate(zip(rankers, alphas)):
+            values = getattr(ranker, "values", None)
+            if values:
+                reach += abs(float(alpha)) * max(abs(float(v)) for v in values)
+            if not np.isfinite(reach):
+                fail(f"rankers[{t}]: the weak rankers' largest values times their coefficients add up past the "
+                     f"largest float64 by this one: a row reaching them would score inf")
 
 
 def _check_queries(state: dict, fail) -> tuple[int, int] | None:

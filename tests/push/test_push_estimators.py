@@ -402,7 +402,7 @@ def test_bad_callbacks_are_refused(callbacks, message):
 
 @pytest.mark.parametrize("name, ours", [
     ("base_margin_eval_set", "fit(X, y, eval_set=..., eval_init_score=[...])"),
-    ("sample_weight_eval_set", "none: the eval_set is scored without weights"),
+    ("sample_weight_eval_set", "fit(X, y, eval_set=...) alone: rankcore scores"),
 ])
 def test_fit_names_ours_for_xgbrankers_eval_set_arguments(name, ours):
     """(Before: Python's "got an unexpected keyword argument", naming nothing of rankcore's.)"""

@@ -9,7 +9,7 @@ import pytest
 import rankcore
 from rankcore import _cpus
 from rankcore.push._backend import InMemoryBackend
-from rankcore.validation import idle_thread_count
+from rankcore.validation import hold_idle_threads, idle_thread_count
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity mask on this platform")
 
@@ -79,8 +79,21 @@ def test_idle_thread_count_leaves_what_other_threads_hold(quiet_two_cpus):
     other.join()
     try:
         assert _cpus.threads_held_by_other_fits() == 1
-        assert idle_thread_count(2) == 1
+        assert hold_idle_threads(2) == 1
         assert _cpus._held[threading.get_ident()] == 1
     finally:
         _cpus._held.clear()
-    assert idle_thread_count(2) == 2
+    assert hold_idle_threads(2) == 2
+    _cpus._held.clear()
+
+
+def test_idle_thread_count_asks_without_holding(quiet_two_cpus):
+    """Asking how many threads are idle changes nothing: the holding is hold_idle_threads' (before, the query
+    recorded the calling thread's holding as a side effect)."""
+    other = threading.Thread(target=_cpus.hold_threads, args=(1,))
+    other.start()
+    other.join()
+    held = dict(_cpus._held)
+    assert idle_thread_count(2) == 1
+    assert idle_thread_count(2) == 1
+    assert _cpus._held == held and threading.get_ident() not in _cpus._held
