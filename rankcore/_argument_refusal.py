@@ -19,7 +19,7 @@ __all__ = ["ArgumentRefusal", "ArgumentTypeRefusal", "REASONS", "said_again", "s
 #: or, for weights, what they leave an objective (``"zero_total"``: a class or every query of total weight 0).
 REASONS = ("value", "zero_total")
 
-_FIELDS = ("parameter", "detail", "reason")
+_FIELDS = ("parameter", "detail", "reason", "row")
 
 
 class ArgumentRefusal(ValueError):
@@ -51,6 +51,11 @@ class ArgumentRefusal(ValueError):
         The refusal without the names before it.  Default: the message.
     reason : str, default "value"
         One of :data:`REASONS`.
+    row : int, optional
+        The row refused (counted from 0 among the rows given, as the message
+        says it: ``"... got 1100.0 at row 12"``), where one row is; None
+        otherwise.  A caller that names the row its own way (the command
+        line's file and line) reads it here.
     """
 
     #: How a message that names the class says it (``shown_type``): the ValueError it was before it had fields
@@ -60,7 +65,8 @@ class ArgumentRefusal(ValueError):
     #: takes others names them here)
     fields = _FIELDS
 
-    def __init__(self, message: str, *, parameter: str, detail: str | None = None, reason: str = "value") -> None:
+    def __init__(self, message: str, *, parameter: str, detail: str | None = None, reason: str = "value",
+                 row: int | None = None) -> None:
         super().__init__(message)
         detail = message if detail is None else detail
         # the rules a caller relies on instead of reading the text: a wrong raise fails here, at once
@@ -70,7 +76,9 @@ class ArgumentRefusal(ValueError):
             raise TypeError(f"{type(self).__name__}: reason must be one of {REASONS}, got {reason!r}")
         if not isinstance(message, str) or not message.endswith(detail):
             raise TypeError(f"{type(self).__name__}: the message {message!r} must end with detail {detail!r}")
-        self.parameter, self.detail, self.reason = parameter, detail, reason
+        if row is not None and (isinstance(row, bool) or not isinstance(row, int) or row < 0):
+            raise TypeError(f"{type(self).__name__}: row must be an int >= 0 or None, got {row!r}")
+        self.parameter, self.detail, self.reason, self.row = parameter, detail, reason, row
 
     def __reduce__(self) -> tuple:
         # the fields rebuild it (BaseException's reduce would call __init__ with the message alone); the rest of the
@@ -82,9 +90,9 @@ class ArgumentRefusal(ValueError):
         return {name: getattr(self, name) for name in self.fields}
 
     @classmethod
-    def said(cls, parameter: str, detail: str, reason: str = "value") -> "ArgumentRefusal":
-        """The refusal as a check says it: ``"{parameter}: {detail}"``."""
-        return cls(f"{parameter}: {detail}", parameter=parameter, detail=detail, reason=reason)
+    def said(cls, parameter: str, detail: str, reason: str = "value", row: int | None = None) -> "ArgumentRefusal":
+        """The refusal as a check says it: ``"{parameter}: {detail}"`` (``row``: the row refused, if one is)."""
+        return cls(f"{parameter}: {detail}", parameter=parameter, detail=detail, reason=reason, row=row)
 
     def with_context(self, message: str, **changes: Any) -> "ArgumentRefusal":
         """The same refusal said as ``message`` (which ends with its detail) by a layer above, with ``changes``.

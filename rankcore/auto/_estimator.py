@@ -256,6 +256,11 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
     selection_reason_ : str
     search_time_, refit_time_ : float
         Seconds of the search and of the final refit.
+    search_stop_reason_ : str
+        What ended the search: ``"completed"`` (every task it planned ran,
+        but those successive halving dropped) or ``"time_budget"`` (the
+        ``time_budget`` ran out first; the leaderboard says which candidates
+        got fewer folds or none).  Not saved in model files.
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is the relevant class ranked on top.
         Absent after a fit within queries (y holds grades).
@@ -436,6 +441,7 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         if found is not None:
             self._publish_queries(found, evals is None)
         self.search_time_ = outcome.elapsed
+        self.search_stop_reason_ = outcome.stop_reason
         if progress is not None:
             progress.close(f"chose {self.best_candidate_} ({metric.spec} {self.best_score_:.4f})")
 

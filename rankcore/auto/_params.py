@@ -111,6 +111,7 @@ AUTO_FITTED = (
     Fitted("cv_results_"),
     Fitted("best_index_"),
     Fitted("cv_predictions_", optional=True),
+    Fitted("search_stop_reason_", optional=True),     # what ended this fit's search: not saved
     # fitted from init_score: the model is a correction to scores it does not hold (set only then)
     Fitted("from_init_score_", "from_init_score", bool, optional=True),
     Fitted("evals_result_", "evals_result", optional=True),    # with eval_set: saved, as PushBoost's

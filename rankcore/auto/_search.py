@@ -75,6 +75,8 @@ class SearchOutcome:
     n_folds_final: int = 0
     survivors: list[int] = field(default_factory=list)
     elapsed: float = 0.0
+    # what ended the search: "completed" (every task of its rungs ran, halving aside) or "time_budget"
+    stop_reason: str = "completed"
 
     def units_scores(self, candidates: list[int], units: list[int]) -> dict[int, np.ndarray]:
         """candidate -> its scores on ``units`` (every candidate must have them)."""
@@ -290,7 +292,8 @@ class SuccessiveHalving:
             self._refuse_constraints(alive)
             alive = [c for c in alive if c not in out.errors]
             complete = [c for c in alive if all(f in out.scores.get(c, {}) for f in range(upto))]
-            if len(complete) < len(alive):
+            if len(complete) < len(alive):      # only the budget leaves a rung's task unstarted
+                out.stop_reason = "time_budget"
                 alive, done = self._cut_short(alive)
                 break
             done = upto

@@ -53,6 +53,15 @@ class _Parser(argparse.ArgumentParser):
         words = sys.argv[1:] if args is None else [str(w) for w in args]
         return super().parse_known_args(join_negative_values(words), namespace)
 
+    def parse_args(self, args=None, namespace=None):
+        # argparse's own, with a hint where an unrecognized option is another library's name (--n-estimators)
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            from ._peer_options import peer_option_hint
+
+            self.error(f"unrecognized arguments: {' '.join(extras)}{peer_option_hint(self, namespace, extras)}")
+        return namespace
+
     def error(self, message: str):
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {_clean(message)}\n")

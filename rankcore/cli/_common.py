@@ -89,8 +89,9 @@ def add_data_options(parser, *, categorical: bool = False, position: str | None 
                            help="not here: sample weights are for fitting (`rankcore fit`, `compare`, `auto`); "
                                 "the metrics count every row once")
     group.add_argument(
-        "--format", dest="data_format", choices=("csv", "libsvm", "npy", "npz"),
-        help="the data file's format (default: from its extension; for - (standard input), from its content)",
+        "--format", dest="data_format", choices=("csv", "libsvm", "npy", "npz"), type=data_format,
+        help="the data file's format (default: from its extension; for - (standard input), from its content); "
+             "svm, svmlight and liblinear are libsvm",
     )
     if categorical:
         group.add_argument(
@@ -98,6 +99,17 @@ def add_data_options(parser, *, categorical: bool = False, position: str | None 
             help="comma-separated CSV columns split by category (their values are names, not amounts), or auto: "
                  "every column of text; for the learners that split by category (--learner trees)",
         )
+
+
+#: Other names of the LIBSVM format (the file extensions rankcore reads as LIBSVM, and scikit-learn's svmlight).
+_FORMAT_ALIASES = dict.fromkeys(("svm", "svmlight", "liblinear"), "libsvm")
+
+
+def data_format(text: str) -> str:
+    """``--format``'s value: ``svmlight`` (or another name of the LIBSVM format) is ``libsvm``; letter case aside,
+    any other name is kept for argparse to check against the choices."""
+    name = text.strip().lower()
+    return _FORMAT_ALIASES.get(name, name)
 
 
 def column_list(text: str | None) -> list[str]:

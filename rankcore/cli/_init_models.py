@@ -24,6 +24,7 @@ import numpy as np
 
 from . import CommandError
 from ._columns import categories_as_fitted, model_categorical, model_features
+from .datasets import same_label as _same_label
 
 __all__ = ["HELP", "load_init_model", "init_model_error", "check_relevant_label", "record_relevant_label",
            "init_model_categorical", "read_as_model_categories"]
@@ -83,14 +84,17 @@ def _shown(label) -> str:
     return f"{float(label):g}"
 
 
-def _same_label(a, b) -> bool:
-    """Whether two labels are one: equal, or the same number (``1`` and ``1.0``, or a number read as text)."""
-    if a == b or str(a) == str(b):
-        return True
-    try:
-        return float(a) == float(b)
-    except (TypeError, ValueError):
-        return False
+def unseen_labels(labels, known) -> list:
+    """The labels among ``labels`` that are none of ``known`` by :func:`_same_label` (``"1"`` read as text is the
+    number 1): the one rule of every check that a file's labels are another file's or a model's.
+
+    Labels of numbers on both sides are compared at once (``np.isin``: the same equality); otherwise label by
+    label, O(len(labels) · len(known)) -- distinct labels of a one-list file, a handful.
+    """
+    labels, known = np.asarray(labels), np.asarray(known)
+    if labels.dtype.kind in "biuf" and known.dtype.kind in "biuf":
+        return labels[~np.isin(labels, known)].tolist()
+    return [label for label in labels.tolist() if not any(_same_label(label, k) for k in known.tolist())]
 
 
 def check_relevant_label(model, label, path: str | None) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import CommandError
 from ._common import info
-from ._init_models import _same_label, _shown
+from ._init_models import _same_label, _shown, unseen_labels
 
 
 def evaluation_positive(args, data, model, path: str) -> Any:
@@ -38,8 +38,7 @@ def evaluation_positive(args, data, model, path: str) -> Any:
                           f"{what}", UserWarning, stacklevel=2)
         return args.positive
     other = getattr(model, "other_label_", None)
-    unseen = [label for label in labels if not (_same_label(label, recorded) or
-                                                 (other is not None and _same_label(label, other)))]
+    unseen = unseen_labels(labels, [recorded] if other is None else [recorded, other])
     if other is not None and unseen and len(unseen) < len(labels):
         # classes coded otherwise ({1, 2} for a fit on {0, 1}): the recorded label ranked first would score the
         # inverse ranking (or all rows as one class) without a word; a file of none of the fit's labels is warned of

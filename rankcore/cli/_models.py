@@ -530,8 +530,8 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     """
     estimator = config.build()
     total = _planned_iterations(config, estimator, init_model)
-    steers = _early_stopping_on(estimator, X.shape[0], queries=qid is not None)
-    patient = _stops_on_eval_set_by_patience(estimator, X.shape[0], queries=qid is not None)
+    steers = _early_stopping_on(estimator, y, qid)
+    patient = _stops_on_eval_set_by_patience(estimator, y, qid)
     on_eval_set = config.kind.live and monitor is not None and (monitor_is_validation or not (steers or patient))
     monitor_name = None if monitor is None else (monitor_label or monitor[0])
     if on_eval_set:
@@ -619,26 +619,38 @@ def _planned_iterations(config: ModelConfig, estimator, init_model=None) -> int 
     return first + int(value) if isinstance(value, (int, np.integer)) and value > 0 else None
 
 
-def _early_stopping_on(estimator, n_rows: int, *, queries: bool = False) -> bool:
-    """Whether the estimator's ``early_stopping`` would stop on an ``eval_set`` (``"auto"``: on large data of one
-    list; within queries ``"auto"`` only watches it)."""
-    from ..push import AUTO_MIN_ROWS
-
-    setting = estimator.get_params(deep=False).get("early_stopping", False)
-    return setting is True or (setting == "auto" and n_rows > AUTO_MIN_ROWS and not queries)
+def _early_stopping_on(estimator, y, qid=None) -> bool:
+    """Whether the estimator's ``early_stopping`` alone would stop on an ``eval_set`` (``True``; ``"auto"`` on large
+    data of one list; within queries ``"auto"`` only watches it), by the library's rule."""
+    return _stops_on_eval_set(estimator, y, qid, patience=False)
 
 
-def _stops_on_eval_set_by_patience(estimator, n_rows: int, *, queries: bool = False) -> bool:
+def _stops_on_eval_set_by_patience(estimator, y, qid=None) -> bool:
     """Whether ``early_stopping="auto"`` would stop on an ``eval_set`` only because ``n_iter_no_change`` is set
     (one list of at most 10,000 rows: LightGBM's ``early_stopping_rounds``); without one it does not stop.
 
     An eval_set then steers the fit as a hold-out does, so only validation data may be one (never the test split).
     """
-    from ..push import AUTO_MIN_ROWS
+    return not _early_stopping_on(estimator, y, qid) and _stops_on_eval_set(estimator, y, qid, patience=True)
+
+
+def _stops_on_eval_set(estimator, y, qid, *, patience: bool) -> bool:
+    """Whether a fit of ``estimator`` on labels ``y`` (and queries ``qid``) given an ``eval_set`` stops on it: the
+    rule the fit itself reads (:func:`rankcore.push.resolve_early_stopping`), so the two cannot disagree.
+
+    ``patience``: counting the user's ``n_iter_no_change`` (as the fit does); False asks about ``early_stopping``
+    alone.  An estimator without ``early_stopping`` never stops on one.
+    """
+    from ..push import resolve_early_stopping
 
     params = estimator.get_params(deep=False)
-    return (params.get("early_stopping", False) == "auto" and params.get("n_iter_no_change") is not None
-            and n_rows <= AUTO_MIN_ROWS and not queries)
+    if "early_stopping" not in params:
+        return False
+    n_queries = None if qid is None else len(set(np.asarray(qid).tolist()))
+    rule = resolve_early_stopping(params["early_stopping"], np.asarray(y), params.get("validation_fraction", 0.1),
+                                  has_eval_set=True, stratify=False, n_queries=n_queries,
+                                  patience_given=patience and params.get("n_iter_no_change") is not None)
+    return rule.mode == "eval_set"
 
 
 def _holdout_metric(estimator, n_rows: int, *, queries: bool = False) -> str:

@@ -151,26 +151,32 @@ def grade_row_error(exc: Exception, data, rows: np.ndarray | None = None, parame
     """The library's refusal of a grade at a row (``y: ... at row 12``: a grade beyond an objective's or a metric's
     gains) said at that row's place in the file (``data.csv, line 14``); None for any other error.
 
-    The library counts rows from 0 among the rows it was given; in a file the user looks for a line.  ``rows``:
-    the file's row of each row given (a training split's), or None when they were the file's rows in order;
-    ``parameter``: the argument the rows were given as (``"eval_set y"``: a monitored split's).
+    The library counts rows from 0 among the rows it was given and says which in the refusal's ``row`` field
+    (:class:`~rankcore.ArgumentRefusal`, :class:`~rankcore.MetricRefusal`); in a file the user looks for a line.
+    ``rows``: the file's row of each row given (a training split's), or None when they were the file's rows in
+    order; ``parameter``: the argument the rows were given as (``"eval_set y"``: a monitored split's).
     """
-    import re
+    from .._argument_refusal import ArgumentRefusal
+    from ..metrics import MetricRefusal
 
-    if getattr(exc, "parameter", None) != parameter and not str(exc).startswith(f"{parameter}: "):
+    row = getattr(exc, "row", None)
+    # the labels the refusal is of: an ArgumentRefusal's argument, a MetricRefusal's labels
+    named = getattr(exc, "parameter" if isinstance(exc, ArgumentRefusal) else "labels", None) \
+        if isinstance(exc, (ArgumentRefusal, MetricRefusal)) else None
+    text = str(exc)
+    if row is None or named != parameter or not text.startswith(f"{parameter}: "):
         return None
-    found = re.fullmatch(re.escape(parameter) + r": (.*), got (\S+) at row (\d+)(; .*)?", str(exc), flags=re.DOTALL)
-    if found is None:
-        return None
-    what, value, row, advice = found.groups()
-    row = int(row)
     if rows is not None:
         if row >= len(rows):
             return None
         row = int(rows[row])
     if row >= data.n_samples:
         return None
-    return CommandError(f"{data.where(row)}: {what}, got the grade {value}{advice or ''}")
+    # the place the library says (its row among those given) becomes the line; its "got 1100.0" says what was got
+    head, _, tail = text[len(parameter) + 2:].partition(f" at row {exc.row}")
+    before, got, value = head.rpartition("got ")
+    return CommandError(f"{data.where(row)}: {before}got the grade {value}{tail}" if got else
+                        f"{data.where(row)}: {head}{tail}")
 
 
 def _resolved_objective(spec: Any) -> Any:

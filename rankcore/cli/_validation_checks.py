@@ -115,13 +115,13 @@ def check_label_coding(data, other, option: str = "") -> None:
     """
     from . import CommandError
     from ._common import _shown
+    from ._init_models import unseen_labels
 
     if other.y is None or data.y is None:
         return
-    train, labels = np.unique(data.y), np.unique(other.y)
-    same_kind = (train.dtype.kind in "biuf") == (labels.dtype.kind in "biuf")
-    unseen = labels[~np.isin(labels, train)] if same_kind else labels[~np.isin(labels.astype(str), train.astype(str))]
-    if unseen.size:
+    train = np.unique(data.y)
+    unseen = unseen_labels(np.unique(other.y), train)      # as `evaluate` compares a file's labels with a model's
+    if unseen:
         where = f"{option} {other.source}" if option else other.source
         raise CommandError(f"{where}: the label {_shown(unseen[0])} never occurs in the training data {data.source} "
                            f"(labels {', '.join(_shown(v) for v in train[:6])}); the two files must code the classes "

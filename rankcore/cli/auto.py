@@ -218,7 +218,7 @@ def run(args) -> int:
                f"[search {estimator.search_time_:.1f}s, refit {estimator.refit_time_:.1f}s]")
     for line in (validation_line(estimator, validation[0]) if validation is not None else "",
                  *(eval_metric_lines(estimator, validation[0]) if validation is not None else ()),
-                 _position_line(estimator, data)):
+                 _position_line(estimator, data), *stop_lines(estimator, progress.last)):
         if line:
             info(args, line)
     imputation = imputation_note(estimator, missing)
@@ -262,8 +262,10 @@ class _SearchDisplay:
         from ..auto import SearchProgress
 
         self.display = SearchProgress(metric, mode=progress.mode, stream=progress.stream)
+        self.last = None            # the last task's event: how many tasks ran, of how many planned
 
     def __call__(self, event) -> None:
+        self.last = event
         self.display(event)
 
     def close(self, summary: str) -> None:
@@ -272,6 +274,37 @@ class _SearchDisplay:
     def abort(self) -> None:
         if self.display.task is not None:
             self.display.task.abort()
+
+
+def stop_lines(estimator, last_event=None) -> list[str]:
+    """What ended the search, when not its plan (the time budget), and each final refit's stop, as ``rankcore fit``
+    says it (``"refit of trees: stopped: early_stopping, kept the best 31 iterations"``); ``last_event``: the search's
+    last task (its counts of tasks run and planned), when known."""
+    from ._models import stop_summary
+
+    lines = []
+    if getattr(estimator, "search_stop_reason_", None) == "time_budget":
+        ran = "" if last_event is None else f" after {last_event.done} of at most {last_event.planned} tasks"
+        budget = estimator.get_params(deep=False).get("time_budget")
+        lines.append(f"search stopped: time_budget (--time {budget:g} s ran out{ran}; the leaderboard says which "
+                     "candidates got fewer folds or none)")
+    for name, model in _refits(estimator.best_estimator_, estimator.best_candidate_):
+        said = stop_summary(model)
+        if said:
+            lines.append(f"refit of {name}: {said}")
+    return lines
+
+
+def _refits(best, name: str) -> list[tuple[str, object]]:
+    """(candidate, its refit on every row) of each model the choice holds: a blend's members, a bag's refit (its
+    first model; its fold models are the search's), or the model itself."""
+    from ..auto import FoldBag, RankAverage
+
+    if isinstance(best, RankAverage):
+        return [pair for member, model in zip(best.names, best.estimators) for pair in _refits(model, member)]
+    if isinstance(best, FoldBag):
+        return [(name, best.estimators[0])]
+    return [(name, best)]
 
 
 def leaderboard_table(estimator) -> Table:

@@ -89,7 +89,39 @@ def run(args) -> int:
     print(table.render(args.table_format))
     if found is not None:
         say_left_out_queries(args, data.source, found)
+    if qid is None:
+        say_one_list(args, data, specs, y)
     return 0
+
+
+def say_one_list(args, data, specs: list[str], y) -> None:
+    """Say on stderr that the metrics of rankings within queries (``ndcg@k``, ``map``...: a metric declaring
+    ``task = "graded"``) judged the whole file as one list, without query ids; and, for a file of more than two
+    labels (grades), that they read them as relevant or not.
+
+    Without the line the value reads as the mean over queries that ``--qid`` gives, which it is not.
+    """
+    import numpy as np
+
+    from ..registry import resolve
+
+    listed = [spec for spec in specs if getattr(resolve("metric", spec), "task", None) == "graded"]
+    if not listed or data.y is None:
+        return
+    labels = np.unique(data.y)
+    graded = (f"; its {labels.size} labels read as relevant (1: {_relevant(data.y, y)}) or not (0), not as grades"
+              if labels.size > 2 else "")
+    info(args, f"{data.source}: {', '.join(listed)} judged all {data.n_samples} rows as one list (no query ids: "
+               f"--qid COLUMN judges each query's rows){graded}")
+
+
+def _relevant(labels, y01) -> str:
+    """The file's label(s) read as relevant, as the user wrote them."""
+    import numpy as np
+
+    from ._common import _shown
+
+    return ", ".join(_shown(v) for v in np.unique(np.asarray(labels)[np.asarray(y01) == 1])) or "none"
 
 
 def _per_query_values(y, scores, specs: list[str], qid) -> dict | None:

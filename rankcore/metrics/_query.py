@@ -110,7 +110,7 @@ class QueryMetric(OrderMetric):
         negative = np.flatnonzero(y < 0)
         if negative.size:
             detail = f"takes relevance grades >= 0, got {float(y[negative[0]])!r} at row {int(negative[0])}"
-            raise MetricRefusal.said_of(self.spec, "labels", detail)
+            raise MetricRefusal.said_of(self.spec, "labels", detail, row=int(negative[0]))
         k = getattr(self, "k", None)
         largest = queries.longest          # of the data judged: a part of it (a fold) may hold only shorter queries
         if isinstance(k, numbers.Integral) and k > largest:
@@ -209,16 +209,17 @@ class NDCG(QueryMetric):
             bad = np.flatnonzero(y >= 1024.0)
             if bad.size:
                 # the row as the caller gave it, as every other refused grade is named
-                raise ValueError(f"y: metric {self.spec!r}: the gain 2^grade - 1 overflows for grades >= 1024, got "
-                                 f"{float(y[bad[0]])!r} at row {int(bad[0])}; use gain=linear or a gain table")
+                raise _grade_refusal(self.spec, f"the gain 2^grade - 1 overflows for grades >= 1024, got "
+                                                f"{float(y[bad[0]])!r} at row {int(bad[0])}; use gain=linear or a "
+                                                f"gain table", int(bad[0]))
             return np.expm1(y * np.log(2.0))
         if self.gain_rule == "linear":
             return y
         table = gain_table(self.gain_rule)
         bad = outside_table(table, y)
         if bad.size:
-            raise ValueError(f"y: metric {self.spec!r} has gains for the grades 0..{table.shape[0] - 1}, "
-                             f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
+            raise _grade_refusal(self.spec, f"has gains for the grades 0..{table.shape[0] - 1}, got "
+                                            f"{float(y[bad[0]])!r} at row {int(bad[0])}", int(bad[0]), sep=" ")
         return table[y.astype(np.int64)]
 
     def empty_queries(self, y: np.ndarray, queries: Queries) -> np.ndarray:
@@ -247,6 +248,13 @@ class NDCG(QueryMetric):
             return np.minimum(ratio, 1.0)
 
         return values
+
+
+def _grade_refusal(spec: str, detail: str, row: int, sep: str = ": ") -> MetricRefusal:
+    """A gain's refusal of the grade at ``row``: ``"y: metric 'spec'{sep}{detail}"``, the row as a field (the
+    fields :meth:`MetricRefusal.of_metric` gives a metric's own ValueError, which these were)."""
+    return MetricRefusal(f"y: metric {spec!r}{sep}{detail}", spec=spec, reason="other", detail=detail, labels="y",
+                         row=row)
 
 
 def _scaled_per_query(gains: np.ndarray, queries) -> np.ndarray:

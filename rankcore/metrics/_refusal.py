@@ -26,7 +26,7 @@ REASONS = ("k_beyond", "k_rows", "no_query", "labels", "other")
 REMEDIES = ("metric_or_larger", "both_classes")
 
 _FACTS = ("spec", "reason", "detail", "k", "longest", "n_queries", "labels", "parameter", "eval_set", "advice",
-          "remedy")
+          "remedy", "row")
 
 
 class MetricRefusal(ValueError):
@@ -78,6 +78,9 @@ class MetricRefusal(ValueError):
         the message no longer ends with it.
     remedy : str, optional
         One of :data:`REMEDIES`: what ``advice`` asks for; None without it.
+    row : int, optional
+        The row whose label is refused (counted from 0 among the rows judged, as the message says it: ``"...
+        got 1100.0 at row 12"``); None when no one row is.
     """
 
     #: How a message that names the class says it (``shown_type``): the ValueError it was before it had fields
@@ -86,7 +89,7 @@ class MetricRefusal(ValueError):
     def __init__(self, message: str = "", *, spec: str = "", reason: str = "other", detail: str | None = None,
                  k: Any = None, longest: int | None = None, n_queries: int | None = None, labels: str | None = None,
                  parameter: str | None = None, eval_set: str | None = None, advice: str | None = None,
-                 remedy: str | None = None) -> None:
+                 remedy: str | None = None, row: int | None = None) -> None:
         super().__init__(message)
         detail = message if detail is None else detail
         # the two rules the layers above rely on instead of reading the text: a wrong raise fails here, at once
@@ -104,6 +107,7 @@ class MetricRefusal(ValueError):
         if advice is not None and not (detail.endswith(advice) and advice):
             advice = remedy = None       # words said after it: the message no longer ends with its advice
         self.advice, self.remedy = advice, remedy
+        self.row = row
 
     def facts(self) -> dict:
         """The fields, by name (what :meth:`with_context` carries over)."""

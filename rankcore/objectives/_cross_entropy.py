@@ -23,6 +23,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._vector import dot as _dot
+from .._argument_refusal import ArgumentRefusal
 from ._base import LinePoint, Objective, clip_hessian
 from ._separable import BoundSeparable
 
@@ -89,8 +90,8 @@ class CrossEntropy(Objective):
         y = np.asarray(y, dtype=np.float64)
         bad = np.flatnonzero((y < 0) | (y > 1) | ~np.isfinite(y))
         if bad.size:
-            raise ValueError(f"y: the objective {self.spec!r} reads labels as probabilities in [0, 1], got "
-                             f"{float(y[bad[0]])!r} at row {int(bad[0])}")
+            raise ArgumentRefusal.said("y", f"the objective {self.spec!r} reads labels as probabilities in [0, 1], "
+                                            f"got {float(y[bad[0]])!r} at row {int(bad[0])}", row=int(bad[0]))
         w = np.ones(y.shape[0]) if sample_weight is None else sample_weight
         if not float(np.sum(w)) > 0:
             raise ValueError(f"objective {self.spec!r}: the total sample weight must be positive")

@@ -129,18 +129,20 @@ class LambdaRank:
         if self.gain == "exp":
             bad = np.flatnonzero((y < 0) | (y > 1023))
             if bad.size:
-                raise ValueError(f"y: grades must be in [0, 1023] (the gain 2^y − 1 must be finite), "
-                                 f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
+                raise ArgumentRefusal.said("y", f"grades must be in [0, 1023] (the gain 2^y − 1 must be finite), "
+                                                f"got {float(y[bad[0]])!r} at row {int(bad[0])}", row=int(bad[0]))
             return np.exp2(y) - 1.0
         bad = np.flatnonzero(y < 0)
         if bad.size:
-            raise ValueError(f"y: grades must be >= 0, got {float(y[bad[0]])!r} at row {int(bad[0])}")
+            raise ArgumentRefusal.said("y", f"grades must be >= 0, got {float(y[bad[0]])!r} at row {int(bad[0])}",
+                                       row=int(bad[0]))
         if self.gain == "linear":
             return y.copy()
         bad = outside_table(self.gain_table, y)
         if bad.size:
-            raise ValueError(f"y: the grade {float(y[bad[0]])!r} at row {int(bad[0])} has no gain in the table "
-                             f"{self.gain!r} (LightGBM's label_gain: whole grades 0..{self.gain_table.shape[0] - 1})")
+            raise ArgumentRefusal.said(
+                "y", f"the grade {float(y[bad[0]])!r} at row {int(bad[0])} has no gain in the table {self.gain!r} "
+                     f"(LightGBM's label_gain: whole grades 0..{self.gain_table.shape[0] - 1})", row=int(bad[0]))
         return self.gain_table[y.astype(np.int64)]
 
     def prepare(self, y, queries: Queries) -> PreparedLambdaRank:

@@ -228,12 +228,14 @@ def _check_grades(y, n_rows: int, gain_weighted: bool) -> np.ndarray:
     y = y.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(y) | (y < 0))
     if bad.size:
-        raise ValueError(f"y: grades must be finite and >= 0, got {float(y[bad[0]])!r} at row {int(bad[0])}")
+        raise ArgumentRefusal.said("y", f"grades must be finite and >= 0, got {float(y[bad[0]])!r} at row "
+                                        f"{int(bad[0])}", row=int(bad[0]))
     if gain_weighted:
         bad = np.flatnonzero(y > MAX_GAIN_GRADE)
         if bad.size:
-            raise ValueError(f"y: gain-weighted pairs need 2^grade to be finite (grades <= {MAX_GAIN_GRADE:g}), "
-                             f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
+            raise ArgumentRefusal.said("y", f"gain-weighted pairs need 2^grade to be finite (grades <= "
+                                            f"{MAX_GAIN_GRADE:g}), got {float(y[bad[0]])!r} at row {int(bad[0])}",
+                                       row=int(bad[0]))
     return y
 
 

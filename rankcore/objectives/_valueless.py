@@ -15,6 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._argument_refusal import ArgumentRefusal
 from ..metrics import Queries
 from ._base import BoundObjective, Objective, clip_hessian
 
@@ -103,7 +104,8 @@ def checked_vector(name: str, values, queries) -> np.ndarray:
         raise ValueError(f"{name}: expected one value per row ({n}), got shape {values.shape}")
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
-        raise ValueError(f"{name}: must be finite, got {float(values[bad[0]])!r} at row {int(bad[0])}")
+        raise ArgumentRefusal.said(name, f"must be finite, got {float(values[bad[0]])!r} at row {int(bad[0])}",
+                                   row=int(bad[0]))
     return values
 
 

@@ -97,8 +97,8 @@ def checked_grades(y, queries: Queries) -> np.ndarray:
     y = checked_vector("y", y, queries)
     bad = np.flatnonzero((y < 0) | (y > MAX_GRADE))
     if bad.size:
-        raise ValueError(f"y: grades must be in [0, 1023] (the gain 2^y must be finite), got {float(y[bad[0]])!r} "
-                         f"at row {int(bad[0])}")
+        raise ArgumentRefusal.said("y", f"grades must be in [0, 1023] (the gain 2^y must be finite), got "
+                                        f"{float(y[bad[0]])!r} at row {int(bad[0])}", row=int(bad[0]))
     return y
 
 

@@ -173,7 +173,7 @@ class YetiRank:
         n = y.shape[0]
         if np.any(y < 0):
             bad = int(np.flatnonzero(y < 0)[0])
-            raise ValueError(f"y: grades must be >= 0, got {float(y[bad])!r} at row {bad}")
+            raise ArgumentRefusal.said("y", f"grades must be >= 0, got {float(y[bad])!r} at row {bad}", row=bad)
         rows, bounds = grouping(queries) if grouped is None else grouped
         keys = np.array([_stream_key(seed, evaluation, p) for p in range(self.permutations)], dtype=np.uint64)
         weights = place_weights(self.decay, int(np.max(np.diff(bounds), initial=0)))

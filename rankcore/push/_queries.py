@@ -164,7 +164,7 @@ def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(grades) | (grades < 0))
     if bad.size:
         raise ArgumentRefusal.said(name, "relevance grades must be finite numbers >= 0 (fitting within queries), "
-                                   f"got {arr[bad[0]].item()!r} at row {int(bad[0])}")
+                                   f"got {arr[bad[0]].item()!r} at row {int(bad[0])}", row=int(bad[0]))
     top = math.inf if objective is None else objective.max_grade
     # an objective with a table of gains per grade (lambdarank's gain=, LightGBM's label_gain) takes whole grades
     whole = bool(getattr(objective, "whole_grades", False))
@@ -173,7 +173,7 @@ def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
         reason = getattr(objective, "max_grade_reason", "weighs rows by the gain 2^grade")
         raise ArgumentRefusal.said(name, f"the objective {objective.named_spec!r} {reason}, so grades must be "
                                    f"{'whole numbers ' if whole else ''}<= {top:g}, got {arr[bad[0]].item()!r} at "
-                                   f"row {int(bad[0])}")
+                                   f"row {int(bad[0])}", row=int(bad[0]))
     return grades
 
 

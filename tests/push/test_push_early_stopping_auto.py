@@ -357,7 +357,7 @@ def test_cli_reports_the_fallback_and_knows_when_auto_steers():
     model.stop_reason_, model.n_iter_ = NO_VALIDATION, 100
     assert stop_summary(model) == ("stopped: no_validation_split (n_iter reached; early_stopping='auto' had too "
                                     "few rows of a class for a validation split) after 100 iterations")
-    assert not _early_stopping_on(PushBoost(), AUTO_MIN_ROWS)
-    assert _early_stopping_on(PushBoost(), AUTO_MIN_ROWS + 1)
-    assert _early_stopping_on(PushBoost(early_stopping=True), 10)
-    assert not _early_stopping_on(PushBoost(early_stopping=False), 10**6)
+    assert not _early_stopping_on(PushBoost(), np.zeros(AUTO_MIN_ROWS))
+    assert _early_stopping_on(PushBoost(), np.zeros(AUTO_MIN_ROWS + 1))
+    assert _early_stopping_on(PushBoost(early_stopping=True), np.zeros(10))
+    assert not _early_stopping_on(PushBoost(early_stopping=False), np.zeros(10**6))

@@ -72,6 +72,7 @@ irrelevant, so a multi-class file can rank one class against the rest.
 
 from ._dataset import DEFAULT_LABEL, FORMATS, MISSING_VALUES, DataError, Dataset, MissingValues, TextColumnsError
 from ._csv import header_names
+from ._labels import same_label
 from ._libsvm import MAX_DENSE_CELLS, MAX_LIBSVM_FEATURES, index_names
 from ._load import check_is_file, detect_content_format, detect_format, libsvm_has_queries, load_data
 from ._numpy import npy_shape, npz_array_names, npz_feature_names
@@ -82,4 +83,5 @@ __all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "load_da
            "detect_content_format", "FORMATS", "DEFAULT_LABEL",
            "MISSING_VALUES", "MAX_LIBSVM_FEATURES", "MAX_DENSE_CELLS", "QUERY_FILE_SUFFIXES", "index_names",
            "query_file_of", "libsvm_has_queries", "header_names", "npz_feature_names",
-           "npz_array_names", "npy_shape", "check_is_file", "COMMA_ADVICE", "other_compression"]
+           "npz_array_names", "npy_shape", "check_is_file", "COMMA_ADVICE", "other_compression",
+           "same_label"]

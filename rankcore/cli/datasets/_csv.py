@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._csv_fast import _csv_fast_path
+from ._csv_fast import _csv_fast_path, plain_floats, plain_numbers
 from ._aside import init_scores_aside, positions_aside, queries_aside, weights_aside, with_aside
 from ._dataset import (_MISSING, DEFAULT_LABEL, DataError, Dataset, TextColumnsError, _canonical_nan, _columns,
                        _is_number, _label_array, _label_problem, _open_text)
@@ -362,11 +362,11 @@ def _chunk_to_float(rows, chunk_lines, take, names, source, text, found_new, ref
     block = np.full(cells.shape, np.nan)
     numeric = [c for c in range(cells.shape[1]) if int(take[c]) not in text]
     try:
-        block[:, numeric] = cells[:, numeric].astype(np.float64)
+        block[:, numeric] = plain_floats(cells[:, numeric])
     except (ValueError, TypeError):
         for c in numeric:
             try:
-                block[:, c] = cells[:, c].astype(np.float64)
+                block[:, c] = plain_floats(cells[:, c])
             except (ValueError, TypeError):
                 j = int(take[c])
                 values = [_field_value(value) for value in cells[:, c]]
@@ -388,11 +388,11 @@ def _chunk_to_float(rows, chunk_lines, take, names, source, text, found_new, ref
 
 
 def _field_value(text: str) -> float | None:
-    """One feature field: a number, NaN for a missing value, or None for text."""
+    """One feature field: a number, NaN for a missing value, or None for text (``1_000`` too: plain_numbers)."""
     stripped = str(text).strip()
     if stripped.lower() in _MISSING:
         return math.nan
     try:
-        return float(stripped)
+        return float(stripped) if plain_numbers([stripped]) else None
     except ValueError:
         return None

@@ -102,6 +102,25 @@ def _pandas_frame(source, delimiter, header_lineno, n_fields, numeric):
                        encoding="utf-8-sig", compression="gzip" if gzipped else None)
 
 
+def plain_numbers(cells: np.ndarray) -> bool:
+    """Whether no field of ``cells`` (text) holds an underscore or a character beyond ASCII.
+
+    Python's ``float()``, which NumPy's conversion of text calls, reads ``1_000`` as 1000 and other scripts' digits
+    (``"٣"``) as numbers; to pandas, R and a spreadsheet they are text, and so they are here.  One pass over the
+    joined fields, O(total length).
+    """
+    joined = "".join(str(cell) for cell in np.ravel(cells).tolist())
+    return "_" not in joined and joined.isascii()
+
+
+def plain_floats(cells: np.ndarray) -> np.ndarray:
+    """``cells`` (text) as float64, or a ValueError when a field holds what only Python's ``float()`` reads as a
+    number (:func:`plain_numbers`) or no number at all."""
+    if not plain_numbers(cells):
+        raise ValueError("an underscore or a non-ASCII character in a number")
+    return np.asarray(cells).astype(np.float64)
+
+
 def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, label_index, text, keep_idx,
                      first_name=None):
     import pandas as pd
@@ -116,8 +135,10 @@ def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, la
         # which columns hold text: read everything as text, then convert the columns of numbers
         frame = _pandas_frame(source, delimiter, header_lineno, n_fields, ())
         for j in feature_idx:
-            try:                   # as the checking parser converts: Python's float() of each field
-                frame[j] = frame[j].to_numpy(dtype=object).astype(np.float64)
+            try:                   # as the checking parser converts (plain_floats)
+                column = frame[j].to_numpy(dtype=object)
+                plain_floats(column[frame[j].notna().to_numpy()])
+                frame[j] = column.astype(np.float64)
             except (ValueError, TypeError):
                 named |= {j}
     first = frame[0]

@@ -11,6 +11,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from ._missing import MissingValues
+from ._labels import same_label
 
 __all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "FORMATS", "DEFAULT_LABEL",
            "MISSING_VALUES"]
@@ -381,15 +382,10 @@ def _is_not_relevant(value: Any) -> bool:
 
 
 def _match_label(positive: Any, labels: np.ndarray, source: str) -> Any:
-    """The label value equal to ``positive`` (text from the command line or a value)."""
+    """The label value equal to ``positive`` (text from the command line or a value), by :func:`same_label`."""
     uniques = np.unique(labels)
-    for value in uniques:
-        if value == positive or str(value) == str(positive):
+    # the label as written first (text labels "1" and "1.0" both in a file), then the same number
+    for value in (*(v for v in uniques if v == positive or str(v) == str(positive)), *uniques):
+        if same_label(value, positive):
             return value
-        if labels.dtype.kind == "f":
-            try:
-                if float(positive) == float(value):
-                    return value
-            except (TypeError, ValueError):
-                pass
     raise DataError(f"{source}: the relevant label {positive!r} does not occur (labels present: {_show_list(uniques)})")

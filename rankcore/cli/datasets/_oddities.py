@@ -43,7 +43,8 @@ def sniff_delimiter(header: str) -> str:
 
 
 def refuse_comma_categories(data: Dataset, categorical: Any) -> None:
-    """Refuse a column taken as text by ``categorical="auto"`` whose values are all numbers written with a comma.
+    """Refuse a column taken as text by ``categorical="auto"`` whose values are numbers written with a comma, all of
+    them or all but a stray few (``n/a``, ``oops``: a word among the numbers does not make them names).
 
     ``0,126`` (a decimal comma, as a European spreadsheet exports) is not
     text: split by category, each such number would be a name of its own
@@ -53,8 +54,8 @@ def refuse_comma_categories(data: Dataset, categorical: Any) -> None:
     if not (isinstance(categorical, str) and categorical == "auto"):
         return
     for name, categories in data.categories.items():
-        # a column of text (ids, names) stops at its first value that is no number: one regex match, not one a value
-        if not categories.size or not all(_COMMA_NUMBER.fullmatch(str(c).strip()) for c in categories):
+        words = _words_among_numbers(categories)
+        if words is None:
             continue
         with_comma = np.flatnonzero([comma_number(c) for c in categories])
         if not with_comma.size:
@@ -63,9 +64,33 @@ def refuse_comma_categories(data: Dataset, categorical: Any) -> None:
         # the first row of a number written with a comma (the column's first value may be a plain one, 7)
         row = int(np.flatnonzero(np.isin(column, with_comma))[0])
         value = categories[int(column[row])]
+        stray = ""
+        if words.size:
+            word_row = int(np.flatnonzero(np.isin(column, words))[0])
+            more = f" and {words.size - 1} other value{'s' if words.size > 2 else ''}" if words.size > 1 else ""
+            stray = (f"; its other values are numbers but {categories[int(column[word_row])]!r} at "
+                     f"{data.where(word_row)}{more}, a missing value or a typo")
         raise DataError(f"{data.where(row)}, column {name!r}: {value!r} is a number written with a comma (a decimal "
-                        f"comma or a thousands separator), not a category; {COMMA_ADVICE} (or name the column with "
-                        f"--categorical {name} to split it by category all the same)")
+                        f"comma or a thousands separator), not a category{stray}; {COMMA_ADVICE} (or name the column "
+                        f"with --categorical {name} to split it by category all the same)")
+
+
+def _words_among_numbers(categories: np.ndarray) -> np.ndarray | None:
+    """The category codes of a column's values that are no numbers (as spreadsheets write them), when they are few
+    (at most one in a hundred of its distinct values, and at least one allowed); None when they are more: a
+    column of text.
+
+    A column of text (ids, names) stops at its first few values that are no numbers: a handful of regex matches,
+    not one per value.
+    """
+    allowed = max(1, categories.size // 100)
+    words = []
+    for code, category in enumerate(categories):
+        if _COMMA_NUMBER.fullmatch(str(category).strip()) is None:
+            words.append(code)
+            if len(words) > allowed:
+                return None
+    return np.asarray(words, dtype=np.int64) if categories.size > len(words) else None
 
 
 def refuse_odd_header(source: str, header_lineno: int, names: list[str], delimiter: str) -> None:

@@ -1,0 +1,110 @@
+"""Other libraries' option spellings on the command line (``--n-estimators 100``): a hint naming rankcore's option.
+
+The names come from the library's own tables (:data:`rankcore._peer_names.PEER_NAMES`, the estimators'
+parameters, and :data:`rankcore._peer_names.PEER_FIT_NAMES`, ``fit``'s arguments); what those say in Python
+(``n_iter=N``, ``fit(X, y, qid=...)``) is turned here into the option of the command that was run, when it has one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+__all__ = ["peer_option_hint"]
+
+#: rankcore's Python names whose option is not the name with dashes (``sample_weight`` is ``--weight COLUMN``).
+_OPTION_OF = {"sample_weight": "--weight", "categorical_features": "--categorical", "eval_set": "--validation"}
+
+# the Python a table's entry starts with: `name=value` (value maybe quoted), or `fit(X, y, name=...)`
+_KEYWORD = re.compile(r'(?P<name>[a-z_]+)=(?:"(?P<quoted>[^"]*)"|(?P<bare>[^\s,()\[\]]+))?')
+_FIT_ARGUMENT = re.compile(r"fit\(X, y, (?P<name>[a-z_]+)=")
+_BOOST_PARAMETER = "a parameter of rankcore.boost(...): "
+
+
+def peer_option_hint(parser: argparse.ArgumentParser, namespace: argparse.Namespace, words: list[str]) -> str:
+    """The hints for the unrecognized ``words`` that are other libraries' names: ``""`` when none is.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The ``rankcore`` parser (its subcommands' options are what a hint may name).
+    namespace : argparse.Namespace
+        What was parsed (``command``: the subcommand run, whose options are offered).
+    words : list of str
+        The words argparse did not recognize.
+
+    Returns
+    -------
+    str
+        ``" (other libraries' --n-estimators is here --n-iter N)"`` for each peer name among the words, joined.
+        An option stands for the start of the table's entry; the rest of the entry (its notes), when there is one,
+        follows as the Python it is.
+    """
+    options = _command_options(parser, getattr(namespace, "command", None))
+    hints = {}
+    for word in words:
+        if not word.startswith("--") or len(word) < 4:
+            continue
+        flag = word.split("=", 1)[0]
+        hint = _hint_for(flag[2:].replace("-", "_").lower(), options)
+        if hint is not None:
+            hints.setdefault(flag, f"other libraries' {flag} is {hint}")    # a flag given twice: one hint
+    return "".join(f" ({hint})" for hint in hints.values())
+
+
+def _command_options(parser: argparse.ArgumentParser, command: str | None) -> dict[str, argparse.Action]:
+    """The options of ``parser``'s subcommand ``command`` (the top-level parser's when none), by flag."""
+    chosen = parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            chosen = action.choices[command]
+    return dict(chosen._option_string_actions)
+
+
+def _hint_for(name: str, options: dict[str, argparse.Action]) -> str | None:
+    """Where another library's ``name`` is in rankcore: ``"here --n-iter N"``, the Python form when the command has
+    no option for it, or None when ``name`` is no other library's."""
+    from .._peer_names import PEER_NAMES, peer_fit_hint      # a foundation module: no estimator is loaded
+
+    python = PEER_NAMES.get(name) or peer_fit_hint(name)
+    if python is None:
+        return None
+    python = python.removeprefix(_BOOST_PARAMETER)
+    option, rest = _as_option(python, options)
+    if option is None:
+        return f"rankcore's {python} in Python, which this command takes no option for"
+    # the entry's notes (other objectives, what goes with it) are its Python's: shown as such
+    return f"here {option}" + (f"; in Python: {python}" if rest.strip() else "")
+
+
+def _as_option(python: str, options: dict[str, argparse.Action]) -> tuple[str | None, str]:
+    """The command's option that does what the Python ``python`` (a table's entry) starts with, with its value
+    (None when the command has none), and what follows that start in the entry."""
+    fit = _FIT_ARGUMENT.match(python)
+    if fit is not None:
+        action = options.get(_OPTION_OF.get(fit["name"], "--" + fit["name"].replace("_", "-")))
+        rest = python[python.find(")", fit.end()) + 1:]
+        return (None if action is None else f"{_flag(action)} {action.metavar or fit['name'].upper()}"), rest
+    keyword = _KEYWORD.match(python)
+    if keyword is None:
+        return None, python
+    name, rest = keyword["name"], python[keyword.end():]
+    value = keyword["quoted"] if keyword["quoted"] is not None else keyword["bare"]
+    action = options.get(_OPTION_OF.get(name, "--" + name.replace("_", "-")))
+    if action is not None:
+        if value is None or value.startswith("[") or value == "...":
+            return f"{_flag(action)} {action.metavar or name.upper()}", rest
+        return f"{_flag(action)} {_quoted(value)}", rest
+    if "--param" in options and value is not None:
+        return f"--param {_quoted(f'{name}={value}')}", rest
+    return None, rest
+
+
+def _flag(action: argparse.Action) -> str:
+    """The action's long option (``--out`` rather than ``-o``)."""
+    return max(action.option_strings, key=len)
+
+
+def _quoted(value: str) -> str:
+    """``value`` as a shell word: quoted when it holds what a shell reads otherwise."""
+    return f'"{value}"' if re.search(r"[^\w@:=.,/+-]", value) else value
