@@ -62,6 +62,17 @@ class _Parser(argparse.ArgumentParser):
             self.error(f"unrecognized arguments: {' '.join(extras)}{peer_option_hint(self, namespace, extras)}")
         return namespace
 
+    def _get_option_tuples(self, option_string):
+        # argparse takes a prefix of an option as that option: another library's --eta would be read as --eta0, a
+        # parameter of another meaning; such a word stays unrecognized, and parse_args hints at rankcore's option
+        matches = super()._get_option_tuples(option_string)
+        if matches:
+            from ._peer_options import misread_abbreviation
+
+            if misread_abbreviation(option_string, [match[1] for match in matches]):
+                return []
+        return matches
+
     def error(self, message: str):
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {_clean(message)}\n")

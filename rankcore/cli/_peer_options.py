@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import re
 
-__all__ = ["peer_option_hint"]
+__all__ = ["peer_option_hint", "misread_abbreviation"]
 
 #: rankcore's Python names whose option is not the name with dashes (``sample_weight`` is ``--weight COLUMN``).
 _OPTION_OF = {"sample_weight": "--weight", "categorical_features": "--categorical", "eval_set": "--validation"}
@@ -43,6 +43,8 @@ def peer_option_hint(parser: argparse.ArgumentParser, namespace: argparse.Namesp
     options = _command_options(parser, getattr(namespace, "command", None))
     hints = {}
     for word in words:
+        if word == "--":
+            break                 # what follows is no option (argparse's end of options), whatever it looks like
         if not word.startswith("--") or len(word) < 4:
             continue
         flag = word.split("=", 1)[0]
@@ -50,6 +52,24 @@ def peer_option_hint(parser: argparse.ArgumentParser, namespace: argparse.Namesp
         if hint is not None:
             hints.setdefault(flag, f"other libraries' {flag} is {hint}")    # a flag given twice: one hint
     return "".join(f" ({hint})" for hint in hints.values())
+
+
+def misread_abbreviation(word: str, options: list[str]) -> bool:
+    """Whether argparse would take the abbreviation ``word`` as the longer ``options`` where ``word`` is another
+    library's option name of its own meaning (XGBoost's ``--eta``, a learning rate, is no ``--eta0``).
+
+    The plural of the name (``--metric`` for ``--metrics``, ``--feature-name`` for ``--feature-names``) is the same
+    word: argparse's reading stands.
+    """
+    from .._peer_names import PEER_NAMES, peer_fit_hint
+
+    flag = word.split("=", 1)[0]
+    if not flag.startswith("--"):
+        return False
+    name = flag[2:].replace("-", "_").lower()
+    if name not in PEER_NAMES and peer_fit_hint(name) is None:
+        return False
+    return any(option != flag + "s" for option in options)
 
 
 def _command_options(parser: argparse.ArgumentParser, command: str | None) -> dict[str, argparse.Action]:

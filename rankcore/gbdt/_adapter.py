@@ -360,12 +360,12 @@ class MetricAdapter:
         key = (y, sizes)
         bound = next((b for seen, b in self._bindings if all(_same(a, k) for a, k in zip(seen, key))), None)
         if bound is None:
-            from ..metrics import check_queries
             from ..validation import check_binary_labels, check_graded_labels
 
-            # the labels as evaluate(..., group=) checks them, so the binding sees the very same array
+            # the labels as evaluate(..., group=) checks them, so the binding sees the very same array; the sizes
+            # are the library's (query_sizes checked them): never read as one id per row, n ones included
             y_arr = check_graded_labels(y) if self.metric.task == "graded" else check_binary_labels(y)
-            bound = self.metric.bind_queries(y_arr, check_queries(None, sizes, int(y.shape[0])))
+            bound = self.metric.bind_queries(y_arr, consecutive_queries(sizes))
             self._bindings.append(((y.copy(), sizes.copy()), bound))
             del self._bindings[:-_KEPT_BINDINGS]
         values = np.asarray(bound(scores), dtype=np.float64)
@@ -390,4 +390,7 @@ class MetricAdapter:
         if sizes is None:
             return float(self.metric(y, scores))
         value = self._bound_mean(y, sizes, scores)
-        return value if value is not None else float(per_query(y, scores, self.metric, group=sizes).mean)
+        if value is not None:
+            return value
+        # the error of per_query's path, naming the metric; the library's sizes as each row's query (see _bound_mean)
+        return float(per_query(y, scores, self.metric, qid=consecutive_queries(sizes).codes).mean)

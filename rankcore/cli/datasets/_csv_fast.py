@@ -107,10 +107,18 @@ def plain_numbers(cells: np.ndarray) -> bool:
 
     Python's ``float()``, which NumPy's conversion of text calls, reads ``1_000`` as 1000 and other scripts' digits
     (``"٣"``) as numbers; to pandas, R and a spreadsheet they are text, and so they are here.  One pass over the
-    joined fields, O(total length).
+    fields joined a block at a time, O(total length): a column of hundreds of megabytes is never copied whole.
     """
-    joined = "".join(str(cell) for cell in np.ravel(cells).tolist())
-    return "_" not in joined and joined.isascii()
+    flat = np.ravel(cells)
+    for start in range(0, flat.shape[0], _PLAIN_BLOCK):
+        joined = "".join(str(cell) for cell in flat[start:start + _PLAIN_BLOCK].tolist())
+        if "_" in joined or not joined.isascii():
+            return False
+    return True
+
+
+#: Fields joined at once by :func:`plain_numbers` (a few megabytes of text).
+_PLAIN_BLOCK = 1 << 16
 
 
 def plain_floats(cells: np.ndarray) -> np.ndarray:
@@ -141,6 +149,8 @@ def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, la
                 frame[j] = column.astype(np.float64)
             except (ValueError, TypeError):
                 named |= {j}
+    if any(_spaced_oddly(frame[j]) for j in feature_idx if j in named):
+        return None  # text the checking parser strips to a number or a missing value: it decides, as on every file
     first = frame[0]
     if (first_name is not None and not pd.api.types.is_numeric_dtype(first)
             and (first.str.strip().str.lstrip("\ufeff") == first_name).any()):
@@ -169,6 +179,22 @@ def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, la
     if np.isinf(numbers).any() or any(_label_problem(value) for value in labels.unique()):
         return None  # a non-finite label: named by the checking parser
     return X, labels.to_numpy(dtype=object), texts, kept
+
+
+def _spaced_oddly(column) -> bool:
+    """Whether a column of text holds a field that stripping makes a missing value (`` NA ``) or that has spaces
+    beyond ASCII at an end (a no-break space before ``1``).
+
+    The checking parser strips every field as Python does (all of Unicode's spaces) before it reads a number or a
+    missing value; pandas' reader compares the fields as written.
+    """
+    given = column.dropna()
+    stripped = given.str.strip()
+    return bool((stripped.str.lower().isin(_MISSING) | (stripped != given.str.strip(_ASCII_SPACES))).any())
+
+
+#: The spaces of ASCII, which the checking parser strips as pandas' reader keeps them.
+_ASCII_SPACES = " \t\n\r\x0b\x0c"
 
 
 def _rows_complete(source: str, delimiter: str, header_lineno: int, n_fields: int,

@@ -131,6 +131,15 @@ def _scan(source: str) -> tuple | None:
     return scan_clean(raw + b"\0", MAX_LIBSVM_FEATURES)
 
 
+def _plain(text: str) -> str:
+    """``text``, or a ValueError when it holds an underscore or a character beyond ASCII: ``1_000`` and other
+    scripts' digits, which Python's ``int()`` and ``float()`` alone read as numbers, are no numbers in a data file
+    (as in a CSV file: ``_csv_fast.plain_numbers``)."""
+    if "_" in text or not text.isascii():
+        raise ValueError(text)
+    return text
+
+
 def _parse_checking(source: str) -> tuple:
     """Every row of the file, line by line, naming the first problem (file and line) as a DataError.
 
@@ -153,7 +162,7 @@ def _parse_checking(source: str) -> tuple:
                     continue
                 fields = text.split()
                 try:
-                    label = float(fields[0])
+                    label = float(_plain(fields[0]))
                 except ValueError:
                     raise DataError(f"{source}, line {lineno}: expected a numeric label first, got "
                                     f"{fields[0][:40]!r} (LIBSVM rows are 'label index:value ...')") from None
@@ -173,8 +182,8 @@ def _parse_checking(source: str) -> tuple:
                         qid = _query_id(value, source, lineno)
                         continue
                     try:
-                        index = int(key)
-                        number = float(value)
+                        index = int(_plain(key))
+                        number = float(_plain(value))
                     except ValueError:
                         raise DataError(f"{source}, line {lineno}: malformed feature {item[:40]!r} "
                                         "(expected an integer index and a number)") from None
