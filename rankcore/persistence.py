@@ -58,7 +58,7 @@ from ._argument_refusal import shown_type
 from .spec import legacy_numbers
 
 __all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "model_to_dict", "model_from_dict",
-           "model_text", "write_text_atomically", "writes_in_place", "open_output"]
+           "model_text", "write_text_atomically", "writes_in_place", "open_output", "atomic_output"]
 
 FORMAT = "rankcore-model"
 FORMAT_VERSION = 1
@@ -411,7 +411,22 @@ def write_text_atomically(text: str, path: str | os.PathLike) -> None:
     The text goes to a new temporary file beside the file ``path`` names,
     which is then renamed over it; an ``OSError`` names ``path``, and the
     temporary file is removed on any failure.  Model files and exported
-    models are written so.
+    models are written so (:func:`atomic_output` says how).
+    """
+    with atomic_output(path, newline="\n") as fh:
+        fh.write(text)
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike, binary: bool = False, newline: str | None = None):
+    """A handle writing the output ``path`` that a reader sees whole or not at all.
+
+    A regular file (or nothing yet) at ``path`` is written as a new temporary
+    file beside it, renamed over ``path`` only when the ``with`` block ends
+    without an exception; on any exception -- a full disk, a failed
+    computation in the block, Ctrl-C -- the temporary file is removed and the
+    file at ``path`` (an earlier output, or nothing) stays as it was.  A
+    stream is appended to in place.  An ``OSError`` of the file names ``path``.
 
     * A symlink at ``path`` stays: the regular file it leads to is replaced
       (except a link that the kernel's ``protected_symlinks`` rule would not
@@ -419,10 +434,24 @@ def write_text_atomically(text: str, path: str | os.PathLike) -> None:
       owned by another user -- which is not followed).
     * A stream is written into, never replaced (see :func:`writes_in_place`):
       a device (``/dev/null``), a FIFO, ``/dev/stdout``, a shell's
-      ``>(...)``.  The text is appended to it, as a shell's ``>>`` does;
-      there is no atomicity to keep there.
+      ``>(...)``.  It is appended to, as a shell's ``>>`` does; there is no
+      atomicity to keep there.
+
+    Parameters
+    ----------
+    path : str or path-like
+    binary : bool, default False
+        A binary handle, else text in UTF-8.
+    newline : str, optional
+        As :func:`open`'s, for text.
+
+    Yields
+    ------
+    file object
     """
     target = os.fspath(path)
+    if not target:      # else the temporary file is made in the working directory, then renamed over it
+        raise ValueError("path: expected a file name, got ''")
     try:
         mode = os.stat(target).st_mode
     except FileNotFoundError:
@@ -430,9 +459,52 @@ def write_text_atomically(text: str, path: str | os.PathLike) -> None:
     except OSError as exc:                  # a link loop, a component that is not a directory, ...
         raise type(exc)(exc.errno, exc.strerror, target) from None
     if mode is not None and (not stat.S_ISREG(mode) or _names_a_descriptor(target)):
-        _write_into(text, target)
-    else:
-        _replace_atomically(text, target, _followed(target))
+        with _named_errors(target):
+            with os.fdopen(os.open(target, os.O_WRONLY | os.O_APPEND), *_open_mode(binary, newline)) as fh:
+                yield fh
+        return
+    destination = _followed(target)
+    directory, base = os.path.split(os.path.abspath(destination))
+    # A unique name created with O_CREAT | O_EXCL (mkstemp): a link planted at
+    # a predictable name cannot redirect the write, and two savers never share
+    # a temporary file.  os.replace then swaps the complete file in atomically.
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
+    except OSError as exc:                  # no such directory, no permission, a full disk: name ``target``
+        raise type(exc)(exc.errno, exc.strerror, target) from None
+    try:
+        # the temporary file is an implementation detail the caller never chose: its errors name ``target``
+        with _named_errors(target, (tmp, destination)):
+            with os.fdopen(fd, *_open_mode(binary, newline)) as fh:
+                yield fh
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; give the usual mode
+            os.replace(tmp, destination)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _open_mode(binary: bool, newline: str | None) -> tuple:
+    """``os.fdopen``'s mode, buffering, encoding and newline arguments for an output handle."""
+    return ("wb",) if binary else ("w", -1, "utf-8", None, newline)
+
+
+@contextlib.contextmanager
+def _named_errors(target: str, names: tuple = ()):
+    """Give an ``OSError`` of the output file (no file name, or one of ``names``) the name ``target`` instead.
+
+    A failed write (``ENOSPC`` on a full disk) carries no file name, and one on
+    the temporary file names a file the caller never chose.
+    """
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno is not None and (exc.filename is None or exc.filename in names):
+            raise type(exc)(exc.errno, exc.strerror, target) from None
+        raise
 
 
 def writes_in_place(path: str | os.PathLike) -> bool:
@@ -539,44 +611,6 @@ def _followed(target: str) -> str:
         if shared and owner not in (user, folder.st_uid):
             return target
     return chain[-1]
-
-
-def _write_into(text: str, target: str) -> None:
-    """Write ``text`` into the existing stream ``target`` (never creating nor truncating it)."""
-    try:
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-    except OSError as exc:
-        if exc.errno is None:
-            raise
-        raise type(exc)(exc.errno, exc.strerror, target) from None
-
-
-def _replace_atomically(text: str, target: str, destination: str) -> None:
-    """Write ``text`` to a new temporary file beside ``destination``, renamed over it; errors name ``target``."""
-    directory, base = os.path.split(os.path.abspath(destination))
-    # A unique name created with O_CREAT | O_EXCL (mkstemp): a link planted at
-    # a predictable name cannot redirect the write, and two savers never share
-    # a temporary file.  os.replace then swaps the complete file in atomically.
-    # An error names ``target``: the temporary file is an implementation detail the caller never chose.
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise type(exc)(exc.errno, exc.strerror, target) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; give the usual mode
-        os.replace(tmp, destination)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.errno is not None:
-            raise type(exc)(exc.errno, exc.strerror, target) from None
-        raise
 
 
 def load_model(path: str | os.PathLike) -> Any:

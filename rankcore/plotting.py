@@ -532,8 +532,10 @@ def save_figure(fig, path: str | os.PathLike, *, format: str | None = None) -> s
     """
     target = os.fsdecode(os.fspath(path))           # a bytes path too
     data = figure_bytes(fig, _format_of(target, format))
-    from .persistence import open_output
+    from .persistence import atomic_output
 
-    with open_output(target, binary=True) as fh:     # a stream (/dev/stdout under `>>`) is appended to
+    # a file is replaced whole (a failed write leaves the earlier figure); a stream (/dev/stdout under `>>`) is
+    # appended to
+    with atomic_output(target, binary=True) as fh:
         fh.write(data)
     return target

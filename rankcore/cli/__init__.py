@@ -142,6 +142,15 @@ def _run_command(args, read_stdin) -> int:
     except KeyboardInterrupt:
         print("rankcore: interrupted", file=sys.stderr)
         return 130
+    except MemoryError as exc:
+        # the machine's limit (a container's, `ulimit -v`), not a bug: said as the input error it is, like a full
+        # disk, with what was asked for (numpy names the array it could not allocate)
+        if args.debug:
+            raise
+        asked = _one_line(exc) if str(exc) else ""
+        print(f"rankcore: error: out of memory{': ' + asked if asked else ''}; use fewer rows or features, or "
+              "settings that need less memory", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:  # a bug in rankcore (or in a plugin's code): still no traceback unless asked
         if args.debug:
             raise

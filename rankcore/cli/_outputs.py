@@ -11,15 +11,19 @@ STDOUT = "-"
 
 @contextlib.contextmanager
 def output_file(path: str, newline: str | None = None):
-    """A text handle writing the output ``path``: standard output for ``-``, a stream appended to
-    (:func:`rankcore.persistence.open_output`), a regular file created or truncated."""
+    """A text handle writing the output ``path``: standard output for ``-``, a stream appended to, a regular file
+    replaced atomically (:func:`rankcore.persistence.atomic_output`).
+
+    A command stopped while it writes (Ctrl-C, a full disk, an error in the rows) leaves no half-written file:
+    the earlier file at ``path``, or none, stays.
+    """
     if path == STDOUT:
         yield sys.stdout
         sys.stdout.flush()
         return
-    from ..persistence import open_output
+    from ..persistence import atomic_output
 
-    with open_output(path, newline=newline) as handle:
+    with atomic_output(path, newline=newline) as handle:
         yield handle
 
 

@@ -118,7 +118,8 @@ KERNEL_RANKER_PARAMETERS = (
     Parameter("memory_budget", int, default=None, minimum=1, nullable=True,
               rule="a number of bytes (an integer >= 1) or None", doc="""
         Bytes the m x m arrays may take (``solver="auto"``/``"krylov"``);
-        default half the physical memory."""),
+        default half the memory the process may use: the physical memory, bounded by its container's
+        (cgroup's) memory limit and ``ulimit -v``."""),
     Parameter("n_components", int, default=1000, minimum=1, doc="""
         Nyström landmarks (capped at the number of rows)."""),
     Parameter("random_state", random_state_kind(generator=False), default=None, doc="""

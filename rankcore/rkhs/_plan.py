@@ -23,7 +23,7 @@ rows on a 2-core machine.  An explicit ``solver=`` overrides all this.
 
 from __future__ import annotations
 
-import os
+from .._memory import usable_memory
 
 __all__ = ["plan_solver", "default_memory_budget", "AUTO_SECONDS", "KRYLOV_STEPS"]
 
@@ -41,11 +41,14 @@ AUTO_SECONDS = 2.0
 
 
 def default_memory_budget() -> int:
-    """Half the physical memory (bytes), or 4 GB when it cannot be read."""
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2)
-    except (AttributeError, ValueError, OSError):
-        return 4 << 30
+    """Half the memory this process may use (bytes), or 4 GB when it cannot be read.
+
+    That is the physical memory bounded by the container's limit and ``ulimit -v``
+    (:func:`rankcore._memory.usable_memory`): in a container with a 2 GB limit on a 64 GB host, an m × m array
+    sized by the host's memory would have the kernel's out-of-memory killer end the process.
+    """
+    usable = usable_memory()
+    return 4 << 30 if usable is None else usable // 2
 
 
 def plan_solver(m: int, n_components: int, memory_budget: int, exact_max: int, *,

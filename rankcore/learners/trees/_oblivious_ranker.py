@@ -10,7 +10,7 @@ import numpy as np
 from . import _oblivious_kernels as _kernels
 from .._base import WeakRanker
 from ._covers import oblivious_cover_from_state, store_cover
-from ._ranker import prediction_matrix, store_frozen
+from ._ranker import prediction_matrix, row_blocks, store_frozen
 
 __all__ = ["ObliviousTreeRanker", "oblivious_from_state", "predict_oblivious_forest", "level_arrays"]
 
@@ -170,9 +170,12 @@ def predict_oblivious_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarr
         return out
     cat, level_offset, value_offset = level_arrays(rankers)
     args = (cat["feature"], cat["threshold"], cat["nan_left"], cat["value"], level_offset, value_offset,
-            np.ascontiguousarray(alphas, dtype=np.float64), out, int(n_threads))
-    if sparse:
-        _kernels.predict_oblivious_csr(X.indptr, X.indices, X.data, X.shape[1], *args)
-    else:
-        _kernels.predict_oblivious(X, *args)
+            np.ascontiguousarray(alphas, dtype=np.float64))
+    # in blocks of rows, between which Ctrl-C is delivered (``row_blocks``); the same sums, bit for bit
+    for start, stop in row_blocks(X.shape[0], len(rankers)):
+        if sparse:
+            _kernels.predict_oblivious_csr(X.indptr[start:stop + 1], X.indices, X.data, X.shape[1], *args,
+                                           out[start:stop], int(n_threads))
+        else:
+            _kernels.predict_oblivious(X[start:stop], *args, out[start:stop], int(n_threads))
     return out

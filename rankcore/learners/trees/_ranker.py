@@ -8,7 +8,7 @@ from . import _predict
 from .._base import WeakRanker
 
 __all__ = ["TreeRanker", "TIE_TOLERANCE", "ALL_LEFT", "MAX_TREE_BINS", "predict_forest", "prediction_matrix",
-           "walk_arrays", "node_value_index"]
+           "row_blocks", "walk_arrays", "node_value_index"]
 
 #: Largest ``max_bins`` (one code is reserved for NaN).
 MAX_TREE_BINS = 255
@@ -211,12 +211,28 @@ def predict_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
     else:
         cat, roots, (is_cat, cat_offset, cat_values) = walk_arrays(rankers)
     args = (cat["feature"], cat["threshold"], cat["nan_left"], cat["left"], cat["right"], cat["value"], roots,
-            np.ascontiguousarray(alphas, dtype=np.float64), is_cat, cat_offset, cat_values, out, int(n_threads))
-    if sparse:
-        _predict.predict_trees_csr(X.indptr, X.indices, X.data, *args)
-    else:
-        _predict.predict_trees(X, *args)
+            np.ascontiguousarray(alphas, dtype=np.float64), is_cat, cat_offset, cat_values)
+    for start, stop in row_blocks(X.shape[0], len(rankers)):
+        if sparse:        # the block's row pointers index the whole matrix's stored values: nothing is copied
+            _predict.predict_trees_csr(X.indptr[start:stop + 1], X.indices, X.data, *args, out[start:stop],
+                                       int(n_threads))
+        else:
+            _predict.predict_trees(X[start:stop], *args, out[start:stop], int(n_threads))
     return out
+
+
+#: Row-by-tree visits per call of a prediction kernel.  A kernel runs without the GIL, where Ctrl-C cannot reach
+#: it: a prediction of millions of rows by hundreds of trees in one call ignored the interrupt for a minute.  Between
+#: blocks of rows Python raises the ``KeyboardInterrupt`` (a block is a few tenths of a second at most); each row's
+#: sum is the same, in the same order, whatever the blocks.
+PREDICT_BLOCK_VISITS = 1 << 22
+
+
+def row_blocks(n_rows: int, n_trees: int) -> list[tuple[int, int]]:
+    """The (start, stop) row ranges a prediction of ``n_rows`` rows by ``n_trees`` trees runs in, one call each
+    (one empty range for no rows: the kernel still checks its arrays)."""
+    step = max(1024, PREDICT_BLOCK_VISITS // max(1, n_trees))
+    return [(start, min(start + step, n_rows)) for start in range(0, n_rows, step)] or [(0, 0)]
 
 
 def walk_arrays(rankers):

@@ -1,0 +1,96 @@
+"""The memory this process may use: the machine's, bounded by its container's limit and by ``ulimit -v``.
+
+A container started with ``--memory 2g`` on a 64 GB host still reads 64 GB
+of physical memory; the kernel's out-of-memory killer ends the process when
+its cgroup's pages pass the limit -- no ``MemoryError``, no message.  So a
+budget that sizes arrays from the memory (``KernelRanker``'s
+``memory_budget``) reads the cgroup's limit too: ``memory.max`` (cgroup v2,
+``"max"`` for none) or ``memory.limit_in_bytes`` (cgroup v1, a huge value
+for none) in the process's own cgroup or any ancestor, the smallest winning
+as the kernel enforces every level.  An address-space limit (``ulimit -v``,
+``RLIMIT_AS``) bounds it as well: beyond it an allocation fails.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ._cpus import CGROUP_ROOT, PROC_CGROUP, _levels
+
+__all__ = ["address_space_limit", "cgroup_memory_limit", "physical_memory", "usable_memory"]
+
+#: A cgroup v1 limit at or above this many bytes is no limit (the kernel writes 2**63 rounded down to a page).
+_V1_UNLIMITED = 1 << 62
+
+
+def physical_memory() -> int | None:
+    """The machine's physical memory in bytes, or None when it cannot be read."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def address_space_limit() -> int | None:
+    """The soft ``RLIMIT_AS`` (``ulimit -v``) in bytes, or None when there is none (or no ``resource`` module)."""
+    try:
+        import resource
+    except ImportError:                     # not POSIX
+        return None
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return None if soft == resource.RLIM_INFINITY or soft < 0 else int(soft)
+
+
+def cgroup_memory_limit(root: str | os.PathLike = CGROUP_ROOT,
+                        proc_cgroup: str | os.PathLike = PROC_CGROUP) -> int | None:
+    """The memory limit of this process's cgroups in bytes.
+
+    Parameters
+    ----------
+    root : path
+        Where the cgroup hierarchies are mounted.
+    proc_cgroup : path
+        The file listing the process's cgroups (``hierarchy:controllers:path`` lines).
+
+    Returns
+    -------
+    int or None
+        The smallest limit over the process's cgroup and its ancestors (cgroup
+        v2 and the v1 ``memory`` controller); None when no level sets one or
+        the files cannot be read (not Linux).
+    """
+    root = Path(root)
+    try:
+        lines = Path(proc_cgroup).read_text().splitlines()
+    except OSError:
+        return None
+    limits = []
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _, controllers, path = parts
+        if controllers == "":
+            limits += [v for d in _levels(root, path) if (v := _read_limit(d / "memory.max")) is not None]
+        elif "memory" in controllers.split(","):
+            for mount in dict.fromkeys((controllers, "memory")):
+                limits += [v for d in _levels(root / mount, path)
+                           if (v := _read_limit(d / "memory.limit_in_bytes")) is not None]
+    return min(limits, default=None)
+
+
+def _read_limit(path: Path) -> int | None:
+    """A limit file's bytes; None for none (``max``, a v1 value near 2**63), an unreadable or missing file."""
+    try:
+        text = path.read_text().strip()
+        value = None if text == "max" else int(text)
+    except (OSError, ValueError):
+        return None
+    return value if value is not None and 0 < value < _V1_UNLIMITED else None
+
+
+def usable_memory() -> int | None:
+    """The bytes this process may use: the least of the physical memory, the cgroup limit and ``ulimit -v``."""
+    known = [v for v in (physical_memory(), cgroup_memory_limit(), address_space_limit()) if v is not None]
+    return min(known, default=None)

@@ -1,0 +1,80 @@
+"""A command stopped while it writes an output (Ctrl-C, a full disk, an error in the rows) leaves no half-written
+file: the earlier file, or none, stays, and no temporary file is left beside it."""
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import rankcore
+from _cli_run import run_main
+from rankcore.persistence import save_model
+
+EARLIER = "score\n0.5\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(60, 2)), 2)
+    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
+    (tmp_path / "d.csv").write_text("a,b,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, y)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(X, y)
+    save_model(model, tmp_path / "m.json")
+    return tmp_path
+
+
+def stop_after(calls: int, exc: BaseException):
+    """A stand-in for the score command's cell formatter that raises ``exc`` on its ``calls``-th call."""
+    from rankcore.cli import score
+
+    real, seen = score._cell, [0]
+
+    def cell(value):
+        seen[0] += 1
+        if seen[0] == calls:
+            raise exc
+        return real(value)
+
+    return cell
+
+
+@pytest.mark.parametrize("earlier", [True, False], ids=["over-an-earlier-file", "new-file"])
+def test_score_interrupted_mid_write_leaves_no_half_file(files, monkeypatch, earlier):
+    out = files / "scores.csv"
+    if earlier:
+        out.write_text(EARLIER)
+    monkeypatch.setattr("rankcore.cli.score._cell", stop_after(30, KeyboardInterrupt()))
+    code, _, err = run_main("score", str(files / "m.json"), str(files / "d.csv"), "--with-label", "-o", str(out),
+                            "--force")
+    assert code == 130 and err.strip() == "rankcore: interrupted"
+    assert (out.read_text() == EARLIER) if earlier else not out.exists()
+    assert sorted(os.listdir(files)) == sorted(["d.csv", "m.json"] + (["scores.csv"] if earlier else []))
+
+
+def test_score_write_error_names_the_output_and_keeps_the_earlier_file(files, monkeypatch):
+    out = files / "scores.csv"
+    out.write_text(EARLIER)
+    # a full disk fails a write with an OSError that names no file
+    monkeypatch.setattr("rankcore.cli.score._cell", stop_after(30, OSError(28, "No space left on device")))
+    code, _, err = run_main("score", str(files / "m.json"), str(files / "d.csv"), "--with-label", "-o", str(out),
+                            "--force")
+    assert code == 2 and "No space left on device" in err and "scores.csv" in err
+    assert out.read_text() == EARLIER and sorted(os.listdir(files)) == ["d.csv", "m.json", "scores.csv"]
+
+
+def test_a_complete_write_replaces_the_earlier_file(files):
+    out = files / "scores.csv"
+    out.write_text(EARLIER)
+    code, _, _ = run_main("score", str(files / "m.json"), str(files / "d.csv"), "-o", str(out), "--force", "-q")
+    assert code == 0 and len(out.read_text().splitlines()) == 61
+    assert sorted(os.listdir(files)) == ["d.csv", "m.json", "scores.csv"]
+
+
+@pytest.mark.skipif(not os.access("/dev/full", os.W_OK), reason="needs a writable /dev/full")
+def test_a_full_device_is_named(files):
+    code, _, err = run_main("score", str(files / "m.json"), str(files / "d.csv"), "-o", "/dev/full")
+    assert code == 2 and err.startswith("rankcore: error:") and "/dev/full" in err and "No space left" in err
