@@ -23,15 +23,22 @@ them; pandas is needed for the conversion (a clear ``TypeError`` otherwise).
 A frame of any of these kinds that names two columns alike is refused here too
 (:func:`refuse_duplicated_columns`), before scikit-learn's feature-name check,
 whose narwhals ``DuplicateError`` names no argument.
+
+An XGBoost, LightGBM or CatBoost data container is refused by name
+(:func:`refuse_peer_container`), wherever rows are read: NumPy would read it
+as one object.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ._argument_refusal import ArgumentRefusal
 
-__all__ = ["as_pandas_frame", "is_foreign_frame", "duplicated_columns", "refuse_duplicated_columns"]
+__all__ = ["as_pandas_frame", "is_foreign_frame", "duplicated_columns", "refuse_duplicated_columns",
+           "refuse_peer_container", "column_names"]
 
 
 def _module(X: Any) -> str:
@@ -87,10 +94,24 @@ def as_pandas_frame(X: Any, name: str = "X") -> Any:
 
 def _from_polars(frame: Any, pd: Any) -> Any:
     """A Polars DataFrame as a pandas DataFrame, column by column (no PyArrow needed)."""
+    if _one_plain_kind(frame):
+        # one copy, into the row-major array the estimators read: column by column, pandas would gather the
+        # columns into a column-major block that the estimators' check copies again (twice the data's size)
+        return pd.DataFrame(frame.to_numpy(order="c"), columns=list(frame.columns), copy=False)
     columns = {}
     for column_name in frame.columns:
         columns[column_name] = _polars_column(frame.get_column(column_name), pd)
     return pd.DataFrame(columns, columns=list(frame.columns))
+
+
+def _one_plain_kind(frame: Any) -> bool:
+    """Whether every column of a Polars frame (one column at least) holds one float kind, or one integer kind
+    without nulls: a 2-D NumPy array of that kind then stands for it exactly."""
+    kinds = set(frame.dtypes)
+    if len(kinds) != 1 or frame.height == 0:
+        return False
+    kind = kinds.pop()
+    return kind.is_float() or (kind.is_integer() and not any(frame.null_count().row(0)))
 
 
 def _polars_column(s: Any, pd: Any) -> Any:
@@ -110,6 +131,13 @@ def _polars_column(s: Any, pd: Any) -> Any:
         if dtype == pl.Boolean:
             return pd.arrays.BooleanArray(values, mask)
         return pd.arrays.IntegerArray(values, mask)
+    if dtype.is_nested():
+        # a Struct or Array column's NumPy form has two dimensions, which pandas refuses naming no column: one
+        # Python value per row, refused by the pandas checks by the column's name
+        values = np.empty(s.len(), dtype=object)
+        for row, value in enumerate(s.to_list()):     # one by one: NumPy would read equal-length lists as rows
+            values[row] = value
+        return values
     # floats: a null becomes NaN (both are missing values); dates, durations and text keep their NumPy kinds,
     # which the pandas checks refuse by the column's name
     return s.to_numpy()
@@ -142,7 +170,7 @@ def _from_arrow(table: Any, pd: Any, name: str) -> Any:
 def duplicated_columns(X: Any) -> list:
     """The column names a frame ``X`` holds more than once, each once, in the order of the columns ([] for an
     array, or a frame whose names are unique)."""
-    columns = getattr(X, "column_names", None) if hasattr(X, "num_columns") else getattr(X, "columns", None)
+    columns = column_names(X)
     if columns is None or isinstance(columns, str):
         return []
     try:
@@ -162,3 +190,21 @@ def refuse_duplicated_columns(X: Any, name: str = "X") -> None:
     if repeated:
         raise ArgumentRefusal.said(name, f"expected unique column names, got {repeated[:5]!r} more than once; give "
                                          "each column a name of its own")
+
+
+def column_names(X: Any) -> Any:
+    """A frame's column names, None for an array: an Arrow table's ``column_names`` (its ``columns`` are the
+    columns' data), any other frame's ``columns``."""
+    return getattr(X, "column_names", None) if hasattr(X, "num_columns") else getattr(X, "columns", None)
+
+
+def refuse_peer_container(X: Any, name: str = "X") -> None:
+    """A ``TypeError`` naming ``name`` when ``X`` is an XGBoost, LightGBM or CatBoost data container (``DMatrix``,
+    ``Dataset``, ``Pool``): rankcore reads the rows they were built from, not them (by the top-level package of the
+    object's class, so a user's module ``lightgbm_utils`` is not one)."""
+    container = _module(X).partition(".")[0]
+    if container in ("xgboost", "lightgbm", "catboost"):
+        article = "an" if container == "xgboost" else "a"
+        raise TypeError(f"{name}: got {article} {container}.{type(X).__name__}, which rankcore does not read; pass the "
+                        "array or DataFrame it was built from (its labels as y, its qid as qid=, its group sizes as "
+                        "group=)")

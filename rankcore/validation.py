@@ -23,7 +23,7 @@ import numpy as np
 from . import _cpus, _openmp
 from ._argument_refusal import ArgumentRefusal, ArgumentTypeRefusal, said_again, shown_type
 from ._categories import check_numeric_categories, encode_categories
-from ._frames import as_pandas_frame, refuse_duplicated_columns
+from ._frames import as_pandas_frame, column_names, refuse_duplicated_columns, refuse_peer_container
 from ._numbers import as_numeric_array, first_not_finite, missing_labels
 from ._sparse_checks import (DENSE_BYTES_LIMIT, check_sparse_structure, dense_bytes, dense_size, dense_sparse_frame,
                              is_sparse_frame, sparse_frame_as_csr, sparse_refusal)
@@ -416,13 +416,8 @@ def reject_1d(X: Any, *, name: str = "X") -> None:
     features"; its feature-name check fails on a dict with a KeyError, and on
     duplicated names with narwhals' ``DuplicateError``, which names no argument.)
     """
-    container = type(X).__module__.partition(".")[0]
-    if container in ("xgboost", "lightgbm", "catboost"):
-        # scikit-learn would say "X does not contain any features", or NumPy read it as one object
-        article = "an" if container == "xgboost" else "a"
-        raise TypeError(f"{name}: got {article} {container}.{type(X).__name__}, which rankcore does not read; pass the "
-                        "array or DataFrame it was built from (its labels as y, its qid as qid=, its group sizes as "
-                        "group=)")
+    # scikit-learn would say "X does not contain any features", or NumPy read it as one object
+    refuse_peer_container(X, name)
     refuse_duplicated_columns(X, name)
     if isinstance(X, dict) and not hasattr(X, "toarray"):      # (scipy's DOK matrix is a dict)
         # scikit-learn's feature-name check would index it by position (KeyError: 0)
@@ -430,9 +425,12 @@ def reject_1d(X: Any, *, name: str = "X") -> None:
     if isinstance(X, (list, tuple)) and len(X) == 0:
         raise ArgumentRefusal.said(
             name, f"expected a 2-D array (n_samples, n_features), got an empty {type(X).__name__}")
-    # ndim attribute or a flat list only: np.ndim() would trip array-likes that refuse __array_function__
+    # ndim, a shape without ndim (a Polars Series) or a flat list only: np.ndim() would trip array-likes that
+    # refuse __array_function__
     flat_list = isinstance(X, (list, tuple)) and len(X) > 0 and all(np.isscalar(v) for v in X[:1])
-    if getattr(X, "ndim", None) == 1 or flat_list:
+    shape = None if hasattr(X, "ndim") else getattr(X, "shape", None)
+    ndim = len(shape) if isinstance(shape, tuple) else getattr(X, "ndim", None)
+    if ndim == 1 or flat_list:
         shape = getattr(X, "shape", (len(X),))
         raise ArgumentRefusal.said(name, f"expected a 2-D array (n_samples, n_features), got shape {tuple(shape)}"
                                          f"{_RESHAPE_HINT}")
@@ -714,8 +712,11 @@ def check_eval_columns(X: Any, feature_names: Any, *, name: str = "eval_set X") 
     ------
     ValueError
         Naming ``name``, the columns missing, unknown or out of order.
+    TypeError, ArgumentRefusal
+        As :func:`reject_1d` (a 1-D ``X``, another library's data container).
     """
-    columns = getattr(X, "columns", None)
+    reject_1d(X, name=name)
+    columns = column_names(X)
     if feature_names is None or columns is None:
         return
     got, expected = [str(c) for c in columns], [str(c) for c in feature_names]

@@ -479,3 +479,14 @@ def test_declarations_set_per_instance_or_as_numpy_values_are_accepted(fresh_reg
             reg = rankcore.get_registry()
             assert [p for p in reg.problems if p.distribution in ("m-dist", "c-dist")] == []
             assert "declared" in reg.names("metric") and "declared" in reg.names("candidate")
+
+
+def test_dir_lists_the_public_subpackages_before_they_are_imported():
+    """(Before: ``dir(rankcore)`` named none of them in a fresh process, so tab completion offered none.)"""
+    import subprocess
+
+    code = "import rankcore, sys; print(sorted(set(rankcore._MODULES) - set(dir(rankcore))), 'rankcore.rkhs' in " \
+           "sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[]", "False"]

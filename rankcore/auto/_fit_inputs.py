@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .._frames import refuse_peer_container
 from ..metrics import MetricRefusal, check_qid
 from ..objectives import check_positions
 from ..push import (check_eval_init_scores, check_grades, check_init_score, eval_metric_refusal, read_eval_sets,
@@ -133,6 +134,8 @@ def _set_rows(estimator, given: Any, label: str, within: bool) -> tuple:
     if len(given) == 2 and within:
         raise ValueError(f"{label}: a fit within queries is validated per query: pass {form}, one query id per row "
                          f"of X_val")
+    # by name before NumPy reads a DMatrix as one object (the check of the rows would name X, not the set)
+    refuse_peer_container(given[0], f"{label} X_val")
     try:
         X_val = estimator._prediction_rows(given[0])
     except ValueError as exc:

@@ -32,7 +32,7 @@ from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping,
                     plan_validation, read_eval_sets, refuse_click_model, refuse_positions_without_queries,
                     resolve_early_stopping, searches_from_start, warn_sparse_places)
 from ..spec import Kind, Parameter
-from ..validation import ArgumentRefusal, check_learner_matrix, said_again
+from ..validation import ArgumentRefusal, check_eval_columns, check_learner_matrix, said_again
 from ._client import ClientParameter
 from ._click_model import fit_click_model_on_dask
 from ._explain import DaskExplanations
@@ -65,8 +65,15 @@ def _splits_categories(learner) -> bool:
     return bool(getattr(learner, "accept_categorical", False))
 
 
-def _local_sets(eval_set):
-    """The validation sets and their initial scores (``eval_init_score``) in memory, as the in-memory fit takes them."""
+def _local_sets(eval_set, feature_names=None):
+    """The validation sets and their initial scores (``eval_init_score``) in memory, as the in-memory fit takes them.
+
+    A set's frame must name the fit's columns (``feature_names``) in the fit's order, checked here: on one worker
+    the rows are fitted as an array, so the in-memory fit there would read the set's columns by position.
+    """
+    for i, given in enumerate(eval_set.sets):
+        if isinstance(given, (tuple, list)) and given:
+            check_eval_columns(given[0], feature_names, name=f"{eval_set.label(i)} X")
     # a set's query ids (the third entry) chunk by chunk: ids of different types in different chunks are refused
     sets = replace(eval_set, sets=tuple(
         tuple(local_ids(v, f"{eval_set.label(i)} qid") if j == 2 else local_copy(v) for j, v in enumerate(s))
@@ -321,7 +328,7 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
         q = None if qid is None and group is None else query_vector(qid, group, data)
         p = None if position is None else position_vector(position, data)      # checked by the in-memory fit
         # the sets as read on the client (the training data recognized by the objects given to fit)
-        kwargs = {} if eval_set is None else {"eval_set": _local_sets(eval_set)}
+        kwargs = {} if eval_set is None else {"eval_set": _local_sets(eval_set, data.feature_names)}
         if init_model is not None:
             kwargs["init_model"] = init_model.model if setup.params.position_bias.em else init_model   # fit reads it
         fitted, address, threads = fit_on_one_worker(client, local, data, setup.task, qid=q, position=p,
@@ -493,8 +500,8 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
                              setup=setup, labels=grades)
         validation = None
         if eval_set is not None:
-            validation = self._check_eval_sets(_local_sets(eval_set), setup, classes, within_queries=within_queries,
-                                               train_init=_training_init(client, given_init, eval_set),
+            sets, init = _local_sets(eval_set, data.feature_names), _training_init(client, given_init, eval_set)
+            validation = self._check_eval_sets(sets, setup, classes, within_queries=within_queries, train_init=init,
                                                init_model=init_model)
         elif holdout is not None:
             data, summary, held_out = self._hold_out(client, data, holdout, objective, task, learner,

@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._categories import refuse_inexact_ids, wide_integer_columns
-from .._frames import as_pandas_frame
+from .._frames import as_pandas_frame, refuse_peer_container
 from .._numbers import refuse_text_columns
 from ..validation import ArgumentRefusal, check_categorical_features
 from ._categories import (check_frame_columns, coded_dask_frame, coded_local_frame, fitted_categories_of,
@@ -92,6 +92,7 @@ def _dask_matrix(X: Any, name: str, chunk_rows: int | None, *, categories: bool,
     import dask.dataframe as dd
 
     names = found = None
+    refuse_peer_container(X, name)     # NumPy would read a DMatrix as one object ("expected a 2-D array, got shape ()")
     X = as_pandas_frame(X, name)      # an in-memory Polars or Arrow table: its names, categories and kinds kept
     if not categories:
         refuse_category_columns(X, name, _CATEGORIES_REFUSED)

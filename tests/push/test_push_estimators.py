@@ -425,3 +425,18 @@ def test_another_librarys_data_container_is_refused_by_name():
     model = rankcore.boost(learner="trees:min_samples_leaf=2", n_iter=2).fit(X, y, qid=qid)
     with pytest.raises(TypeError, match=message):
         model.decision_function(data)
+
+
+def test_another_librarys_data_container_as_eval_set_x_is_refused_by_name():
+    """(Before: "eval_set X: expected numbers, got non-numeric values of type object (float() argument must be a
+    string or a real number, not 'DMatrix')".)"""
+    xgb = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 3)), np.arange(40) % 2
+    message = r"^eval_set X: got an xgboost.DMatrix, which rankcore does not read"
+    for model in (rankcore.boost(learner="trees", n_iter=2), rankcore.ExactBoost(), rankcore.SGDAtK()):
+        with pytest.raises(TypeError, match=message):
+            model.fit(X, y, eval_set=[(xgb.DMatrix(X, y), y)])
+    # AutoRanker names the set's X_val (before: "X: got an xgboost.DMatrix", the training X's name)
+    with pytest.raises(TypeError, match=r"^eval_set X_val: got an xgboost.DMatrix, which rankcore does not read"):
+        rankcore.AutoRanker(candidates=["linear"]).fit(X, y, eval_set=[(xgb.DMatrix(X, y), y)])

@@ -203,3 +203,62 @@ def test_permutation_importance_shuffles_a_polars_frame_by_name(data):
     np.testing.assert_array_equal(got.importances, expected.importances)
     with pytest.raises(ValueError, match="order"):
         rankcore.permutation_importance(trees().fit(frame[["a", "b"]], y), given.select("b", "a"), y, n_repeats=2)
+
+
+def test_a_polars_float_frame_is_read_with_a_single_copy():
+    """(Before: two NumPy copies per call -- pandas gathered the columns into a column-major block, which the
+    estimator's check copied again into rows -- twice the data beside the frame; a NumPy array takes none.)"""
+    pl = pytest.importorskip("polars")
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20_000, 20))
+    X[3, 4] = np.nan
+    frame = pl.DataFrame(X, schema=[f"f{j}" for j in range(20)])
+    frame = frame.with_columns(frame.get_column("f7").scatter([5], None))
+    model = trees().fit(pd.DataFrame(X[:400], columns=frame.columns), (X[:400, 0] > 0).astype(int))
+    read = np.asarray(as_pandas_frame(frame))
+    assert read.flags.c_contiguous and read.dtype == np.float64
+    expected = X.copy()
+    expected[5, 7] = np.nan                                        # the null: a missing value, as NaN is
+    np.testing.assert_array_equal(read, expected)
+    tracemalloc.start()
+    try:
+        scores = model.decision_function(frame)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.5 * X.nbytes                                   # the one copy is Polars' own (to_numpy)
+    np.testing.assert_array_equal(scores, model.decision_function(pd.DataFrame(expected, columns=frame.columns)))
+
+
+def test_a_polars_series_is_refused_as_1d_in_decision_function_too(data):
+    """(Before: scikit-learn's "X does not contain any features, but PushBoost is expecting 2 features".)"""
+    pl = pytest.importorskip("polars")
+    a, b, _, y = data
+    model = trees().fit(pl.DataFrame({"a": a, "b": b}), y)
+    with pytest.raises(ValueError, match=r"^X: expected a 2-D array \(n_samples, n_features\), got shape \(240,\)"):
+        model.decision_function(pl.Series("a", a))
+
+
+@pytest.mark.parametrize("column", ["struct", "array"])
+def test_a_polars_struct_or_array_column_is_refused_by_name(data, column):
+    """(Before: pandas' "Per-column arrays must each be 1-dimensional", naming neither X nor the column.)"""
+    pl = pytest.importorskip("polars")
+    a, _, _, y = data
+    nested = (pl.Series([{"x": v} for v in a]) if column == "struct"
+              else pl.Series([[v, v] for v in a], dtype=pl.Array(pl.Float64, 2)))
+    with pytest.raises(TypeError, match=r"^X: column 'n' holds (dict|list) values"):
+        trees().fit(pl.DataFrame({"a": a, "n": nested}), y)
+
+
+def test_an_arrow_table_as_eval_set_is_read_by_its_column_names(data):
+    """(Before: its ``columns`` -- the columns' data -- were read as names: "its columns must be X's in fit
+    (missing 'a', 'b'; not in fit '[[0.12, ...'" for the fit's very columns.)"""
+    pa = pytest.importorskip("pyarrow")
+    a, b, _, y = data
+    model = trees().fit(pd.DataFrame({"a": a, "b": b}), y, eval_set=[(pa.table({"a": a, "b": b}), y)])
+    reference = trees().fit(pd.DataFrame({"a": a, "b": b}), y, eval_set=[(pd.DataFrame({"a": a, "b": b}), y)])
+    assert repr(model.evals_result_) == repr(reference.evals_result_)
+    with pytest.raises(ValueError, match=r"^eval_set X: its columns are X's in fit in another order"):
+        trees().fit(pd.DataFrame({"a": a, "b": b}), y, eval_set=[(pa.table({"b": b, "a": a}), y)])
