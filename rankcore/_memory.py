@@ -18,7 +18,11 @@ from pathlib import Path
 
 from ._cpus import CGROUP_ROOT, PROC_CGROUP, _levels
 
-__all__ = ["address_space_limit", "cgroup_memory_limit", "physical_memory", "usable_memory"]
+__all__ = ["address_space_limit", "available_memory", "cgroup_memory_limit", "meminfo_available", "physical_memory",
+           "usable_memory"]
+
+#: The kernel's memory counters (Linux).
+_MEMINFO = "/proc/meminfo"
 
 #: A cgroup v1 limit at or above this many bytes is no limit (the kernel writes 2**63 rounded down to a page).
 _V1_UNLIMITED = 1 << 62
@@ -93,4 +97,25 @@ def _read_limit(path: Path) -> int | None:
 def usable_memory() -> int | None:
     """The bytes this process may use: the least of the physical memory, the cgroup limit and ``ulimit -v``."""
     known = [v for v in (physical_memory(), cgroup_memory_limit(), address_space_limit()) if v is not None]
+    return min(known, default=None)
+
+
+def meminfo_available() -> int | None:
+    """The bytes of memory the kernel can give a new allocation without swapping (``MemAvailable`` of
+    ``/proc/meminfo``), or None where it does not say (no such file or line: not Linux, a kernel before 3.14)."""
+    try:
+        with open(_MEMINFO, "rb") as fh:
+            for line in fh:
+                if line.startswith(b"MemAvailable:"):
+                    fields = line.split()
+                    return int(fields[1]) * (1024 if fields[2:3] == [b"kB"] else 1)
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def available_memory() -> int | None:
+    """The bytes a new allocation may take now: the least of :func:`meminfo_available`, the cgroup limit and
+    ``ulimit -v`` (a container's limit bounds what the host's counters say is free); None when none is known."""
+    known = [v for v in (meminfo_available(), cgroup_memory_limit(), address_space_limit()) if v is not None]
     return min(known, default=None)

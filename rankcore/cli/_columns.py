@@ -281,7 +281,7 @@ def align(data, names: list[str], what: str, note: str = "") -> None:
                            f"{'them' if len(unknown) > 1 else 'it'} out with --drop {','.join(unknown)}{note}")
     order = [present.index(n) for n in names]
     if order != list(range(len(order))):
-        data.X = np.ascontiguousarray(data.X[:, order])
+        data.X = data.X[:, order] if hasattr(data.X, "tocsr") else np.ascontiguousarray(data.X[:, order])
         data.feature_names = list(names)
 
 

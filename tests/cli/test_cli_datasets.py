@@ -483,10 +483,10 @@ def test_libsvm_index_beyond_the_limit_is_refused_without_allocating(tmp_path, i
 
 def test_libsvm_dense_matrix_budget(tmp_path, monkeypatch):
     path = write(tmp_path / "d.svm", "1 1:1 10:2\n0 2:1\n1 3:1\n")
-    monkeypatch.setattr(_libsvm, "MAX_DENSE_CELLS", 29)
-    with pytest.raises(DataError, match=r"3 rows x 10 features is too large a dense matrix \(limit 29 values"):
+    monkeypatch.setattr(_libsvm, "available_memory", lambda: 479)
+    with pytest.raises(DataError, match=r"3 rows x 10 features make a dense matrix of 240 bytes"):
         load_data(path)
-    monkeypatch.setattr(_libsvm, "MAX_DENSE_CELLS", 30)
+    monkeypatch.setattr(_libsvm, "available_memory", lambda: 480)
     assert load_data(path).X.shape == (3, 10)
 
 

@@ -112,10 +112,10 @@ def test_plain_numbers_reads_a_long_column_a_block_at_a_time():
 # LIBSVM ----------------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("line, what", [
-    ("1 1:1_000 2:0.5", "malformed feature '1:1_000'"),
-    ("1 1:\u0663", "malformed feature '1:\u0663'"),
-    ("1 1_0:3", "malformed feature '1_0:3'"),
-    ("1_0 1:3", "expected a numeric label first, got '1_0'"),
+    ("1 1:1_000 2:0.5", "'1:1_000' holds an underscore or a character beyond ASCII"),
+    ("1 1:\u0663", "'1:\u0663' holds an underscore"),
+    ("1 1_0:3", "'1_0:3' holds an underscore"),
+    ("1_0 1:3", "'1_0' holds an underscore"),
 ])
 def test_a_libsvm_number_only_pythons_float_reads_is_refused(tmp_path, line, what):
     path = tmp_path / "d.svm"

@@ -39,9 +39,12 @@ Formats (chosen by extension, or by ``fmt=``):
     ``fk``; a file alone spans its indices from 0 when some index is 0,
     else from 1 (as scikit-learn's ``zero_based="auto"``), and a file read
     into given index names (``feature_names=``, a model's or a training
-    file's; :func:`index_names`) puts index k in column ``fk``.  The matrix is
-    made dense, so an index above :data:`MAX_LIBSVM_FEATURES` (10**6) or a
-    matrix of more than :data:`MAX_DENSE_CELLS` values (1 GiB) is refused.
+    file's; :func:`index_names`) puts index k in column ``fk``.  A file past
+    1 GiB dense (``_libsvm.SPARSE_FROM_BYTES``) and a third nonzero or less
+    is kept as a CSR matrix; any other is made dense, so an index above :data:`MAX_LIBSVM_FEATURES` (10**6) is
+    refused, and so is a matrix of more than :data:`DENSE_MEMORY_SHARE`
+    (half) of the memory available (:func:`available_memory`; 8 GiB,
+    :data:`FALLBACK_DENSE_BYTES`, where the system does not say).
 ``npy``
     A 2-D numeric array; ``label`` is the column index of the label
     (default: the last column).
@@ -73,7 +76,7 @@ irrelevant, so a multi-class file can rank one class against the rest.
 from ._dataset import DEFAULT_LABEL, FORMATS, MISSING_VALUES, DataError, Dataset, MissingValues, TextColumnsError
 from ._csv import header_names
 from ._labels import same_label
-from ._libsvm import MAX_DENSE_CELLS, MAX_LIBSVM_FEATURES, index_names
+from ._libsvm import DENSE_MEMORY_SHARE, FALLBACK_DENSE_BYTES, MAX_LIBSVM_FEATURES, available_memory, index_names
 from ._load import check_is_file, detect_content_format, detect_format, libsvm_has_queries, load_data
 from ._numpy import npy_shape, npz_array_names, npz_feature_names
 from ._oddities import COMMA_ADVICE, other_compression
@@ -81,7 +84,8 @@ from ._query_file import QUERY_FILE_SUFFIXES, query_file_of
 
 __all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "load_data", "detect_format",
            "detect_content_format", "FORMATS", "DEFAULT_LABEL",
-           "MISSING_VALUES", "MAX_LIBSVM_FEATURES", "MAX_DENSE_CELLS", "QUERY_FILE_SUFFIXES", "index_names",
+           "MISSING_VALUES", "MAX_LIBSVM_FEATURES", "DENSE_MEMORY_SHARE", "FALLBACK_DENSE_BYTES",
+           "available_memory", "QUERY_FILE_SUFFIXES", "index_names",
            "query_file_of", "libsvm_has_queries", "header_names", "npz_feature_names",
            "npz_array_names", "npy_shape", "check_is_file", "COMMA_ADVICE", "other_compression",
            "same_label"]

@@ -65,7 +65,7 @@ class Dataset:
     ----------
     X : ndarray of float64, shape (n_samples, n_features)
         C-contiguous; finite, or NaN where a value is missing (see
-        :meth:`missing`).
+        :meth:`missing`).  A large, sparse LIBSVM file's is a scipy CSR matrix.
     y : ndarray of shape (n_samples,) or None
         The raw labels (float64, or str objects when a CSV label is text);
         None when the file has no label.
@@ -142,7 +142,7 @@ class Dataset:
 
     @property
     def n_samples(self) -> int:
-        return len(self.X)
+        return self.X.shape[0]
 
     @property
     def n_features(self) -> int:
@@ -157,6 +157,8 @@ class Dataset:
         """
         import pandas as pd
 
+        if hasattr(self.X, "tocsr"):    # a LIBSVM file kept sparse (CSR): zero-filled Sparse columns, read as CSR
+            return pd.DataFrame.sparse.from_spmatrix(self.X, columns=list(self.feature_names))
         if not self.categories:        # one float block over X itself: no copy, the same array back
             return pd.DataFrame(self.X, columns=list(self.feature_names), copy=False)
         columns = {}
@@ -174,7 +176,10 @@ class Dataset:
 
         Time O(n_samples * n_features), memory one bool per value.
         """
-        mask = np.isnan(self.X)
+        sparse = hasattr(self.X, "tocsr")   # a LIBSVM file kept sparse: only the stored values can be NaN
+        if sparse and not np.isnan(self.X.data).any():
+            return None
+        mask = np.isnan(self.X.toarray() if sparse else self.X)
         if not mask.any():
             return None
         rows = mask.any(axis=1)

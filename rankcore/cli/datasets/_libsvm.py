@@ -20,21 +20,34 @@ from __future__ import annotations
 
 import gzip
 import math
+import os
+import stat
 import re
 from typing import Sequence
 
 import numpy as np
+import scipy.sparse as sp
 
+from ..._memory import available_memory
 from ._dataset import DataError, Dataset, _open_text
 from ._oddities import not_text_error
 
 #: Largest LIBSVM feature index read (the matrix is made dense: a file naming
 #: feature 2,000,000,000 on one line must not ask for gigabytes).  Wider,
 #: genuinely sparse data: read it with scikit-learn's ``load_svmlight_file``
-#: and pass the CSR matrix to a learner that accepts it (SGDAtK, PerceptronAtK).
+#: and pass the CSR matrix to a learner that accepts it (the trees, SGDAtK, PerceptronAtK).
 MAX_LIBSVM_FEATURES = 1_000_000
-#: Largest dense matrix a LIBSVM file becomes, in float64 cells (1 GiB).
-MAX_DENSE_CELLS = 1 << 27
+#: Share of the memory available when the file has been parsed (``rankcore._memory.available_memory``) that the
+#: dense matrix may take: the fit that follows needs room beside it (the trees bin a copy of the features).
+DENSE_MEMORY_SHARE = 0.5
+#: Largest dense matrix, in bytes (8 GiB), where the memory available cannot be read (no ``/proc/meminfo``).
+FALLBACK_DENSE_BYTES = 8 << 30
+#: A file whose dense matrix would take more than this many bytes (1 GiB, the dense copy a model that reads dense
+#: rows only is given of sparse input, ``rankcore.validation.DENSE_BYTES_LIMIT``) is kept sparse, a CSR matrix,
+#: when that takes at most half the dense bytes (a file about a third nonzero or less): the trees and the models
+#: that take sparse input read it as it is.  Smaller files are read dense, as every model and command reads them.
+SPARSE_FROM_BYTES = 1 << 30
+_SCATTER_BLOCK = 1 << 20
 
 
 _INDEX_NAME = re.compile(r"f(0|[1-9][0-9]*)")
@@ -81,7 +94,7 @@ def _read_libsvm(source: str, n_features: int | None, names: Sequence[str] | Non
     data = _by_own_indices(source, n_features, min_index, max_index, labels, lines, qids, rows, cols, vals)
     kept = [j for j, name in enumerate(data.feature_names) if int(name[1:]) not in dropped]
     if len(kept) < data.n_features:         # a dropped index between others: its column of zeros goes too
-        data.X = np.ascontiguousarray(data.X[:, kept])
+        data.X = data.X[:, kept] if sp.issparse(data.X) else np.ascontiguousarray(data.X[:, kept])
         data.feature_names = [data.feature_names[j] for j in kept]
     return data
 
@@ -122,21 +135,28 @@ def _scan(source: str) -> tuple | None:
     from ._libsvm_scan import scan_clean
 
     try:
-        with open(source, "rb") as fh:
-            magic = fh.read(2)
-        with (gzip.open if magic == b"\x1f\x8b" else open)(source, "rb") as fh:
-            raw = fh.read()
+        text = _file_bytes(source)
     except (OSError, EOFError, gzip.BadGzipFile):
         return None                    # the checking parser says what is wrong
-    return scan_clean(raw + b"\0", MAX_LIBSVM_FEATURES)
+    return scan_clean(text, MAX_LIBSVM_FEATURES)
 
 
-def _plain(text: str) -> str:
-    """``text``, or a ValueError when it holds an underscore or a character beyond ASCII: ``1_000`` and other
-    scripts' digits, which Python's ``int()`` and ``float()`` alone read as numbers, are no numbers in a data file
-    (as in a CSV file: ``_csv_fast.plain_numbers``)."""
-    if "_" in text or not text.isascii():
-        raise ValueError(text)
+def _file_bytes(source: str) -> bytearray:
+    """The file's bytes (gunzipped) followed by one NUL, the scan's sentinel, in one buffer: a plain file is read
+    into a buffer of its size plus one, as ``fh.read() + b"\\0"`` would hold the text twice (gigabytes)."""
+    with open(source, "rb") as fh:
+        info, gzipped = os.fstat(fh.fileno()), fh.read(2) == b"\x1f\x8b"
+        if not gzipped and stat.S_ISREG(info.st_mode):
+            fh.seek(0)
+            text = bytearray(info.st_size + 1)
+            # a buffered reader fills the view up to the end of the file; a file that changed is read again below
+            if fh.readinto(memoryview(text)[:info.st_size]) == info.st_size and not fh.read(1):
+                return text
+    with (gzip.open if gzipped else open)(source, "rb") as fh:
+        text = bytearray()
+        while chunk := fh.read(1 << 24):
+            text += chunk
+    text.append(0)
     return text
 
 
@@ -161,8 +181,10 @@ def _parse_checking(source: str) -> tuple:
                 if not text:
                     continue
                 fields = text.split()
+                if "_" in text or not text.isascii():
+                    _refuse_python_only_number(fields, source, lineno)
                 try:
-                    label = float(_plain(fields[0]))
+                    label = float(fields[0])
                 except ValueError:
                     raise DataError(f"{source}, line {lineno}: expected a numeric label first, got "
                                     f"{fields[0][:40]!r} (LIBSVM rows are 'label index:value ...')") from None
@@ -182,8 +204,8 @@ def _parse_checking(source: str) -> tuple:
                         qid = _query_id(value, source, lineno)
                         continue
                     try:
-                        index = int(_plain(key))
-                        number = float(_plain(value))
+                        index = int(key)
+                        number = float(value)
                     except ValueError:
                         raise DataError(f"{source}, line {lineno}: malformed feature {item[:40]!r} "
                                         "(expected an integer index and a number)") from None
@@ -232,11 +254,10 @@ def _by_own_indices(source, n_features, min_index, max_index, labels, lines, qid
         width = n_features
     if width < 1:
         raise DataError(f"{source}: no feature values in any row")
-    X = _dense(source, len(labels), width)
-    if len(vals):
-        c = np.asarray(cols, dtype=np.int64) - (0 if zero_based else 1)
-        # one flat index per value: a 1-D scatter is about twice as fast as the 2-D one
-        X.reshape(-1)[np.asarray(rows, dtype=np.int64) * width + c] = np.asarray(vals, dtype=np.float64)
+    c = np.asarray(cols, dtype=np.int64)
+    if not zero_based:
+        c -= 1                 # in place: the parse's own array, read no more (a copy is 8 bytes per value)
+    X = _matrix(source, len(labels), width, np.asarray(rows, dtype=np.int64), c, np.asarray(vals, dtype=np.float64))
     base = 0 if zero_based else 1
     names = [f"f{j + base}" for j in range(width)]
     return _dataset(source, X, names, labels, lines, qids)
@@ -268,18 +289,64 @@ def _by_index_names(source, names, by_index, labels, lines, qids, rows, cols, va
                         f"{values[first]:g}) names no feature the rows were fitted on (their {len(names)} features, "
                         f"by index: {shown}); a LIBSVM index is the same feature in every file (leave it out with "
                         f"--drop f{index[first]})")
-    X = _dense(source, len(labels), len(names))
-    X.reshape(-1)[rows * len(names) + column] = values
+    X = _matrix(source, len(labels), len(names), rows, column, values)
     return _dataset(source, X, names, labels, lines, qids)
 
 
+def dense_limit() -> tuple[int, int | None]:
+    """``(largest dense matrix in bytes, bytes available or None)``: :data:`DENSE_MEMORY_SHARE` of
+    :func:`available_memory`, else :data:`FALLBACK_DENSE_BYTES`."""
+    available = available_memory()
+    if available is None:
+        return FALLBACK_DENSE_BYTES, None
+    return int(available * DENSE_MEMORY_SHARE), available
+
+
+def _matrix(source: str, n_rows: int, width: int, rows: np.ndarray, columns: np.ndarray, values: np.ndarray):
+    """The rows' matrix from their stored values (row, 0-based column, value; rows in file order, no column twice
+    in a row): CSR when :data:`SPARSE_FROM_BYTES` and the values' count say so, else dense (:func:`_dense`).
+
+    The CSR matrix holds the values as stored, an explicit 0 too: the same matrix as the dense one.
+    """
+    dense_bytes = n_rows * width * 8
+    csr_bytes = len(values) * 12 + (n_rows + 1) * 8           # float64 values, int32 columns, int64 row starts
+    if dense_bytes > SPARSE_FROM_BYTES and 2 * csr_bytes <= dense_bytes:
+        indptr = np.zeros(n_rows + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n_rows), out=indptr[1:])
+        X = sp.csr_matrix((values, columns.astype(np.int32), indptr), shape=(n_rows, width))
+        X.sort_indices()                 # by index names the columns need not increase along a row
+        return X
+    X = _dense(source, n_rows, width)
+    flat = X.reshape(-1)
+    # one flat index per value (a 1-D scatter is about twice as fast as the 2-D one), a block of values at a time:
+    # the indices of all at once would take 16 bytes per value beside the matrix
+    for start in range(0, len(values), _SCATTER_BLOCK):
+        stop = start + _SCATTER_BLOCK
+        flat[rows[start:stop] * width + columns[start:stop]] = values[start:stop]
+    return X
+
+
 def _dense(source: str, n_rows: int, width: int) -> np.ndarray:
-    """The zero matrix the rows fill, refused beyond :data:`MAX_DENSE_CELLS` values."""
-    if n_rows * width > MAX_DENSE_CELLS:
-        raise DataError(f"{source}: {n_rows} rows x {width} features is too large a dense matrix "
-                        f"(limit {MAX_DENSE_CELLS} values, rankcore.cli.datasets.MAX_DENSE_CELLS); read sparse data "
-                        "with sklearn.datasets.load_svmlight_file")
+    """The zero matrix the rows fill, refused (naming the bytes needed and available) beyond :func:`dense_limit`."""
+    needed = n_rows * width * 8
+    limit, available = dense_limit()
+    if needed > limit:
+        where = (f"more than {DENSE_MEMORY_SHARE:.0%} of the {_size(available)} of memory available"
+                 if available is not None else f"more than the {_size(limit)} allowed where the memory available "
+                 "cannot be read")
+        raise DataError(f"{source}: {n_rows} rows x {width} features make a dense matrix of {_size(needed)} "
+                        f"({needed} bytes), {where}; free memory, split the rows into smaller files or leave features "
+                        "out (--drop), or read the file with sklearn.datasets.load_svmlight_file and fit its sparse "
+                        "matrix from Python (rankcore.boost(learner='trees'), AutoRanker)")
     return np.zeros((n_rows, width), dtype=np.float64)
+
+
+def _size(n_bytes: int) -> str:
+    """``n_bytes`` for people: ``"1.5 GB"``, ``"320 MB"``, ``"12 kB"`` (powers of 1000)."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.3g} {unit}"
+    return f"{n_bytes} bytes"
 
 
 def _dataset(source, X, names, labels, lines, qids) -> Dataset:
@@ -288,6 +355,19 @@ def _dataset(source, X, names, labels, lines, qids) -> Dataset:
     if len(qids):
         data.qid, data.qid_name = np.asarray(qids, dtype=np.int64), "qid"
     return data
+
+
+def _refuse_python_only_number(fields: list[str], source: str, lineno: int) -> None:
+    """Refuse the first field holding an underscore or a character beyond ASCII.
+
+    Python's ``int()`` and ``float()`` read ``1_000`` as 1000 and other scripts' digits (``"٣"``) as numbers;
+    svmlight, LIBSVM, LightGBM and scikit-learn do not, and neither does the CSV reader
+    (:func:`._csv_fast.plain_numbers`), so a typo is never read as a number here.
+    """
+    for item in fields:
+        if "_" in item or not item.isascii():
+            raise DataError(f"{source}, line {lineno}: {item[:40]!r} holds an underscore or a character beyond ASCII, "
+                            "which no number of a LIBSVM row has (1_000 is not 1000 here; write plain digits)")
 
 
 def _query_id(text: str, source: str, lineno: int) -> int:
