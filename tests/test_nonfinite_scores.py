@@ -81,7 +81,17 @@ def test_check_finite_scores_helper():
         check_finite_scores(np.array([np.nan, 1.0, np.inf]), owner="m", X=np.array([[5.0], [-1.0], [2.0]]))
 
 
-@pytest.mark.parametrize("cls", [RankBoost, SGDAtK, KernelRanker])
+def test_a_boosted_model_whose_scores_would_overflow_is_not_saved(tmp_path):
+    """Stumps' values times coefficients of 1e308 add up past float64: the file would not load, so it is not
+    written (the CLI's scoring of such a file is the linear models' case below)."""
+    model, _ = _fitted(RankBoost)
+    _inflate(model)
+    with pytest.raises(ValueError, match="largest values times their coefficients add up past the largest float64"):
+        rankcore.save_model(model, tmp_path / "m.json")
+    assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("cls", [SGDAtK, KernelRanker])
 def test_cli_score_of_a_model_whose_scores_overflow_exits_2_blaming_the_model(cls, tmp_path, capsys):
     model, X = _fitted(cls)
     _inflate(model)
