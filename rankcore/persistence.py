@@ -41,14 +41,15 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import hashlib
 import importlib
 import json
 import math
 import os
 import re
+import secrets
 import stat
-import tempfile
 from collections.abc import MutableMapping
 from typing import Any, Iterator
 
@@ -123,10 +124,8 @@ class _EstimatorTable(MutableMapping):
 #: Estimators that can be loaded: name in the file -> "module:Class" (the registered estimators).
 ESTIMATORS = _EstimatorTable()
 
-# Read once at import: os.umask can only be read by setting it, which is not
-# safe to do while other threads create files.
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
+#: Attempts at a free temporary file name beside an output (8 random hex digits each: a clash is rare).
+_TEMPORARY_ATTEMPTS = 100
 
 #: Largest model file :func:`load_model` reads, in bytes (it reads at most this
 #: many + 1).  A fitted model is a few kB to a few MB; a KernelRanker keeps its
@@ -436,6 +435,9 @@ def atomic_output(path: str | os.PathLike, binary: bool = False, newline: str | 
       a device (``/dev/null``), a FIFO, ``/dev/stdout``, a shell's
       ``>(...)``.  It is appended to, as a shell's ``>>`` does; there is no
       atomicity to keep there.
+    * A replaced file's permission bits are kept (its group and, for root,
+      its owner where the system allows); a new file is ``0666 & ~umask``.
+      The new file does not share the earlier one's hard links.
 
     Parameters
     ----------
@@ -453,23 +455,20 @@ def atomic_output(path: str | os.PathLike, binary: bool = False, newline: str | 
     if not target:      # else the temporary file is made in the working directory, then renamed over it
         raise ValueError("path: expected a file name, got ''")
     try:
-        mode = os.stat(target).st_mode
+        earlier = os.stat(target)
     except FileNotFoundError:
-        mode = None                         # a new file (or a link to one yet to be made)
+        earlier = None                      # a new file (or a link to one yet to be made)
     except OSError as exc:                  # a link loop, a component that is not a directory, ...
         raise type(exc)(exc.errno, exc.strerror, target) from None
-    if mode is not None and (not stat.S_ISREG(mode) or _names_a_descriptor(target)):
+    if earlier is not None and (not stat.S_ISREG(earlier.st_mode) or _names_a_descriptor(target)):
         with _named_errors(target):
             with os.fdopen(os.open(target, os.O_WRONLY | os.O_APPEND), *_open_mode(binary, newline)) as fh:
                 yield fh
         return
     destination = _followed(target)
     directory, base = os.path.split(os.path.abspath(destination))
-    # A unique name created with O_CREAT | O_EXCL (mkstemp): a link planted at
-    # a predictable name cannot redirect the write, and two savers never share
-    # a temporary file.  os.replace then swaps the complete file in atomically.
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
+        fd, tmp = _temporary_beside(directory, base, private=earlier is not None)
     except OSError as exc:                  # no such directory, no permission, a full disk: name ``target``
         raise type(exc)(exc.errno, exc.strerror, target) from None
     try:
@@ -479,12 +478,55 @@ def atomic_output(path: str | os.PathLike, binary: bool = False, newline: str | 
                 yield fh
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; give the usual mode
+            _give_mode(tmp, earlier)
             os.replace(tmp, destination)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _temporary_beside(directory: str, base: str, private: bool) -> tuple[int, str]:
+    """A new temporary file ``.BASE.XXXXXXXX.tmp`` in ``directory``: (its descriptor, its path).
+
+    A unique name created with ``O_CREAT | O_EXCL`` (as mkstemp does): a link
+    planted at a predictable name cannot redirect the write, and two savers
+    never share a temporary file; os.replace then swaps the complete file in
+    atomically.  Unlike mkstemp's 0600, a new output is created ``0666`` for
+    the kernel to apply the process's umask (and the directory's default ACL)
+    at the time of writing, as :func:`open` does; a file that will replace
+    another (``private``) is 0600 until it is given that file's mode.  BASE is
+    cut to 200 bytes: a target whose name is near the 255 bytes a file system
+    allows is still written.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    for extra in ("O_CLOEXEC", "O_NOFOLLOW", "O_BINARY"):
+        flags |= getattr(os, extra, 0)
+    while len(os.fsencode(base)) > 200:
+        base = base[:-1]
+    for _ in range(_TEMPORARY_ATTEMPTS):
+        tmp = os.path.join(directory, f".{base}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o600 if private else 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", directory)
+
+
+def _give_mode(tmp: str, earlier: os.stat_result | None) -> None:
+    """Give the temporary file ``tmp`` the mode (and, where allowed, the group and owner) of the file it replaces.
+
+    A new output keeps the mode it was created with (``0666`` less the umask).
+    A replaced one keeps its permission bits, as an editor saving a file or a
+    shell's ``>`` truncating it does -- a private (0600) scores file must not
+    become world-readable because it was rewritten.  The group (and the owner,
+    for root) are kept when the system allows it; set-id bits are never copied.
+    """
+    if earlier is None:
+        return
+    with contextlib.suppress(OSError, AttributeError):  # only root gives a file away; a member may give her group
+        os.chown(tmp, earlier.st_uid if os.geteuid() == 0 else -1, earlier.st_gid)
+    os.chmod(tmp, stat.S_IMODE(earlier.st_mode) & 0o777)
 
 
 def _open_mode(binary: bool, newline: str | None) -> tuple:

@@ -148,8 +148,9 @@ def _run_command(args, read_stdin) -> int:
         if args.debug:
             raise
         asked = _one_line(exc) if str(exc) else ""
-        print(f"rankcore: error: out of memory{': ' + asked if asked else ''}; use fewer rows or features, or "
-              "settings that need less memory", file=sys.stderr)
+        plugin = _raising_plugin(exc)       # a plugin's allocation (or its bug): named, as its other errors are
+        print(f"rankcore: error: {f'{plugin}: ' if plugin else ''}out of memory{': ' + asked if asked else ''}; "
+              "use fewer rows or features, or settings that need less memory", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # a bug in rankcore (or in a plugin's code): still no traceback unless asked
         if args.debug:

@@ -14,16 +14,18 @@ def output_file(path: str, newline: str | None = None):
     """A text handle writing the output ``path``: standard output for ``-``, a stream appended to, a regular file
     replaced atomically (:func:`rankcore.persistence.atomic_output`).
 
-    A command stopped while it writes (Ctrl-C, a full disk, an error in the rows) leaves no half-written file:
-    the earlier file at ``path``, or none, stays.
+    A command stopped while it writes (Ctrl-C, SIGTERM or SIGHUP, a full disk, an error in the rows) leaves no
+    half-written file: the earlier file at ``path``, or none, stays.
     """
     if path == STDOUT:
         yield sys.stdout
         sys.stdout.flush()
         return
     from ..persistence import atomic_output
+    from ._stdin import ended_by_signals
 
-    with atomic_output(path, newline=newline) as handle:
+    # SIGTERM's default action ends the process at once, leaving the temporary file (half an output) behind
+    with ended_by_signals(), atomic_output(path, newline=newline) as handle:
         yield handle
 
 
@@ -32,7 +34,10 @@ def save_model_output(estimator, path: str) -> None:
     from ..persistence import model_text, save_model
 
     if path != STDOUT:
-        save_model(estimator, path)
+        from ._stdin import ended_by_signals
+
+        with ended_by_signals():
+            save_model(estimator, path)
         return
     sys.stdout.write(model_text(estimator))
     sys.stdout.flush()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import re
 
-__all__ = ["peer_option_hint", "misread_abbreviation"]
+__all__ = ["peer_option_hint", "misread_abbreviation", "NOT_PLURALS"]
 
 #: rankcore's Python names whose option is not the name with dashes (``sample_weight`` is ``--weight COLUMN``).
 _OPTION_OF = {"sample_weight": "--weight", "categorical_features": "--categorical", "eval_set": "--validation"}
@@ -19,6 +19,14 @@ _OPTION_OF = {"sample_weight": "--weight", "categorical_features": "--categorica
 _KEYWORD = re.compile(r'(?P<name>[a-z_]+)=(?:"(?P<quoted>[^"]*)"|(?P<bare>[^\s,()\[\]]+))?')
 _FIT_ARGUMENT = re.compile(r"fit\(X, y, (?P<name>[a-z_]+)=")
 _BOOST_PARAMETER = "a parameter of rankcore.boost(...): "
+
+#: Other libraries' names (and rankcore's own Python's) whose plural is a command's option of another meaning:
+#: LightGBM's and XGBoost's ``group`` (the sizes of consecutive queries) is no ``explain --groups`` (columns played
+#: as one), so ``--group`` is not taken for it.  Each maps to its entry as the peer tables write one.
+NOT_PLURALS = {
+    "group": "fit(X, y, qid=...) (a query id per row; the sizes of consecutive queries, LightGBM's and XGBoost's "
+             "group, are a LIBSVM file's DATA.query or DATA.group beside it)",
+}
 
 
 def peer_option_hint(parser: argparse.ArgumentParser, namespace: argparse.Namespace, words: list[str]) -> str:
@@ -59,7 +67,7 @@ def misread_abbreviation(word: str, options: list[str]) -> bool:
     library's option name of its own meaning (XGBoost's ``--eta``, a learning rate, is no ``--eta0``).
 
     The plural of the name (``--metric`` for ``--metrics``, ``--feature-name`` for ``--feature-names``) is the same
-    word: argparse's reading stands.
+    word: argparse's reading stands -- except for :data:`NOT_PLURALS` (``--group`` is no ``--groups``).
     """
     from .._peer_names import PEER_NAMES, peer_fit_hint
 
@@ -67,6 +75,8 @@ def misread_abbreviation(word: str, options: list[str]) -> bool:
     if not flag.startswith("--"):
         return False
     name = flag[2:].replace("-", "_").lower()
+    if name in NOT_PLURALS:
+        return True
     if name not in PEER_NAMES and peer_fit_hint(name) is None:
         return False
     return any(option != flag + "s" for option in options)
@@ -86,7 +96,7 @@ def _hint_for(name: str, options: dict[str, argparse.Action]) -> str | None:
     no option for it, or None when ``name`` is no other library's."""
     from .._peer_names import PEER_NAMES, peer_fit_hint      # a foundation module: no estimator is loaded
 
-    python = PEER_NAMES.get(name) or peer_fit_hint(name)
+    python = PEER_NAMES.get(name) or peer_fit_hint(name) or NOT_PLURALS.get(name)
     if python is None:
         return None
     python = python.removeprefix(_BOOST_PARAMETER)

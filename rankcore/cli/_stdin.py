@@ -96,7 +96,7 @@ def stdin_inputs(args):
         raise CommandError(f"{both} are both - (standard input), which can be read once; give all but one of them "
                            "as a file")
     dest, option = readers[0]
-    with _ended_by_signals():
+    with ended_by_signals():
         # before this command's own directory: on a disk filled by leftovers even that directory cannot be made
         remove_leftovers(tempfile.gettempdir())
         directory = _private_directory(option)
@@ -119,10 +119,11 @@ def _refuse_model_from_stdin(args) -> None:
 
 
 @contextlib.contextmanager
-def _ended_by_signals():
-    """Within the block, SIGTERM and SIGHUP raise SystemExit (status 128 + the signal) so that the copy is removed
-    on the way out; set only from the main thread (the only one signal handlers can be set from), over the default
-    action (a program that calls :func:`rankcore.cli.main` with handlers of its own keeps them)."""
+def ended_by_signals():
+    """Within the block, SIGTERM and SIGHUP raise SystemExit (status 128 + the signal) so that a copy of standard
+    input, or an output's temporary file, is removed on the way out; set only from the main thread (the only one
+    signal handlers can be set from), over the default action (a program that calls :func:`rankcore.cli.main` with
+    handlers of its own keeps them)."""
     saved = {}
     if threading.current_thread() is threading.main_thread():
         for signum in _ENDING_SIGNALS:

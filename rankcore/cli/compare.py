@@ -296,8 +296,11 @@ def write_figures(comparison: Comparison, out_dir: str, image_format: str | None
     if image_format is not None:
         os.makedirs(out_dir, exist_ok=True)
         targets = figure_paths(out_dir, image_format, QUERY_FIGURES if comparison.qid else FIGURES)
-        for name, fig in figures.items():
-            paths[name] = save_figure(fig, targets[name])
+        from ._stdin import ended_by_signals
+
+        with ended_by_signals():                 # SIGTERM between or in the writes: no temporary file left
+            for name, fig in figures.items():
+                paths[name] = save_figure(fig, targets[name])
     return paths
 
 

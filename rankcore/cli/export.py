@@ -97,7 +97,10 @@ def run(args) -> int:
     if to_stdout:
         sys.stdout.write(text)
     else:
-        write_text_atomically(text, args.out)
+        from ._stdin import ended_by_signals
+
+        with ended_by_signals():                 # SIGTERM in the write: no temporary file left
+            write_text_atomically(text, args.out)
         info(args, f"wrote {_written(model)} of {args.model} as {what} to {args.out}")
     return 0
 

@@ -302,9 +302,11 @@ def run(args) -> int:
         if outcome.curve is None:
             raise CommandError(f"--plot-objective: {config.kind.name} records no objective per iteration")
         from ..plotting import objective_data, save_figure
+        from ._stdin import ended_by_signals
 
-        save_figure(objective_data({config.label: outcome.history}, ylabel=outcome.curve.objective_name,
-                                   xlabel=outcome.curve.unit),
-                    args.plot_objective)
+        with ended_by_signals():                 # SIGTERM in the write: no temporary file left
+            save_figure(objective_data({config.label: outcome.history}, ylabel=outcome.curve.objective_name,
+                                       xlabel=outcome.curve.unit),
+                        args.plot_objective)
         info(args, f"wrote {os.path.normpath(args.plot_objective)}")
     return 0

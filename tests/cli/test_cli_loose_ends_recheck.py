@@ -139,3 +139,46 @@ def test_a_libsvm_file_of_plain_numbers_is_read(tmp_path):
 ])
 def test_same_label_reads_numbers_as_a_data_file_does(a, b, same):
     assert same_label(a, b) is same and same_label(b, a) is same
+
+
+def _subcommands():
+    import argparse
+
+    from rankcore.cli import build_parser
+
+    parser = build_parser()
+    chosen = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(chosen.choices.items())
+
+
+#: A peer's name argparse may still read as a longer option: the plural of the same word.
+_SAME_WORD = {("--metric", "--metrics"), ("--feature-name", "--feature-names")}
+
+
+def test_no_other_librarys_name_is_read_as_a_longer_option_of_another_meaning():
+    # every subcommand's options against every name the hints know: a prefix argparse would complete (as --eta to
+    # --eta0, --group to explain's --groups) is refused, unless it is the plural of the same word
+    from rankcore._peer_names import PEER_FIT_NAMES, PEER_NAMES
+
+    names = set(PEER_NAMES) | set(PEER_FIT_NAMES) | {"group"}
+    checked, taken = 0, []
+    for command, sub in _subcommands():
+        options = {o for action in sub._actions for o in action.option_strings if o.startswith("--")}
+        for name in sorted(names):
+            flag = "--" + name.replace("_", "-")
+            if flag in options or not any(o.startswith(flag) for o in options):
+                continue
+            checked += 1
+            for match in sub._get_option_tuples(flag):
+                if (flag, match[1]) not in _SAME_WORD:
+                    taken.append((command, flag, match[1]))
+    assert checked >= 4 and taken == []
+
+
+def test_lightgbms_group_is_not_taken_for_explains_groups(binary_csv, tmp_path, capsys):
+    # `explain --group q` (LightGBM's query sizes) was read as --groups (columns played as one)
+    model = tmp_path / "m.json"
+    assert main(["fit", str(binary_csv), "--n-iter", "3", "-o", str(model), "-q"]) == 0
+    line = _usage_error(capsys, "explain", model, binary_csv, "--group", "a")
+    assert line.startswith("rankcore: error: unrecognized arguments: --group a"), line
+    assert "other libraries' --group is here --qid COLUMN" in line

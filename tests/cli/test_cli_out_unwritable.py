@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import os
-import tempfile
 
 import numpy as np
 import pytest
@@ -25,12 +24,15 @@ def data_csv(tmp_path):
 
 
 def _refuse_temporary_files(monkeypatch):
-    """mkstemp fails as in a folder one may list but not write (a read-only mount, or as root in /proc)."""
-    def mkstemp(prefix="", suffix="", dir=None):
-        name = os.path.join(dir, f"{prefix}x1y2z3{suffix}")
+    """Creating the temporary file fails as in a folder one may list but not write (a read-only mount, or as root in
+    /proc)."""
+    import rankcore.persistence
+
+    def temporary_beside(directory, base, private):
+        name = os.path.join(directory, f".{base}.x1y2z3.tmp")
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
 
-    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(rankcore.persistence, "_temporary_beside", temporary_beside)
 
 
 @pytest.mark.parametrize("command", [["fit", "--model", "push", "--n-iter", "3"],

@@ -179,8 +179,11 @@ class _DividingMetric(rankcore.Metric):
     name = "test-dividing"
     refuse = False
     index = False
+    memory = False
 
     def compute(self, y, scores):
+        if self.memory:
+            raise MemoryError("Unable to allocate 8.00 EiB for an array with shape (1152921504606846976,)")
         if self.refuse:
             raise ValueError("needs at least 3 positives")
         if self.index:
@@ -217,3 +220,16 @@ def test_a_plugins_other_exception_is_not_called_rankcores(labelled, monkeypatch
     assert status == 1
     assert err.startswith("rankcore: error in a plugin: metric 'test-dividing' (dividing-dist 1.0) raised IndexError")
 
+
+
+def test_a_plugins_memory_error_names_the_plugin(labelled, monkeypatch):
+    # "rankcore: error: out of memory" alone sent the user to shrink the data when a plugin asked for 8 EiB
+    from _plugin_registration import components_registered
+
+    monkeypatch.setattr(_DividingMetric, "memory", True)
+    assert _cli("fit", "binary.csv", "--n-iter", "3", "--out", "m.json", "--quiet")[0] == 0
+    with components_registered("rankcore_register_metrics", [_DividingMetric], "dividing", "dividing-dist 1.0"):
+        status, _, err = _cli("evaluate", "m.json", "binary.csv", "--metrics", "test-dividing")
+    assert status == 2
+    assert err.startswith("rankcore: error: metric 'test-dividing' (dividing-dist 1.0): out of memory: Unable to "
+                          "allocate 8.00 EiB"), err

@@ -78,3 +78,57 @@ def test_an_empty_path_is_refused_before_anything_is_written(tmp_path, monkeypat
     with pytest.raises(ValueError, match="path: expected a file name"):
         rankcore.save_model(model, "")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o664, 0o444])
+def test_a_replaced_file_keeps_its_permission_bits(tmp_path, mode):
+    # a private (0600) output rewritten must not come back world-readable as 0666 & ~umask
+    target = tmp_path / "scores.csv"
+    target.write_text("earlier\n")
+    os.chmod(target, mode)
+    with atomic_output(target) as fh:
+        fh.write("new\n")
+    assert target.read_text() == "new\n" and (os.stat(target).st_mode & 0o7777) == mode
+
+
+def test_a_replaced_file_through_a_link_keeps_the_mode_of_the_file_it_leads_to(tmp_path):
+    real = tmp_path / "real.csv"
+    real.write_text("earlier\n")
+    os.chmod(real, 0o600)
+    (tmp_path / "link.csv").symlink_to(real)
+    with atomic_output(tmp_path / "link.csv") as fh:
+        fh.write("new\n")
+    assert real.read_text() == "new\n" and (os.stat(real).st_mode & 0o7777) == 0o600
+
+
+def test_a_new_file_gets_the_usual_mode_and_set_id_bits_are_not_copied(tmp_path):
+    umask = os.umask(0o022)
+    os.umask(umask)
+    with atomic_output(tmp_path / "new.csv") as fh:
+        fh.write("new\n")
+    assert os.stat(tmp_path / "new.csv").st_mode & 0o7777 == 0o666 & ~umask
+    os.chmod(tmp_path / "new.csv", 0o4755)
+    with atomic_output(tmp_path / "new.csv") as fh:
+        fh.write("again\n")
+    assert os.stat(tmp_path / "new.csv").st_mode & 0o7777 == 0o755
+
+
+def test_a_new_file_follows_the_umask_of_the_time_of_writing(tmp_path):
+    # the umask was read once at import: a program that set a stricter one afterwards (0077, for private outputs)
+    # still had its new files written 0644
+    umask = os.umask(0o077)
+    try:
+        with atomic_output(tmp_path / "private.csv") as fh:
+            fh.write("new\n")
+    finally:
+        os.umask(umask)
+    assert os.stat(tmp_path / "private.csv").st_mode & 0o7777 == 0o600
+
+
+@pytest.mark.parametrize("name", ["s" * 250 + ".csv", "\u00e9" * 120 + ".csv"], ids=["ascii", "two-byte"])
+def test_a_name_near_the_file_systems_limit_is_written(tmp_path, name):
+    # the temporary name (".NAME.XXXXXXXX.tmp") passed the 255 bytes a name may have where NAME itself did not
+    target = tmp_path / name
+    with atomic_output(target) as fh:
+        fh.write("new\n")
+    assert target.read_text() == "new\n" and os.listdir(tmp_path) == [target.name]
