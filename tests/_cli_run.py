@@ -61,3 +61,43 @@ def written_or_shown(command: str, tmp_path) -> tuple:
     """The options that keep a test's ``fit`` or ``compare`` to its temporary directory: ``fit`` writes its model
     there (``-o``), ``compare`` draws no plots."""
     return ("-o", tmp_path / "m.json") if command == "fit" else ("--no-plots",)
+
+
+def usage_error(capsys, *argv) -> str:
+    """The stderr of a command argparse refuses (exit status 2)."""
+    import pytest
+
+    with pytest.raises(SystemExit) as exit:
+        main([str(a) for a in argv])
+    assert exit.value.code == 2
+    return capsys.readouterr().err
+
+
+def write_binary_csv(path):
+    """A 60-row CSV of two number columns ``a``, ``b`` and a 0/1 ``label`` (seeded), written to ``path``."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(60, 2)), 3)
+    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
+    path.write_text("a,b,label\n" + "".join(f"{a!r},{b!r},{t}\n" for (a, b), t in zip(X.tolist(), y)))
+    return path
+
+
+def write_data_and_model(folder):
+    """``folder/d.csv`` (60 rows: ``a``, ``b``, a 0/1 ``label``; seeded) and ``folder/m.json``, a 3-tree model of it;
+    returns ``folder``."""
+    import numpy as np
+
+    import rankcore
+    from rankcore.persistence import save_model
+
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(60, 2)), 2)
+    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
+    (folder / "d.csv").write_text("a,b,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, y)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(X, y)
+    save_model(model, folder / "m.json")
+    return folder

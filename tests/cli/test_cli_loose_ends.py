@@ -10,27 +10,18 @@ import numpy as np
 import pytest
 
 import rankcore
-from _cli_run import one_line_error, run_main
-from rankcore.cli import main
+from _cli_run import one_line_error, run_main, usage_error, write_binary_csv
 from rankcore.cli.datasets import DataError, TextColumnsError, load_data
 
 
 @pytest.fixture(scope="module")
 def binary_csv(tmp_path_factory):
-    rng = np.random.default_rng(0)
-    X = np.round(rng.normal(size=(60, 2)), 3)
-    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
-    path = tmp_path_factory.mktemp("loose") / "d.csv"
-    path.write_text("a,b,label\n" + "".join(f"{a!r},{b!r},{t}\n" for (a, b), t in zip(X.tolist(), y)))
-    return path
+    return write_binary_csv(tmp_path_factory.mktemp("loose") / "d.csv")
 
 
 def _usage_error(capsys, *argv) -> str:
     """The stderr of a command argparse refuses (exit status 2)."""
-    with pytest.raises(SystemExit) as exit:
-        main([str(a) for a in argv])
-    assert exit.value.code == 2
-    return capsys.readouterr().err
+    return usage_error(capsys, *argv)
 
 
 # 1. other libraries' option names --------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from _cli_run import usage_error, write_binary_csv
 
 import rankcore.cli.datasets._csv as csv_module
 from rankcore.cli import main
@@ -16,20 +17,12 @@ from rankcore.cli.datasets._csv_fast import plain_numbers
 
 @pytest.fixture(scope="module")
 def binary_csv(tmp_path_factory):
-    rng = np.random.default_rng(0)
-    X = np.round(rng.normal(size=(60, 2)), 3)
-    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
-    path = tmp_path_factory.mktemp("recheck") / "d.csv"
-    path.write_text("a,b,label\n" + "".join(f"{a!r},{b!r},{t}\n" for (a, b), t in zip(X.tolist(), y)))
-    return path
+    return write_binary_csv(tmp_path_factory.mktemp("recheck") / "d.csv")
 
 
 def _usage_error(capsys, *argv) -> str:
     """The last line of stderr of a command argparse refuses (exit status 2)."""
-    with pytest.raises(SystemExit) as exit:
-        main([str(a) for a in argv])
-    assert exit.value.code == 2
-    return capsys.readouterr().err.strip().splitlines()[-1]
+    return usage_error(capsys, *argv).strip().splitlines()[-1]
 
 
 # other libraries' option names -----------------------------------------------------------------------------------

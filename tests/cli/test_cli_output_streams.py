@@ -4,14 +4,11 @@ truncated; ``-`` is the standard output."""
 import contextlib
 import json
 import os
-import warnings
 
 import numpy as np
 import pytest
 
-import rankcore
-from _cli_run import run_main
-from rankcore.persistence import save_model
+from _cli_run import run_main, write_data_and_model
 
 proc_fd = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd (Linux)")
 EARLIER = "an earlier day's line\n"
@@ -19,15 +16,7 @@ EARLIER = "an earlier day's line\n"
 
 @pytest.fixture
 def files(tmp_path):
-    rng = np.random.default_rng(0)
-    X = np.round(rng.normal(size=(60, 2)), 2)
-    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
-    (tmp_path / "d.csv").write_text("a,b,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, y)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(X, y)
-    save_model(model, tmp_path / "m.json")
-    return tmp_path
+    return write_data_and_model(tmp_path)
 
 
 @contextlib.contextmanager
