@@ -18,11 +18,13 @@ from pathlib import Path
 
 from ._cpus import CGROUP_ROOT, PROC_CGROUP, _levels
 
-__all__ = ["address_space_limit", "available_memory", "cgroup_memory_limit", "meminfo_available", "physical_memory",
-           "usable_memory"]
+__all__ = ["address_space_in_use", "address_space_left", "address_space_limit", "available_memory",
+           "cgroup_memory_limit", "meminfo_available", "physical_memory", "usable_memory"]
 
 #: The kernel's memory counters (Linux).
 _MEMINFO = "/proc/meminfo"
+#: This process's memory in pages, its address space first (Linux).
+_STATM = "/proc/self/statm"
 
 #: A cgroup v1 limit at or above this many bytes is no limit (the kernel writes 2**63 rounded down to a page).
 _V1_UNLIMITED = 1 << 62
@@ -114,8 +116,29 @@ def meminfo_available() -> int | None:
     return None
 
 
+def address_space_in_use() -> int | None:
+    """The bytes of address space this process holds now (``VmSize``, the first field of ``/proc/self/statm``, in
+    pages), or None where it cannot be read (not Linux)."""
+    try:
+        with open(_STATM, "rb") as fh:
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def address_space_left() -> int | None:
+    """What ``ulimit -v`` leaves to new allocations: the limit less the address space already held (the
+    interpreter, its libraries, the arrays read so far all count against it), or None without a limit."""
+    limit = address_space_limit()
+    if limit is None:
+        return None
+    held = address_space_in_use()
+    return limit if held is None else max(limit - held, 0)
+
+
 def available_memory() -> int | None:
     """The bytes a new allocation may take now: the least of :func:`meminfo_available`, the cgroup limit and
-    ``ulimit -v`` (a container's limit bounds what the host's counters say is free); None when none is known."""
-    known = [v for v in (meminfo_available(), cgroup_memory_limit(), address_space_limit()) if v is not None]
+    what ``ulimit -v`` leaves (:func:`address_space_left`; a container's limit bounds what the host's counters say
+    is free); None when none is known."""
+    known = [v for v in (meminfo_available(), cgroup_memory_limit(), address_space_left()) if v is not None]
     return min(known, default=None)

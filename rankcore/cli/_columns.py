@@ -35,6 +35,48 @@ def estimator_input(data) -> Any:
     return data.frame() if data.named else data.X
 
 
+def dense_for(data, readers, *, fitted: bool = False) -> None:
+    """Make a LIBSVM file kept sparse (``data.X`` a CSR matrix) dense, in place, when one of ``readers`` reads dense
+    rows only, so that it gets the numbers the dense read of a smaller file gives.
+
+    ``readers``: ``(label, estimator)`` pairs, the models the rows are for; ``fitted``: they are saved models (the
+    advice is then another model, or fewer rows), else models about to be fitted.  The file was kept sparse for
+    its size, so the dense matrix is made only within the share of the memory a LIBSVM file may take dense
+    (:func:`rankcore.cli.datasets._libsvm.dense_limit`); past it a CommandError says which options read the file
+    as it is -- not the estimators' Python advice (``X.to_numpy()``), which no command line can follow.
+    """
+    if not hasattr(data.X, "tocsr"):
+        return
+    from .datasets import dense_limit
+
+    dense_only = [label for label, estimator in readers if not _reads_sparse(estimator)]
+    if not dense_only:
+        return
+    needed = data.n_samples * data.n_features * 8
+    limit, available = dense_limit()
+    if needed > limit:
+        memory = "half the memory available" if available is not None else f"the {limit / 1e9:.3g} GB allowed"
+        advice = ("score the file with a model fitted with --learner trees (push, rankboost), --model sgd@k or "
+                  "--model perceptron@k, or split its rows into smaller files" if fitted else
+                  "fit it with --learner trees (push, rankboost), --model sgd@k or --model perceptron@k, which read "
+                  "it sparse, or leave features out (--drop)")
+        raise CommandError(f"{data.source}: {', '.join(dense_only)} read{'s' if len(dense_only) == 1 else ''} dense "
+                           f"rows only, and the file's {data.n_samples} rows x {data.n_features} features make a "
+                           f"dense matrix of {needed / 1e9:.3g} GB, more than {memory}; {advice}")
+    data.X = data.X.toarray()
+
+
+def _reads_sparse(estimator) -> bool:
+    """Whether an estimator (fitted or not) reads a scipy.sparse matrix as it is: its scikit-learn tag, which the
+    models set from their settings (push with trees: yes; with stumps: no)."""
+    from sklearn.utils import get_tags
+
+    try:
+        return bool(get_tags(estimator).input_tags.sparse)
+    except Exception:  # noqa: BLE001 - an object without scikit-learn tags: its own word, else no
+        return bool(getattr(estimator, "accepts_sparse", False))
+
+
 def model_features(model) -> list[str] | None:
     """The column names the model was fitted on, or None."""
     names = getattr(model, "feature_names_in_", None)
@@ -81,6 +123,7 @@ def load_for_model(args, path: str, model, model_path: str, *, require_label: bo
                 n_features=None if by_name else int(model.n_features_in_),
                 categorical=model_categorical(model) or None, queries=queries,
                 feature_names=names if by_index else None)
+    dense_for(data, [(f"the model {model_path} ({type(model).__name__})", model)], fitted=True)
     if names is None:
         return data, data.X
     if by_name and data.named:

@@ -48,7 +48,7 @@ from ._models import (
     split_by_category,
 )
 from ._missing import check_missing, missing_facts
-from ._columns import estimator_input, like_training
+from ._columns import dense_for, estimator_input, like_training
 from ._constraints import constraint_advice, say_unread_constraints
 from ._eval_metrics import monitor_error
 from ._outputs import refuse_stdout
@@ -521,13 +521,16 @@ def run(args) -> int:
         check_fit_within_queries(configs, data)
         use_query_learner(configs)
     split_by_category(configs, data)
+    readers = [(config.label, config.build()) for config in configs]
+    dense_for(data, readers)
     if data.qid is None:
         refuse_query_objectives(configs, data, args)
         metrics, args.monitor = explicit or metric_specs(DEFAULT_METRICS), args.monitor or "auc"
-        splits, qid, test, split_facts, weight = _one_list_splits(args, data)
+        splits, qid, test, split_facts, weight = _one_list_splits(args, data, readers)
     else:
         splits, qid, test, split_facts, weight = _query_splits(args, data,
-                                                               (explicit or []) + [args.monitor or QUERY_MONITOR])
+                                                               (explicit or []) + [args.monitor or QUERY_MONITOR],
+                                                               readers)
         metrics = explicit or metric_specs(query_defaults(QUERY_METRICS, *qid.values()))
         args.monitor = args.monitor or query_defaults(QUERY_MONITOR, *qid.values())
     found = missing_facts([data, test])
@@ -581,19 +584,21 @@ def _test_rows(args) -> tuple[str, str]:
     return f"--test-size {args.test_size:g}", "the test split"
 
 
-def _test_file(args, data):
-    """The ``--test`` file, its columns matched to the training file's, and its facts for the report."""
+def _test_file(args, data, readers=()):
+    """The ``--test`` file, its columns matched to the training file's, and its facts for the report; ``readers``:
+    the models compared (:func:`~rankcore.cli._columns.dense_for`)."""
     from ._report import file_sha256
 
     test = load(args, args.test, n_features=None if data.named else data.n_features,
                 categorical=list(data.categories) or None, queries=data.qid is not None, beside=data.source,
                 feature_names=data.feature_names, require_weight=False)     # the test rows are not fitted
     like_training(test, data)
+    dense_for(test, readers)
     return test, [("test file", test.source), ("test sha256", file_sha256(test.source)),
                   ("test rows", str(test.n_samples))]
 
 
-def _one_list_splits(args, data):
+def _one_list_splits(args, data, readers=()):
     """(splits, {}, test file or None, facts, training weights or None): the rows as one list, split stratified or
     by ``--test``."""
     from sklearn.model_selection import train_test_split
@@ -601,7 +606,7 @@ def _one_list_splits(args, data):
     y = data.binary_target(args.positive)
     X = estimator_input(data)
     if args.test:
-        test, facts = _test_file(args, data)
+        test, facts = _test_file(args, data, readers)
         if args.positive is None:
             from ._validation_checks import check_label_coding
 
@@ -620,7 +625,7 @@ def _one_list_splits(args, data):
             None if data.weight is None else data.weight[train])
 
 
-def _query_splits(args, data, metrics: list[str]):
+def _query_splits(args, data, metrics: list[str], readers=()):
     """(splits, qid per split, test file or None, facts, training weights or None): whole queries in each split.
 
     ``metrics``: the specs the labels must suit (:func:`query_labels`).
@@ -629,7 +634,7 @@ def _query_splits(args, data, metrics: list[str]):
     X = estimator_input(data)
     facts = [("queries", f"{qid_option(data)}: {query_facts(y, data.qid)}")]
     if args.test:
-        test, test_facts = _test_file(args, data)
+        test, test_facts = _test_file(args, data, readers)
         if test.qid is None:
             raise CommandError(f"--test: {test.source} has no query ids, but the training rows are in queries "
                                f"({qid_option(data)}); give the test rows' queries the same way")

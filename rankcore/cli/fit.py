@@ -15,7 +15,7 @@ from ._common import (
     load,
     scalar_metric,
 )
-from ._columns import estimator_input, like_training, load_to_continue
+from ._columns import dense_for, estimator_input, like_training, load_to_continue
 from ._constraints import constraint_advice, say_unread_constraints
 from ._eval_metrics import (EVAL_METRIC_HELP, check_fit_with_eval_metrics, eval_metric_error, eval_metric_lines,
                             eval_metric_specs, monitor_error)
@@ -144,14 +144,16 @@ def check_before_reading(args, config) -> list[str]:
     return eval_specs
 
 
-def load_validation(args, data, monitor_spec: str):
-    """The ``--validation`` file read like the training file: ``(dataset, X, y)``."""
+def load_validation(args, data, monitor_spec: str, readers=()):
+    """The ``--validation`` file read like the training file: ``(dataset, X, y)``; ``readers``: as
+    :func:`~rankcore.cli._columns.dense_for`'s, the model fitted."""
     qid = data.qid
     val = load(args, args.validation, n_features=None if data.named else data.n_features,
                categorical=list(data.categories) or None, queries=qid is not None, beside=data.source,
                feature_names=data.feature_names, require_position=False,   # validation needs no positions
                require_weight=False)                                       # nor weights: its metrics count rows once
     like_training(val, data)
+    dense_for(val, readers)
     if qid is not None and val.qid is None:
         raise CommandError(f"--validation: {val.source} has no query ids, but the training rows are in queries "
                            f"({qid_option(data)}); give the validation rows' queries the same way")
@@ -252,9 +254,11 @@ def run(args) -> int:
         if eval_specs:          # a metric of 0/1 labels on grades: the same error as --monitor's
             query_labels(args, data, eval_specs, specs_option="--eval-metric")
     split_by_category([config], data)
+    readers = [(config.label or "the model", config.build())]      # its learner as set for the rows' queries
+    dense_for(data, readers)
     X = estimator_input(data)
     if args.validation:
-        val, X_val, y_val = load_validation(args, data, monitor_spec)
+        val, X_val, y_val = load_validation(args, data, monitor_spec, readers)
         qid_val, init_val, where = val.qid, val.init_score, "validation"
     else:
         val = None

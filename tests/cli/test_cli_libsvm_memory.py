@@ -1,6 +1,11 @@
 """A LIBSVM file's dense matrix is bounded by the memory available, not a fixed cell count; Python-only spellings
 of numbers (``1_000``, other scripts' digits) are refused as the CSV reader refuses them."""
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 from _cli_run import one_line_error, run_main
@@ -134,3 +139,30 @@ def test_the_matrix_filled_block_by_block_is_the_files(tmp_path, monkeypatch, bl
     monkeypatch.setattr(_libsvm, "_SCATTER_BLOCK", block)
     assert load_data(path, fmt="libsvm").X.tolist() == _reference_dense(text)
     assert bytes(_libsvm._file_bytes(str(path))) == text.encode() + b"\0"
+
+
+def test_ulimit_v_counts_the_address_space_already_held(monkeypatch):
+    """(``ulimit -v`` bounds the whole address space: the interpreter and its libraries hold part of it already.)"""
+    monkeypatch.setattr(_memory, "meminfo_available", lambda: 20 << 30)
+    monkeypatch.setattr(_memory, "cgroup_memory_limit", lambda: None)
+    monkeypatch.setattr(_memory, "address_space_limit", lambda: 4 << 30)
+    monkeypatch.setattr(_memory, "address_space_in_use", lambda: 3 << 30)
+    assert _memory.available_memory() == 1 << 30
+    monkeypatch.setattr(_memory, "address_space_in_use", lambda: 5 << 30)
+    assert _memory.available_memory() == 0
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="no /proc/self/statm")
+def test_under_a_real_ulimit_v_the_memory_available_is_what_is_left(tmp_path):
+    code = textwrap.dedent("""
+        import resource
+        from rankcore import _memory
+        held = _memory.address_space_in_use()
+        resource.setrlimit(resource.RLIMIT_AS, (held + (256 << 20), resource.getrlimit(resource.RLIMIT_AS)[1]))
+        print(_memory.available_memory(), held)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr
+    available, held = (int(v) for v in done.stdout.split())
+    assert held > 0 and available <= 256 << 20

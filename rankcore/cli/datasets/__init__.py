@@ -76,7 +76,8 @@ irrelevant, so a multi-class file can rank one class against the rest.
 from ._dataset import DEFAULT_LABEL, FORMATS, MISSING_VALUES, DataError, Dataset, MissingValues, TextColumnsError
 from ._csv import header_names
 from ._labels import same_label
-from ._libsvm import DENSE_MEMORY_SHARE, FALLBACK_DENSE_BYTES, MAX_LIBSVM_FEATURES, available_memory, index_names
+from ._libsvm import (DENSE_MEMORY_SHARE, FALLBACK_DENSE_BYTES, MAX_LIBSVM_FEATURES, available_memory, dense_limit,
+                      index_names)
 from ._load import check_is_file, detect_content_format, detect_format, libsvm_has_queries, load_data
 from ._numpy import npy_shape, npz_array_names, npz_feature_names
 from ._oddities import COMMA_ADVICE, other_compression
@@ -85,7 +86,7 @@ from ._query_file import QUERY_FILE_SUFFIXES, query_file_of
 __all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "load_data", "detect_format",
            "detect_content_format", "FORMATS", "DEFAULT_LABEL",
            "MISSING_VALUES", "MAX_LIBSVM_FEATURES", "DENSE_MEMORY_SHARE", "FALLBACK_DENSE_BYTES",
-           "available_memory", "QUERY_FILE_SUFFIXES", "index_names",
+           "available_memory", "dense_limit", "QUERY_FILE_SUFFIXES", "index_names",
            "query_file_of", "libsvm_has_queries", "header_names", "npz_feature_names",
            "npz_array_names", "npy_shape", "check_is_file", "COMMA_ADVICE", "other_compression",
            "same_label"]

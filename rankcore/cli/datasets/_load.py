@@ -54,11 +54,11 @@ def detect_format(path: str | os.PathLike) -> str:
         return "libsvm"
     if name.endswith(_CSV_EXTENSIONS):
         return "csv"
-    if name.endswith(_TEXT_EXTENSIONS):
-        return "libsvm" if _starts_with_libsvm_row(os.fspath(path), damaged=True) else "csv"
     # the content decides from here on: a file that is not there has none, which is what to say
     # (not "cannot tell the format"); LightGBM's rank.train often sits beside us gzipped
-    _check_exists(os.fspath(path))
+    check_is_file(os.fspath(path))      # and a pipe read here would have lost its first bytes for the reader
+    if name.endswith(_TEXT_EXTENSIONS):
+        return "libsvm" if _starts_with_libsvm_row(os.fspath(path), damaged=True) else "csv"
     if _starts_with_libsvm_row(os.fspath(path), damaged=True):
         return "libsvm"
     compressed = other_compression(os.fspath(path))
@@ -333,10 +333,20 @@ def load_data(
 
 
 def check_is_file(source: str) -> None:
-    """The data file exists and is a file."""
+    """The data file exists and is a regular file.
+
+    A pipe or a device (``<(zcat rank.train.gz)``, ``/dev/stdin``, a FIFO) is refused: its bytes can be read
+    once, and a data file is opened several times (the format sniffed, the compiled LIBSVM scan then the checking
+    parser, the CSV header then its rows), each open of a pipe starting where the last one stopped -- a file read
+    without its first bytes, not an error.  Standard input given as ``-`` is copied to a file first.
+    """
     _check_exists(source)
     if os.path.isdir(source):
         raise DataError(f"{source}: is a directory, expected a data file")
+    if not os.path.isfile(source):
+        raise DataError(f"{source}: not a regular file but a pipe or a device, which can be read once, and a data "
+                        "file is read more than once; give it on standard input as - (... | rankcore fit - ...) "
+                        "or save it to a file (a gzipped file is read as it is)")
 
 
 def _check_exists(source: str) -> None:
