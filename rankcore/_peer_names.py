@@ -7,9 +7,13 @@ line for an option spelled as another library's (``--n-estimators``), without lo
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import functools
+import inspect
+import re
+from typing import Callable, Collection, NamedTuple
 
-__all__ = ["PEER_NAMES", "PEER_FIT_NAMES", "PeerFitName", "fit_argument_of", "peer_fit_hint"]
+__all__ = ["PEER_NAMES", "PEER_FIT_NAMES", "PeerFitName", "fit_argument_of", "names_in_hint",
+           "names_peer_fit_arguments", "peer_fit_hint"]
 
 #: LightGBM's, XGBoost's, CatBoost's and scikit-learn's names for what ``PushBoost`` and its trees call otherwise.
 PEER_NAMES = {
@@ -88,12 +92,15 @@ class PeerFitName(NamedTuple):
         ``AutoRanker.fit``'s own hint where the push's does not hold for it; empty: ``where`` holds.
     parameter : bool
         ``where`` is a parameter's setting, which the hint prefixes with the estimator to set it on.
+    needs : tuple of str
+        What else ``where`` relies on that it does not set by name (the query ids inside an ``eval_set``).
     """
 
     argument: str | None
     where: str
     auto: str = ""
     parameter: bool = False
+    needs: tuple[str, ...] = ()
 
 
 def _parameter(name: str, auto: str = "") -> PeerFitName:
@@ -128,7 +135,7 @@ PEER_FIT_NAMES = {
     "xgb_model": PeerFitName("init_model", "fit(X, y, init_model=...)"),
     **dict.fromkeys(("eval_group", "eval_qid"),
                     PeerFitName("eval_set", "fit(X, y, eval_set=(X_val, y_val, qid_val)) (the validation rows' "
-                                            "query ids are the third member of each set)")),
+                                            "query ids are the third member of each set)", needs=("qid",))),
     "pairs": PeerFitName(None, PEER_NAMES["pairs"]),
     # LGBMRanker.fit's: NDCG at several cut-offs on each eval_set, and its names for columns
     "eval_at": PeerFitName(None, 'fit(X, y, eval_set=..., eval_metric=["ndcg@k:1", "ndcg@k:5"]) (more curves per '
@@ -150,7 +157,8 @@ def fit_argument_of(name: str) -> str | None:
     return entry.argument if entry is not None else None
 
 
-def peer_fit_hint(name: str, constructor: str = "rankcore.boost", *, auto: bool = False) -> str | None:
+def peer_fit_hint(name: str, constructor: str = "rankcore.boost", *, auto: bool = False,
+                  takes: Collection[str] | None = None) -> str | None:
     """Where another library's ``fit`` argument ``name`` is here, or None when it is not one of them.
 
     Parameters
@@ -161,12 +169,67 @@ def peer_fit_hint(name: str, constructor: str = "rankcore.boost", *, auto: bool 
         What makes the estimator whose parameter it may be (``"rankcore.boost"``, ``"AutoRanker"``).
     auto : bool
         The hint of ``AutoRanker.fit`` (whose parameters are not the push's).
+    takes : collection of str, optional
+        The ``fit`` arguments and parameters the estimator takes (None: the push's, all of them).  A hint that
+        names another (``init_model`` to an estimator that continues no model) says so instead of sending the
+        user to a refusal.
     """
     entry = PEER_FIT_NAMES.get(name)
     if entry is None:
         return None
     if auto and entry.auto:
         return entry.auto
+    missing = [] if takes is None else [word for word in names_in_hint(entry) if word not in takes]
+    if missing:
+        return (f"without a counterpart in {constructor} ({missing[0]}, which rankcore's would need, is none of its "
+                f"fit arguments or parameters)")
     if entry.parameter:
         return f"a parameter of {constructor}(...): {entry.where}"
     return entry.where
+
+
+# a name set in a hint: "fit(X, y, init_model=...)", "categorical_features=[...]" (not one inside a spec string,
+# 'learner="trees:max_bins=B"', whose name follows a colon)
+_SET_NAME = re.compile(r"(?:^|[\s(,])(\w+)=")
+
+
+def names_in_hint(entry: PeerFitName) -> list[str]:
+    """The ``fit`` arguments and parameters a push estimator's hint (``entry.where``) sends the user to."""
+    names = [entry.argument] if entry.argument else []
+    names += [word for word in _SET_NAME.findall(entry.where) if word not in names]
+    return names + [word for word in entry.needs if word not in names]
+
+
+def names_peer_fit_arguments(fit: Callable | None = None, *, constructor: str | None = "rankcore.boost",
+                             auto: bool = False, refuses: tuple[str, ...] = ()) -> Callable:
+    """Decorate a ``fit``: another library's argument it does not take is a TypeError naming rankcore's.
+
+    Any other unknown argument gets Python's own TypeError; ``fit``'s signature (which scikit-learn's metadata
+    routing reads) is the decorated one's.  Used bare (``@names_peer_fit_arguments``) or with ``constructor`` and
+    ``auto`` of :func:`peer_fit_hint` (``constructor=None``: the estimator's class, ``DaskPushBoost(...)``).
+    With ``constructor=None`` a hint names only what the estimator takes: its ``fit`` arguments but ``refuses``
+    (those its signature keeps for scikit-learn's sake and refuses, as AutoRanker's ``init_model``) and its
+    parameters; a peer's argument with no counterpart there is said to have none.
+    """
+    if fit is None:
+        return functools.partial(names_peer_fit_arguments, constructor=constructor, auto=auto, refuses=refuses)
+    known = set(inspect.signature(fit).parameters)
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        for name in kwargs:
+            hint = None if name in known else _hint(self, name, constructor, auto, known.difference(refuses))
+            if hint is not None:
+                raise TypeError(f"{name}: {type(self).__name__}.fit takes no argument {name!r}; other libraries' "
+                                f"{name} is here {hint}")
+        return fit(self, *args, **kwargs)
+
+    return wrapper
+
+
+def _hint(estimator, name: str, constructor: str | None, auto: bool, arguments: set) -> str | None:
+    """:func:`peer_fit_hint` of ``name`` for ``estimator``: with ``constructor=None``, of what it takes."""
+    if constructor is not None:
+        return peer_fit_hint(name, constructor, auto=auto)
+    takes = arguments.union(estimator.get_params(deep=False))
+    return peer_fit_hint(name, type(estimator).__name__, auto=auto, takes=takes)

@@ -641,6 +641,9 @@ class Component:
         Spec strings the contract checks of :mod:`rankcore.testing` run on
         (default: the bare name, which needs every parameter to have a
         default).  List a few that exercise the parameters' range.
+    unknown_parameter_notes : dict of str to str
+        Why the component takes no parameter of that name (one a user may expect, as another metric's
+        ``convention``), said in the refusal of a spec that gives it.
     """
 
     name: ClassVar[str] = ""
@@ -648,6 +651,7 @@ class Component:
     parameters: ClassVar[tuple[Parameter, ...]] = ()
     family: ClassVar[str] = ""
     examples: ClassVar[tuple[str, ...]] = ()
+    unknown_parameter_notes: ClassVar[dict[str, str]] = {}
 
     @classmethod
     def example_specs(cls) -> tuple[str, ...]:
@@ -691,7 +695,9 @@ class Component:
         unknown = sorted(set(kwargs) - set(known))
         if unknown:
             expected = ", ".join(known) or "no parameters"
-            raise SpecError(f"{owner}: unknown parameter(s) {', '.join(unknown)}; "
+            notes = "".join(f"{self.unknown_parameter_notes[word]}; " for word in unknown
+                            if word in self.unknown_parameter_notes)
+            raise SpecError(f"{owner}: unknown parameter(s) {', '.join(unknown)}; {notes}"
                             f"{_peer_spec_hints(self.family, self.name, unknown, known)}expected {expected}")
         values = {}
         for index, param in enumerate(self.parameters):

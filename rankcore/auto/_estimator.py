@@ -316,7 +316,8 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
     # ------------------------------------------------------------------
     # fit
     # ------------------------------------------------------------------
-    @names_peer_fit_arguments(constructor=None, auto=True)
+    # init_model stays in the signature (scikit-learn's routing reads it) and is refused: no hint names it
+    @names_peer_fit_arguments(constructor=None, auto=True, refuses=("init_model",))
     @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, init_score=None, eval_set=None,
             eval_names=None, eval_metric=None, eval_init_score=None, callbacks=None, init_model=None):

@@ -66,6 +66,11 @@ def _computed(X):
     return X.compute() if is_dask_collection(X) else X
 
 
+#: ``fit`` arguments of :meth:`DaskAutoRanker.fit`'s signature that it refuses.
+_REFUSED_FIT_ARGUMENTS = ("qid", "group", "position", "init_score", "eval_set", "eval_names", "eval_metric",
+                          "eval_init_score", "init_model")
+
+
 class DaskAutoRanker(ClientParameter, AutoRanker):
     """AutoRanker with its candidates x folds run as tasks on a Dask cluster.
 
@@ -82,7 +87,8 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
     examples = ()
     parameters = (CLIENT,) + AutoRanker.parameters
 
-    @names_peer_fit_arguments(constructor=None, auto=True)
+    # in the signature as AutoRanker.fit's, refused here: no hint names them
+    @names_peer_fit_arguments(constructor=None, auto=True, refuses=_REFUSED_FIT_ARGUMENTS)
     def fit(self, X, y, sample_weight=None, *, qid=None, group=None, callbacks=None, position=None, init_score=None,
             eval_set=None, eval_names=None, eval_metric=None, eval_init_score=None, init_model=None):
         """Search on (X, y) with the tasks on the cluster; Dask collections are computed to the client first.

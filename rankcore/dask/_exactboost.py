@@ -23,6 +23,7 @@ from dataclasses import replace
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._peer_names import names_peer_fit_arguments
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import refuse_queries
 from ..exactboost import ExactBoost, RunResult, fit_runs
@@ -71,6 +72,8 @@ class DaskExactBoost(ClientParameter, ExactBoost):
             (one task each): more batches balance uneven runs, fewer save overhead."""),
     ) + ExactBoost.parameters
 
+    # qid and group are refused (one list): no hint may send a peer's group_id there
+    @names_peer_fit_arguments(constructor=None, refuses=("qid", "group"))
     @fits_on_a_copy
     def fit(self, X, y, *, qid=None, group=None, eval_set=None, callbacks=None):
         """Fit on (X, y); Dask collections are computed to the client (see the class notes)."""

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._peer_names import names_peer_fit_arguments
 from .._degenerate import warn_if_constant
 from .._setup import EstimatorSetup
 from .._state_fields import check_feature_names
@@ -263,6 +264,8 @@ class ExactBoost(Ranker):
     # ------------------------------------------------------------------
     # fit / predict
     # ------------------------------------------------------------------
+    # qid and group are refused (one list): no hint may send a peer's group_id there
+    @names_peer_fit_arguments(constructor=None, refuses=("qid", "group"))
     @fits_on_a_copy
     def fit(self, X, y, *, qid=None, group=None, eval_set=None, callbacks=None):
         """Fit ``n_runs`` boosting runs on ``X`` (n, d) and two-class labels ``y``.

@@ -61,6 +61,10 @@ CONVENTIONS = {
     "catboost": ("linear", "worst", "1"),
 }
 
+#: The conventions whose library scores a count k beyond every query (each query read whole, as its ndcg@100 or
+#: map@100 on queries of 20 rows) where rankcore's own convention refuses it.
+PEERS_CAPPING_K = ("lightgbm", "xgboost")
+
 # "" (the default) takes the rule of the metric's convention
 _TIES = Parameter("ties", str, default="", choices=("average", "first"),
                   doc="'average': a tie counts as the expected value over a random order of it; "
@@ -97,6 +101,16 @@ class QueryMetric(OrderMetric):
         self.empty_rule = self.empty or self.default_conventions[1]
 
     @property
+    def reads_short_queries_whole(self) -> bool:
+        """A count k beyond every query reads each query whole instead of being refused.
+
+        rankcore's own convention refuses such a k (it cuts no query: most
+        likely a mistake); a peer's convention gives the peer's number,
+        and LightGBM and XGBoost cap k at each query's rows there.
+        """
+        return getattr(self, "convention", "rankcore") in PEERS_CAPPING_K
+
+    @property
     def ties_by_row_order(self) -> bool:  # type: ignore[override]
         """``ties="first"`` orders a tie by row."""
         return self.ties_rule == "first"
@@ -113,7 +127,7 @@ class QueryMetric(OrderMetric):
             raise MetricRefusal.said_of(self.spec, "labels", detail, row=int(negative[0]))
         k = getattr(self, "k", None)
         largest = queries.longest          # of the data judged: a part of it (a fold) may hold only shorter queries
-        if isinstance(k, numbers.Integral) and k > largest:
+        if isinstance(k, numbers.Integral) and k > largest and not self.reads_short_queries_whole:
             where = "the input" if queries.n_queries == 1 and not queries.whole_longest else "every query"
             raise k_beyond(self.spec, k, largest, where)
 

@@ -239,6 +239,14 @@ class PrecisionAtK(_SortedKernelMetric):
     bounded = True
     requires_both_classes = False
     examples = ("prec@k:1", "prec@k:10", "prec@k:0.1")
+    # XGBoost's pre@K orders a tie by row: the compiled and weighted kernels and the distributed path (counts at
+    # a threshold score) have no row order, so one convention would hold on one path only
+    unknown_parameter_notes = {
+        "convention": "prec@k has no convention (XGBoost's pre@K orders a tie by row and divides a query's hits "
+                      "by min(K, its rows), which its compiled, weighted and Dask paths, sharing a tie at place K, "
+                      "cannot follow); per_query(y, s, 'prec@k:K', qid=qid) values times K / min(K, sizes) give "
+                      "pre@K on scores without ties",
+    }
     sorted_kernel_type = SortedPrecAtK
     group_kernel_type = GroupPrecAtK
 

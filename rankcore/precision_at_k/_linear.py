@@ -47,6 +47,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit
+from .._peer_names import names_peer_fit_arguments
 from .._degenerate import warn_if_constant
 from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
 from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries,
@@ -369,6 +370,8 @@ class _LinearAtK(Ranker):
         return X
 
     # ------------------------------------------------------------------
+    # qid and group are refused (one list): no hint may send a peer's group_id there
+    @names_peer_fit_arguments(constructor=None, refuses=("qid", "group"))
     @fits_on_a_copy
     def fit(self, X, y, *, qid=None, group=None, eval_set=None, callbacks=None):
         """Fit on ``(X, y)`` for ``n_epochs`` passes over shuffled mini-batches.

@@ -304,11 +304,17 @@ def held_out_queries_counted(plan: ValidationPlan, fold: int):
     except MetricRefusal as exc:
         if exc.reason != "no_query":
             raise
-        part = "a hold-out" if plan.kind == "holdout" else f"fold {fold + 1} of {len(plan.folds)}"
+        if plan.kind == "holdout":
+            part, more = "a hold-out", "raise validation_fraction"
+        else:
+            # the folds deal every query once, whatever validation_fraction: a larger one does not fill this fold
+            part = f"fold {fold + 1} of {len(plan.folds)} of the cross-validation used on data this small"
+            more = (f"give the training data more queries with relevant rows (each of the {len(plan.folds)} folds "
+                    f"needs one), another random_state (which deals the queries to the folds)")
         detail = (f"metric {exc.spec!r} counts none of the {exc.n_queries} queries early stopping held out of the "
                   f"training queries ({part}) to choose the number of iterations (it leaves out queries without a "
                   f"relevant row, or with one class); pass validation queries with relevant rows as "
-                  f"eval_set=(X_val, y_val, qid_val), raise validation_fraction, or fit with early_stopping=False")
+                  f"eval_set=(X_val, y_val, qid_val), {more}, or fit with early_stopping=False")
         raise exc.with_context(f"early_stopping: {detail}", detail=detail, advice=None, remedy=None) from None
 
 

@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit as _blas_limit
+from .._peer_names import names_peer_fit_arguments
 from .._degenerate import warn_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .._setup import EstimatorSetup
@@ -322,6 +323,8 @@ class KernelRanker(Ranker):
     # ------------------------------------------------------------------
     # Fitting
     # ------------------------------------------------------------------
+    # qid and group are refused (one list): no hint may send a peer's group_id there
+    @names_peer_fit_arguments(constructor=None, refuses=("qid", "group"))
     @fits_on_a_copy
     def fit(self, X: Any, y: Any, *, qid: Any = None, group: Any = None) -> "KernelRanker":
         """Fit the ranking function(s).

@@ -119,7 +119,8 @@ def test_push_fit_hint_unchanged(name):
     ("categorical_feature", "X as a pandas DataFrame whose category columns"),
     ("group_id", "fit(X, y, qid=...)"), ("group_weight", "fit(X, y, sample_weight=...)"),
     ("eval_group", "fit(X, y, eval_set=(X_val, y_val, qid_val))"), ("eval_qid", "fit(X, y, eval_set="),
-    ("base_margin", "fit(X, y, init_score=...)"), ("xgb_model", "fit(X, y, init_model=...)"),
+    # AutoRanker refuses init_model: its hint for xgb_model names none (it named init_model)
+    ("base_margin", "fit(X, y, init_score=...)"), ("xgb_model", "without a counterpart in AutoRanker"),
     ("use_best_model", "not a setting of AutoRanker"), ("early_stopping_rounds", "not a setting of AutoRanker"),
     ("od_wait", "not a setting of AutoRanker"), ("verbose", "a parameter of AutoRanker(...): verbose=1"),
     ("eval_at", 'AutoRanker(metric="ndcg@k:5")'), ("pairs", "fit(X, y, qid=...) with grades"),
