@@ -11,6 +11,7 @@
 * :class:`Leaderboard`, :class:`LeaderboardRow` -- the outcome of a search.
 * :class:`RankAverage` -- the fitted rank-average blend.
 * :class:`FoldBag` -- the choice's refit averaged with its cross-validation fold models.
+* :func:`reads_sparse` -- whether a fitted choice (``best_estimator_``) scores sparse rows as they are.
 * :class:`MissingValueImputer` -- the median fill and missing-value indicators
   in front of candidates that do not accept NaN, on data with missing values.
 * :class:`SearchEvent` -- what ``fit(..., callbacks=...)`` receives.
@@ -31,7 +32,7 @@ from ._folds import MAX_CV_REPEATS, part_advice
 from ._leaderboard import Leaderboard, LeaderboardRow
 from ._progress import SearchEvent, SearchProgress
 from ._queries import QUERY_METRIC
-from ._saved import decode_fitted, encode_fitted
+from ._saved import decode_fitted, encode_fitted, reads_sparse
 from ._small_data import SMALL_DATA_ROWS, small_data_specs
 from ._tasks import Task, TaskResult, make_context, run_task
 
@@ -39,4 +40,4 @@ __all__ = ["AutoRanker", "DEFAULT_METRIC", "QUERY_METRIC", "Candidate", "Candida
            "LeaderboardRow", "MAX_CV_REPEATS", "MissingValueImputer", "RankAverage", "SearchEvent", "SMALL_DATA_ROWS",
            "default_specs", "small_data_specs", "LocalExecutor", "Task", "TaskResult", "run_task", "SearchProgress",
            "check_params", "build_estimator", "make_context", "encode_fitted", "decode_fitted", "fit_estimator",
-           "NO_SAMPLE_WEIGHT", "part_advice"]
+           "NO_SAMPLE_WEIGHT", "part_advice", "reads_sparse"]

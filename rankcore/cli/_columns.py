@@ -47,19 +47,25 @@ def dense_for(data, readers, *, fitted: bool = False) -> None:
     """
     if not hasattr(data.X, "tocsr"):
         return
+    make_dense(data, [label for label, estimator in readers if not _reads_sparse(estimator)], fitted=fitted)
+
+
+def make_dense(data, dense_only: list[str], *, fitted: bool = False, advice: str | None = None) -> None:
+    """Make a LIBSVM file kept sparse dense, in place, for the readers ``dense_only`` (their labels; none: leave
+    it) -- within the share of the memory :func:`dense_for` says, else a CommandError naming them and giving
+    ``advice`` (default: the ``fit`` options, or with ``fitted`` the models, that read the file sparse)."""
     from .datasets import dense_limit
 
-    dense_only = [label for label, estimator in readers if not _reads_sparse(estimator)]
-    if not dense_only:
+    if not dense_only or not hasattr(data.X, "tocsr"):
         return
     needed = data.n_samples * data.n_features * 8
     limit, available = dense_limit()
     if needed > limit:
         memory = "half the memory available" if available is not None else f"the {limit / 1e9:.3g} GB allowed"
-        advice = ("score the file with a model fitted with --learner trees (push, rankboost), --model sgd@k or "
-                  "--model perceptron@k, or split its rows into smaller files" if fitted else
-                  "fit it with --learner trees (push, rankboost), --model sgd@k or --model perceptron@k, which read "
-                  "it sparse, or leave features out (--drop)")
+        advice = advice or ("score the file with a model fitted with --learner trees (push, rankboost), "
+                            "--model sgd@k or --model perceptron@k, or split its rows into smaller files" if fitted
+                            else "fit it with --learner trees (push, rankboost), --model sgd@k or --model "
+                                 "perceptron@k, which read it sparse, or leave features out (--drop)")
         raise CommandError(f"{data.source}: {', '.join(dense_only)} read{'s' if len(dense_only) == 1 else ''} dense "
                            f"rows only, and the file's {data.n_samples} rows x {data.n_features} features make a "
                            f"dense matrix of {needed / 1e9:.3g} GB, more than {memory}; {advice}")
@@ -68,9 +74,16 @@ def dense_for(data, readers, *, fitted: bool = False) -> None:
 
 def _reads_sparse(estimator) -> bool:
     """Whether an estimator (fitted or not) reads a scipy.sparse matrix as it is: its scikit-learn tag, which the
-    models set from their settings (push with trees: yes; with stumps: no)."""
+    models set from their settings (push with trees: yes; with stumps: no).  A fitted AutoRanker answers for the
+    model it chose: its tag says yes for every choice, and would leave a dense-only choice (exactboost, kernel) to
+    its own dense copy, made within the Python API's smaller bound and refused with Python advice past it."""
     from sklearn.utils import get_tags
 
+    from ..auto import AutoRanker, reads_sparse
+
+    best = getattr(estimator, "best_estimator_", None)
+    if isinstance(estimator, AutoRanker) and best is not None:
+        return reads_sparse(best)
     try:
         return bool(get_tags(estimator).input_tags.sparse)
     except Exception:  # noqa: BLE001 - an object without scikit-learn tags: its own word, else no

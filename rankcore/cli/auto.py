@@ -184,12 +184,15 @@ def run(args) -> int:
     from ..auto import DEFAULT_METRIC, QUERY_METRIC
 
     data = load(args, args.data, queries=True)
+    _dense_for_candidates(args, data)
     qid = data.qid
     specs = [] if args.metric is None else [args.metric]
     y = data.binary_target(args.positive) if qid is None else query_labels(args, data, specs, specs_option="--metric")
     if qid is not None and eval_specs:      # a metric of 0/1 labels on grades: the same error as --metric's
         query_labels(args, data, eval_specs, specs_option="--eval-metric")
     validation = None if args.validation is None else load_validation(args, data, specs, eval_specs)
+    if validation is not None and _dense_for_candidates(args, validation[0]):
+        validation = (validation[0], estimator_input(validation[0]), validation[2])
     if validation is not None:
         warn_if_training_rows(data, validation[0], _FITTED_ON)
         warn_if_few_queries(validation[0], "the candidates are compared on that one ranking, scored as one part "
@@ -230,6 +233,25 @@ def run(args) -> int:
         write_report(build_report(args, estimator, data, y, imputation, validation), args.report)
         info(args, f"wrote {os.path.normpath(args.report)}")
     return 0
+
+
+def _dense_for_candidates(args, data) -> bool:
+    """A LIBSVM file kept sparse for its size, searched by ``--candidates`` of which none reads sparse rows
+    (exactboost, kernel): made dense as ``fit`` makes it for them (within the memory, else refused in command-line
+    words) -- else the search would refuse every candidate with the Python API's advice (``X.toarray()``).  The
+    default search keeps the file sparse: its trees and linear candidates read it as it is.  True when made dense.
+    """
+    from ..base import declared_attribute
+    from ._columns import make_dense
+
+    if args.candidates is None or args.candidates.strip() == "auto" or not hasattr(data.X, "tocsr"):
+        return False
+    specs = _candidates(args.candidates)
+    if any(declared_attribute("candidate", spec, "accepts_sparse", False) for spec in specs):
+        return False
+    make_dense(data, [f"--candidates {args.candidates}"],
+               advice="add a candidate that reads it sparse (trees, linear), or leave features out (--drop)")
+    return True
 
 
 def _save(estimator, path: str) -> None:

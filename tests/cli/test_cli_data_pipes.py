@@ -32,3 +32,17 @@ def test_a_pipe_is_refused_not_read_without_its_first_bytes(piped, tmp_path, opt
 def test_the_same_rows_on_standard_input_are_read(tmp_path):
     status, _, err = run_main("fit", "-", "--format", "libsvm", "-o", tmp_path / "m.json", "-q", stdin=ROWS.encode())
     assert status == 0, err
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd")
+@pytest.mark.parametrize("command", ["score", "evaluate", "explain", "compare"])
+def test_every_command_refuses_a_pipe_alike_and_names_no_other_command(piped, tmp_path, command):
+    # the advice was "... | rankcore fit - ...", whatever the command: a score user told to pipe into fit
+    train = tmp_path / "train.svm"
+    train.write_text(ROWS)
+    model = tmp_path / "m.json"
+    assert run_main("fit", train, "--learner", "trees", "-o", model, "-q")[0] == 0
+    args = [train, "--test", piped, "--no-plots"] if command == "compare" else [model, piped]
+    status, _, err = run_main(command, *args, *([] if command == "evaluate" else ["-q"]))
+    one_line_error(status, err, piped, "not a regular file", "standard input as -")
+    assert "rankcore fit" not in err

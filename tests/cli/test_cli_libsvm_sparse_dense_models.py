@@ -86,3 +86,40 @@ def test_past_the_memory_a_dense_only_model_is_refused_in_command_line_words(fil
     # a model that reads the file sparse is fitted as it is
     status, _, err = run_main("fit", train, "--learner", "trees", "--n-iter", "3", "--out", tmp_path / "t.json", "-q")
     assert status == 0, err
+
+
+def test_a_saved_auto_model_that_chose_a_dense_only_candidate_gets_the_dense_reads_numbers(files, tmp_path,
+                                                                                          monkeypatch):
+    # AutoRanker's sparse tag is true whatever it chose: the CLI must ask the chosen model, not the tag, else
+    # exactboost's rows are left to the Python API's dense copy and refused past its bound in Python words
+    train, test = files
+    model, dense_scores, sparse_scores = tmp_path / "auto.json", tmp_path / "d.csv", tmp_path / "s.csv"
+    status, _, err = run_main("auto", train, "--candidates", "exactboost", "--out", model, "-q")
+    assert status == 0, err
+    assert run_main("score", model, test, "--out", dense_scores, "-q")[0] == 0
+    _as_if_large(monkeypatch)
+    status, _, err = run_main("score", model, test, "--out", sparse_scores, "-q")
+    assert status == 0, err
+    assert sparse_scores.read_text() == dense_scores.read_text()
+
+
+@pytest.mark.parametrize("validation", [False, True], ids=["no-validation", "validation"])
+def test_auto_with_dense_only_candidates_gets_the_dense_reads_numbers(files, tmp_path, monkeypatch, validation):
+    # every candidate refused the CSR matrix with the Python API's advice ("pass a dense X (X.toarray() ...)")
+    train, test = files
+    options = ["--candidates", "exactboost", "-q", *(["--validation", test] if validation else ["--cv", "3"])]
+
+    def chosen_scores(tag):
+        model, scores = tmp_path / f"{tag}.json", tmp_path / f"{tag}.csv"
+        status, _, err = run_main("auto", train, "--out", model, *options)
+        assert status == 0, err
+        assert run_main("score", model, test, "--out", scores, "-q")[0] == 0
+        return scores.read_text()
+
+    dense = chosen_scores("dense")
+    _as_if_large(monkeypatch)
+    assert chosen_scores("sparse") == dense
+    monkeypatch.setattr(_libsvm, "available_memory", lambda: 2000)     # half of it: 1000 bytes
+    status, _, err = run_main("auto", train, "--out", tmp_path / "again.json", *options)
+    one_line_error(status, err, "--candidates exactboost reads dense rows only", "trees, linear")
+    assert "--learner" not in err           # fit's option, not auto's

@@ -345,7 +345,7 @@ def check_is_file(source: str) -> None:
         raise DataError(f"{source}: is a directory, expected a data file")
     if not os.path.isfile(source):
         raise DataError(f"{source}: not a regular file but a pipe or a device, which can be read once, and a data "
-                        "file is read more than once; give it on standard input as - (... | rankcore fit - ...) "
+                        "file is read more than once; give it on standard input as - (... | rankcore COMMAND ... -) "
                         "or save it to a file (a gzipped file is read as it is)")
 
 
