@@ -12,6 +12,7 @@ below.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 from typing import Any
 
@@ -103,10 +104,21 @@ _MODULES = frozenset({"metrics", "validation", "gbdt", "push", "objectives", "le
                       "auto", "exactboost", "rkhs", "precision_at_k"})
 
 
+def _dask_hint() -> str:
+    """Why ``rankcore.dask`` is no attribute yet: it is imported on its own, as it needs the Dask extra."""
+    said = ("module 'rankcore' has no attribute 'dask': rankcore.dask is not imported with rankcore "
+            "(it needs Dask); run `import rankcore.dask` first")
+    if importlib.util.find_spec("dask") is None:
+        said += ', after installing Dask: pip install "rankcore[dask]"'
+    return said
+
+
 def __getattr__(name: str) -> Any:
     target = _LAZY.get(name)
     if target is None and name in _MODULES:
         target = f"{name}:"
+    if target is None and name == "dask":
+        raise AttributeError(_dask_hint())
     if target is None:
         raise AttributeError(f"module 'rankcore' has no attribute {name!r}")
     module_name, _, attr = target.partition(":")

