@@ -209,27 +209,19 @@ def test_a_plugins_failure_is_said_to_be_the_plugins(labelled, monkeypatch, refu
                               "ZeroDivisionError: division by zero")
 
 
-def test_a_plugins_other_exception_is_not_called_rankcores(labelled, monkeypatch):
+@pytest.mark.parametrize("flag, status, start", [
     # an IndexError in a plugin's code was "rankcore: internal error ... please report it"
-    from _plugin_registration import components_registered
-
-    monkeypatch.setattr(_DividingMetric, "index", True)
-    assert _cli("fit", "binary.csv", "--n-iter", "3", "--out", "m.json", "--quiet")[0] == 0
-    with components_registered("rankcore_register_metrics", [_DividingMetric], "dividing", "dividing-dist 1.0"):
-        status, _, err = _cli("evaluate", "m.json", "binary.csv", "--metrics", "test-dividing")
-    assert status == 1
-    assert err.startswith("rankcore: error in a plugin: metric 'test-dividing' (dividing-dist 1.0) raised IndexError")
-
-
-
-def test_a_plugins_memory_error_names_the_plugin(labelled, monkeypatch):
+    ("index", 1, "rankcore: error in a plugin: metric 'test-dividing' (dividing-dist 1.0) raised IndexError"),
     # "rankcore: error: out of memory" alone sent the user to shrink the data when a plugin asked for 8 EiB
+    ("memory", 2, "rankcore: error: metric 'test-dividing' (dividing-dist 1.0): out of memory: Unable to allocate "
+                  "8.00 EiB"),
+])
+def test_a_plugins_other_failure_is_named_as_the_plugins(labelled, monkeypatch, flag, status, start):
     from _plugin_registration import components_registered
 
-    monkeypatch.setattr(_DividingMetric, "memory", True)
+    monkeypatch.setattr(_DividingMetric, flag, True)
     assert _cli("fit", "binary.csv", "--n-iter", "3", "--out", "m.json", "--quiet")[0] == 0
     with components_registered("rankcore_register_metrics", [_DividingMetric], "dividing", "dividing-dist 1.0"):
-        status, _, err = _cli("evaluate", "m.json", "binary.csv", "--metrics", "test-dividing")
-    assert status == 2
-    assert err.startswith("rankcore: error: metric 'test-dividing' (dividing-dist 1.0): out of memory: Unable to "
-                          "allocate 8.00 EiB"), err
+        got, _, err = _cli("evaluate", "m.json", "binary.csv", "--metrics", "test-dividing")
+    assert got == status
+    assert err.startswith(start), err
