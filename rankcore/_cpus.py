@@ -33,8 +33,9 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
-__all__ = ["available_cpus", "cgroup_cpu_quota", "forked_after_threads", "hold_threads", "idle_cpus",
+__all__ = ["available_cpus", "cgroup_cpu_quota", "cgroup_smallest", "forked_after_threads", "hold_threads", "idle_cpus",
            "note_threads_started", "other_running_threads", "process_cpu_quota", "release_threads",
            "threads_held_by_other_fits", "threads_held_here"]
 
@@ -249,23 +250,37 @@ def cgroup_cpu_quota(root: str | os.PathLike = CGROUP_ROOT,
         and the v1 ``cpu`` controller); None when no level sets one or the
         files cannot be read (not Linux).
     """
+    return cgroup_smallest(root, proc_cgroup, "cpu", _v2_quota, _v1_quota)
+
+
+def cgroup_smallest(root: str | os.PathLike, proc_cgroup: str | os.PathLike, controller: str,
+                    read_v2: Callable[[Path], float | None], read_v1: Callable[[Path], float | None]) -> float | None:
+    """The smallest value a controller's limit files give over this process's cgroups and their ancestors.
+
+    ``read_v2`` reads a cgroup v2 directory (every controller in one
+    hierarchy), ``read_v1`` a directory of the v1 ``controller`` hierarchy
+    (mounted under its joined name, ``cpu,cpuacct``, or its own); each
+    returns None where the level sets no limit.  None when no level sets one
+    or ``proc_cgroup`` cannot be read (not Linux).  The kernel enforces every
+    level, so the smallest is the one that binds.
+    """
     root = Path(root)
     try:
         lines = Path(proc_cgroup).read_text().splitlines()
     except OSError:
         return None
-    quotas = []
+    values = []
     for line in lines:
         parts = line.split(":", 2)
         if len(parts) != 3:
             continue
         _, controllers, path = parts
         if controllers == "":
-            quotas += [q for d in _levels(root, path) if (q := _v2_quota(d)) is not None]
-        elif "cpu" in controllers.split(","):
-            for mount in dict.fromkeys((controllers, "cpu")):  # "cpu,cpuacct" or its "cpu" link
-                quotas += [q for d in _levels(root / mount, path) if (q := _v1_quota(d)) is not None]
-    return min(quotas, default=None)
+            values += [v for d in _levels(root, path) if (v := read_v2(d)) is not None]
+        elif controller in controllers.split(","):
+            for mount in dict.fromkeys((controllers, controller)):  # "cpu,cpuacct" or its "cpu" link
+                values += [v for d in _levels(root / mount, path) if (v := read_v1(d)) is not None]
+    return min(values, default=None)
 
 
 def _levels(mount: Path, path: str):

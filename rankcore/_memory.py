@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ._cpus import CGROUP_ROOT, PROC_CGROUP, _levels
+from ._cpus import CGROUP_ROOT, PROC_CGROUP, cgroup_smallest
 
 __all__ = ["address_space_in_use", "address_space_left", "address_space_limit", "available_memory",
            "cgroup_memory_limit", "meminfo_available", "physical_memory", "usable_memory"]
@@ -66,24 +66,8 @@ def cgroup_memory_limit(root: str | os.PathLike = CGROUP_ROOT,
         v2 and the v1 ``memory`` controller); None when no level sets one or
         the files cannot be read (not Linux).
     """
-    root = Path(root)
-    try:
-        lines = Path(proc_cgroup).read_text().splitlines()
-    except OSError:
-        return None
-    limits = []
-    for line in lines:
-        parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        _, controllers, path = parts
-        if controllers == "":
-            limits += [v for d in _levels(root, path) if (v := _read_limit(d / "memory.max")) is not None]
-        elif "memory" in controllers.split(","):
-            for mount in dict.fromkeys((controllers, "memory")):
-                limits += [v for d in _levels(root / mount, path)
-                           if (v := _read_limit(d / "memory.limit_in_bytes")) is not None]
-    return min(limits, default=None)
+    return cgroup_smallest(root, proc_cgroup, "memory", lambda d: _read_limit(d / "memory.max"),
+                           lambda d: _read_limit(d / "memory.limit_in_bytes"))
 
 
 def _read_limit(path: Path) -> int | None:
