@@ -351,10 +351,9 @@ class MeanAveragePrecision(QueryMetric):
     )
     examples = ("map", "map:ties=first,empty=0", "map:convention=xgboost")
 
-    def _validate(self) -> None:
-        ties, empty = MAP_LIST_CONVENTIONS[self.convention]
-        self.ties_rule = self.ties or ties
-        self.empty_rule = self.empty or empty
+    @property
+    def default_conventions(self) -> tuple[str, str]:  # type: ignore[override]
+        return MAP_LIST_CONVENTIONS[self.convention]
 
     def bind_ranked(self, y, queries, blocks):
         relevant = y > 0
@@ -394,10 +393,9 @@ class MeanAveragePrecisionAtK(QueryMetric):
     )
     examples = ("map@k:10", "map@k:5,convention=lightgbm", "map@k:0.5,ties=first,empty=0,denominator=relevant")
 
-    def _validate(self) -> None:
-        ties, empty = MAP_CONVENTIONS[self.convention]
-        self.ties_rule = self.ties or ties
-        self.empty_rule = self.empty or empty
+    @property
+    def default_conventions(self) -> tuple[str, str]:  # type: ignore[override]
+        return MAP_CONVENTIONS[self.convention]
 
     def bind_ranked(self, y, queries, blocks):
         relevant = y > 0
