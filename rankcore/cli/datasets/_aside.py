@@ -25,6 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from ._dataset import _MISSING, DataError, Dataset
+from ._labels import python_only_number
 
 __all__ = ["with_aside", "queries_aside", "positions_aside", "init_scores_aside", "weights_aside"]
 
@@ -107,7 +108,7 @@ def _position(text: str) -> tuple[int | None, str | None]:
     if stripped.lower() in _MISSING:
         return None, f"missing display position (every row needs {_PLACE})"
     wrong = f"expected the row's display position, an integer >= 0, got {stripped[:40]!r}"
-    if "_" in stripped or not stripped.isascii():     # Python's int() reads 1_0 and other scripts' digits
+    if python_only_number(stripped):
         return None, wrong
     try:
         number = int(stripped)
@@ -212,7 +213,7 @@ def _number_problem(text: str, missing: str, expected: str) -> str | None:
     if stripped.lower() in _MISSING:
         return missing
     wrong = f"{expected}, got {stripped[:40]!r}"
-    if "_" in stripped or not stripped.isascii():     # Python's float() reads 1_0 and other scripts' digits
+    if python_only_number(stripped):
         return wrong
     try:
         value = float(stripped)

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ._dataset import _MISSING, _canonical_nan, _label_problem, _open_text
+from ._labels import python_only_number
 
 
 def _csv_fast_path(source, delimiter, header_lineno, n_fields, feature_idx, label_index, text=frozenset(),
@@ -112,7 +113,7 @@ def plain_numbers(cells: np.ndarray) -> bool:
     flat = np.ravel(cells)
     for start in range(0, flat.shape[0], _PLAIN_BLOCK):
         joined = "".join(str(cell) for cell in flat[start:start + _PLAIN_BLOCK].tolist())
-        if "_" in joined or not joined.isascii():
+        if python_only_number(joined):
             return False
     return True
 

@@ -10,6 +10,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from ._labels import python_only_number
 from ._missing import MissingValues
 from ._labels import same_label
 
@@ -328,7 +329,7 @@ def _label_array(labels: list[str]) -> np.ndarray:
     """The labels as numbers, or as text when one of them is not a number (as pandas' reader reads them: Python's
     ``float`` also takes ``1_0`` and ``١`` (an Arabic-Indic 1) for numbers, pandas and this take them for text, so
     both readers give one answer)."""
-    if any("_" in text or not text.isascii() for text in set(labels)):
+    if any(python_only_number(text) for text in set(labels)):
         return np.asarray(labels, dtype=object)
     try:
         values = np.asarray(labels, dtype=np.float64)

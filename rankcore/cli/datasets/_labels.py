@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["same_label"]
+__all__ = ["same_label", "python_only_number"]
 
 
 def same_label(a: Any, b: Any) -> bool:
@@ -18,7 +18,7 @@ def same_label(a: Any, b: Any) -> bool:
     """
     if a == b or str(a) == str(b):
         return True
-    if not (_plain(a) and _plain(b)):
+    if any(isinstance(label, str) and python_only_number(label) for label in (a, b)):
         return False           # 1_000 and other scripts' digits are text in a data file: no number to compare
     try:
         return float(a) == float(b)
@@ -26,6 +26,8 @@ def same_label(a: Any, b: Any) -> bool:
         return False
 
 
-def _plain(label: Any) -> bool:
-    """Whether a label read as text has no underscore and no character beyond ASCII (a number is plain)."""
-    return not isinstance(label, str) or ("_" not in label and label.isascii())
+def python_only_number(text: str) -> bool:
+    """Whether ``text`` holds an underscore or a character beyond ASCII: what only Python's ``int()`` and
+    ``float()`` read as part of a number (``1_000``, other scripts' digits such as ``"٣"``), and pandas, R,
+    svmlight and a spreadsheet read as text -- as every reader of data files here does."""
+    return "_" in text or not text.isascii()

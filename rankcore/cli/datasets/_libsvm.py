@@ -30,6 +30,7 @@ import scipy.sparse as sp
 
 from ..._memory import available_memory
 from ._dataset import DataError, Dataset, _open_text
+from ._labels import python_only_number
 from ._oddities import not_text_error
 
 #: Largest LIBSVM feature index read (the matrix is made dense: a file naming
@@ -181,7 +182,7 @@ def _parse_checking(source: str) -> tuple:
                 if not text:
                     continue
                 fields = text.split()
-                if "_" in text or not text.isascii():
+                if python_only_number(text):
                     _refuse_python_only_number(fields, source, lineno)
                 try:
                     label = float(fields[0])
@@ -365,7 +366,7 @@ def _refuse_python_only_number(fields: list[str], source: str, lineno: int) -> N
     (:func:`._csv_fast.plain_numbers`), so a typo is never read as a number here.
     """
     for item in fields:
-        if "_" in item or not item.isascii():
+        if python_only_number(item):
             raise DataError(f"{source}, line {lineno}: {item[:40]!r} holds an underscore or a character beyond ASCII, "
                             "which no number of a LIBSVM row has (1_000 is not 1000 here; write plain digits)")
 
