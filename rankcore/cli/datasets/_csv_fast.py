@@ -144,9 +144,10 @@ def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, la
         # which columns hold text: read everything as text, then convert the columns of numbers
         frame = _pandas_frame(source, delimiter, header_lineno, n_fields, ())
         for j in feature_idx:
-            try:                   # as the checking parser converts (plain_floats)
+            try:                   # as the checking parser converts (plain_floats), converted once
                 column = frame[j].to_numpy(dtype=object)
-                plain_floats(column[frame[j].notna().to_numpy()])
+                if not plain_numbers(column[frame[j].notna().to_numpy()]):
+                    raise ValueError(j)
                 frame[j] = column.astype(np.float64)
             except (ValueError, TypeError):
                 named |= {j}
