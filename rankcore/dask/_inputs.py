@@ -226,10 +226,14 @@ def _as_dask_vector(v: Any, chunks: tuple[int, ...], *, name: str):
 
 def _qid_sizes_hint(qid, n: int) -> str:
     """The in-memory fit's hint for a Dask ``qid`` of fewer entries than the ``n`` rows that reads as LightGBM's
-    sizes of consecutive queries (computed: fewer values than the rows), else ""."""
+    sizes of consecutive queries, else "".
+
+    Only a ``qid`` of at most half the rows is computed for it (sizes of queries of two rows or more on the mean):
+    a qid one row short, as long as the data, is not read back to the client for a hint.
+    """
     from ..metrics import sizes_hint
 
-    if qid.shape[0] >= n:
+    if 2 * qid.shape[0] > n:
         return ""
     return sizes_hint(np.asarray(qid.compute()), n)
 
