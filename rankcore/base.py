@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 import numpy as np
+import sklearn
 from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags
 
@@ -252,13 +253,24 @@ def require_score_queries(qid: Any, estimator: Any, group: Any = None) -> None:
 
     scikit-learn's model selection calls ``score(X, y)`` when its metadata routing is off (the default), even when
     ``fit`` was given ``qid``; a pooled score there would choose hyper-parameters on a number that means nothing.
+    With routing on, ``score(X, y)`` comes from a caller that routes nothing to ``score`` (``FrozenEstimator``,
+    scikit-learn's ``permutation_importance``): turning routing on, the advice for the first case, would not help
+    there, so the message says what does.
     """
-    if qid is None and group is None:
-        raise ValueError(f"qid: this {type(estimator).__name__} was fitted within queries, so score(X, y) needs "
-                         "the query of each row: score(X, y, qid=qid) or score(X, y, group=sizes) "
-                         "(qid=np.zeros(len(y)) scores the rows as one query). In scikit-learn's model selection "
-                         "turn on metadata routing (sklearn.set_config(enable_metadata_routing=True)), which passes "
-                         "each fold's qid to score")
+    if qid is not None or group is not None:
+        return
+    start = (f"qid: this {type(estimator).__name__} was fitted within queries, so score(X, y) needs the query of "
+             "each row: score(X, y, qid=qid) or score(X, y, group=sizes) (qid=np.zeros(len(y)) scores the rows as "
+             "one query). ")
+    if sklearn.get_config().get("enable_metadata_routing", False):
+        raise ValueError(start + "scikit-learn's metadata routing is on, yet no qid reached score: the caller routes "
+                         "none to it (FrozenEstimator, sklearn.inspection.permutation_importance); score with "
+                         "scoring=rankcore.metrics.make_query_scorer(...), which requests qid itself, or use "
+                         "rankcore.permutation_importance(model, X, y, qid=qid)")
+    raise ValueError(start + "In scikit-learn's model selection turn on metadata routing "
+                     "(sklearn.set_config(enable_metadata_routing=True)), which passes each fold's qid to score; "
+                     "sklearn.inspection.permutation_importance never passes qid: use "
+                     "rankcore.permutation_importance(model, X, y, qid=qid)")
 
 
 def check_eval_set(eval_set: Any, classes: np.ndarray, n_features: int, *, accept_sparse: bool = False,

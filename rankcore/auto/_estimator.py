@@ -771,8 +771,10 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
                 X_arr = dense_rows(X_arr, self.best_candidate_)
         return X_arr
 
+    # sample_weight third and qid by keyword, as in fit and scikit-learn's score(X, y, sample_weight): callers that
+    # pass weights by position must not have them read as query ids
     @reads_a_snapshot
-    def score(self, X, y, qid=None, sample_weight=None, *, group=None, init_score=None) -> float:
+    def score(self, X, y, sample_weight=None, *, qid=None, group=None, init_score=None) -> float:
         """The ``metric`` of ``decision_function(X)`` against ``y`` (higher is better: negated if lower is).
 
         ``init_score``: the rows' initial scores, for a model fitted from

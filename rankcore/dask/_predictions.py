@@ -120,8 +120,10 @@ class DaskPredictions:
         for t in range(1, len(self.rankers_) + 1):
             yield self._lazy_scores(X, t)
 
+    # sample_weight third and qid by keyword, as in fit and scikit-learn's score(X, y, sample_weight): callers that
+    # pass weights by position must not have them read as query ids
     @reads_a_snapshot
-    def score(self, X, y, qid=None, sample_weight=None, *, group=None, init_score=None) -> float:
+    def score(self, X, y, sample_weight=None, *, qid=None, group=None, init_score=None) -> float:
         """The ``scoring`` metric of the scores of ``X`` against ``y``; distributed for Dask input.
 
         Dask input is evaluated by :func:`rankcore.dask.evaluate` (exact

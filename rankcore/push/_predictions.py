@@ -86,8 +86,10 @@ class BoostPredictions:
                 scores += alpha * ranker.predict(X_arr)
             yield scores
 
+    # sample_weight third and qid by keyword, as in fit and scikit-learn's score(X, y, sample_weight): callers that
+    # pass weights by position must not have them read as query ids
     @reads_a_snapshot
-    def score(self, X, y, qid=None, sample_weight=None, *, group=None, init_score=None) -> float:
+    def score(self, X, y, sample_weight=None, *, qid=None, group=None, init_score=None) -> float:
         """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better).
 
         ``init_score``: the rows' initial scores, for a model fitted from
@@ -101,8 +103,9 @@ class BoostPredictions:
         within each query and averaged over the queries it counts.  A model
         fitted within queries scores by ``ndcg@k:10`` unless ``scoring``
         names a metric (on queries shorter than 10 rows: NDCG of the whole
-        query).  ``sample_weight`` must be None (it is there for
-        ``Pipeline.score``).  A model fitted within queries needs ``qid`` or
+        query).  ``sample_weight`` (third, as in scikit-learn's ``score``) is
+        ignored with a warning: the ranking metrics count every row once.
+        ``qid`` and ``group`` are passed by keyword.  A model fitted within queries needs ``qid`` or
         ``group`` (a ValueError without: the rows pooled into one list would
         give a meaningless number); both are an error, as in :meth:`fit`.
         """
