@@ -5,7 +5,7 @@
   to add a candidate (hook ``rankcore_register_auto_candidates``);
   :func:`build_estimator` and :func:`fit_estimator` build and fit one as
   AutoRanker does (``NO_SAMPLE_WEIGHT``: the skip reason of a candidate
-  taking no weights on a weighted fit).
+  taking no weights on a weighted fit; ``NO_SPARSE``: of one reading dense X only, on sparse X).
 * :func:`part_advice` -- the advice of a refusal of the metric on the parts
   scored (``MetricRefusal.remedy``), said of another name for the set.
 * :class:`Leaderboard`, :class:`LeaderboardRow` -- the outcome of a search.
@@ -24,7 +24,7 @@ See ``docs/auto.md``.
 
 from ._bag import FoldBag
 from ._blend import RankAverage
-from ._candidate import NO_SAMPLE_WEIGHT, Candidate, CandidateContext, build_estimator, fit_estimator
+from ._candidate import NO_SAMPLE_WEIGHT, NO_SPARSE, Candidate, CandidateContext, build_estimator, fit_estimator
 from ._estimator import DEFAULT_METRIC, AutoRanker, check_params, default_specs
 from ._impute import MissingValueImputer
 from ._executors import LocalExecutor
@@ -40,4 +40,4 @@ __all__ = ["AutoRanker", "DEFAULT_METRIC", "QUERY_METRIC", "Candidate", "Candida
            "LeaderboardRow", "MAX_CV_REPEATS", "MissingValueImputer", "RankAverage", "SearchEvent", "SMALL_DATA_ROWS",
            "default_specs", "small_data_specs", "LocalExecutor", "Task", "TaskResult", "run_task", "SearchProgress",
            "check_params", "build_estimator", "make_context", "encode_fitted", "decode_fitted", "fit_estimator",
-           "NO_SAMPLE_WEIGHT", "part_advice", "reads_sparse"]
+           "NO_SAMPLE_WEIGHT", "NO_SPARSE", "part_advice", "reads_sparse"]

@@ -37,7 +37,17 @@ class CommandError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, with usage errors kept to one clean line like rankcore's own."""
+    """argparse, with usage errors kept to one clean line like rankcore's own, and no abbreviated options.
+
+    argparse takes a prefix of a long option as that option: ``demo --test 0.3`` was ``--test-size 0.3``, and
+    another library's ``--eta`` (a learning rate) ``--eta0``, a parameter of another meaning.  Every parser here,
+    the subcommands' too (argparse builds them with this class), reads whole option names only; an unrecognized
+    one gets a hint naming the option meant (:func:`._peer_options.peer_option_hint`).
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def format_help(self) -> str:
         # an epilog may be a callable, formatted only when the help is shown (see ``models_epilog``)
@@ -51,7 +61,20 @@ class _Parser(argparse.ArgumentParser):
         from ._negative_values import join_negative_values
 
         words = sys.argv[1:] if args is None else [str(w) for w in args]
-        return super().parse_known_args(join_negative_values(words), namespace)
+        return super().parse_known_args([self._plural_meant(w) for w in join_negative_values(words)], namespace)
+
+    def _plural_meant(self, word: str) -> str:
+        # options are never abbreviated, but a plural option's singular (--metric, --feature-name) names the same
+        # thing, so it is read as the plural -- except where the singular is another library's word of another
+        # meaning (--group: LightGBM's query sizes, no --groups)
+        from ._peer_options import NOT_PLURALS
+
+        flag, equals, value = word.partition("=")
+        if not flag.startswith("--") or flag in self._option_string_actions:
+            return word
+        if flag + "s" in self._option_string_actions and flag[2:].replace("-", "_") not in NOT_PLURALS:
+            return flag + "s" + equals + value
+        return word
 
     def parse_args(self, args=None, namespace=None):
         # argparse's own, with a hint where an unrecognized option is another library's name (--n-estimators)
@@ -61,17 +84,6 @@ class _Parser(argparse.ArgumentParser):
 
             self.error(f"unrecognized arguments: {' '.join(extras)}{peer_option_hint(self, namespace, extras)}")
         return namespace
-
-    def _get_option_tuples(self, option_string):
-        # argparse takes a prefix of an option as that option: another library's --eta would be read as --eta0, a
-        # parameter of another meaning; such a word stays unrecognized, and parse_args hints at rankcore's option
-        matches = super()._get_option_tuples(option_string)
-        if matches:
-            from ._peer_options import misread_abbreviation
-
-            if misread_abbreviation(option_string, [match[1] for match in matches]):
-                return []
-        return matches
 
     def error(self, message: str):
         self.print_usage(sys.stderr)

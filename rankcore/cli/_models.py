@@ -686,7 +686,7 @@ def stop_summary(estimator) -> str:
             if n_iter == 0:
                 return f"stopped: {reason}{note}, no iteration scored better than the start on the hold-out: kept none"
             return f"stopped: {reason}{note}, kept the best {n_iter} iteration{'' if n_iter == 1 else 's'}"
-        return f"stopped: {reason}{note} after {n_iter} iterations"
+        return f"stopped: {reason}{note} after {n_iter} iteration{'' if n_iter == 1 else 's'}"
     return ""
 
 

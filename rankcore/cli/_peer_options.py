@@ -8,9 +8,10 @@ parameters, and :data:`rankcore._peer_names.PEER_FIT_NAMES`, ``fit``'s arguments
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
 
-__all__ = ["peer_option_hint", "misread_abbreviation", "NOT_PLURALS"]
+__all__ = ["peer_option_hint", "NOT_PLURALS"]
 
 #: rankcore's Python names whose option is not the name with dashes (``sample_weight`` is ``--weight COLUMN``).
 _OPTION_OF = {"sample_weight": "--weight", "categorical_features": "--categorical", "eval_set": "--validation"}
@@ -46,7 +47,8 @@ def peer_option_hint(parser: argparse.ArgumentParser, namespace: argparse.Namesp
     str
         ``" (other libraries' --n-estimators is here --n-iter N)"`` for each peer name among the words, joined.
         An option stands for the start of the table's entry; the rest of the entry (its notes), when there is one,
-        follows as the Python it is.
+        follows as the Python it is.  Any other word that starts or nearly spells the command's options (an
+        abbreviation, which argparse is not let to complete, or a typo) gets ``" (did you mean --test-size?)"``.
     """
     options = _command_options(parser, getattr(namespace, "command", None))
     hints = {}
@@ -57,29 +59,22 @@ def peer_option_hint(parser: argparse.ArgumentParser, namespace: argparse.Namesp
             continue
         flag = word.split("=", 1)[0]
         hint = _hint_for(flag[2:].replace("-", "_").lower(), options)
-        if hint is not None:
+        meant = _meant(flag, options)
+        # a peer's name this command has no option for, that starts one of its options (evaluate's --metric):
+        # the option meant, rather than the Python
+        if hint is not None and (hint.startswith("here ") or not meant):
             hints.setdefault(flag, f"other libraries' {flag} is {hint}")    # a flag given twice: one hint
+        elif meant:
+            hints.setdefault(flag, f"did you mean {' or '.join(meant)}?")
     return "".join(f" ({hint})" for hint in hints.values())
 
 
-def misread_abbreviation(word: str, options: list[str]) -> bool:
-    """Whether argparse would take the abbreviation ``word`` as the longer ``options`` where ``word`` is another
-    library's option name of its own meaning (XGBoost's ``--eta``, a learning rate, is no ``--eta0``).
-
-    The plural of the name (``--metric`` for ``--metrics``, ``--feature-name`` for ``--feature-names``) is the same
-    word: argparse's reading stands -- except for :data:`NOT_PLURALS` (``--group`` is no ``--groups``).
-    """
-    from .._peer_names import PEER_NAMES, peer_fit_hint
-
-    flag = word.split("=", 1)[0]
-    if not flag.startswith("--"):
-        return False
-    name = flag[2:].replace("-", "_").lower()
-    if name in NOT_PLURALS:
-        return True
-    if name not in PEER_NAMES and peer_fit_hint(name) is None:
-        return False
-    return any(option != flag + "s" for option in options)
+def _meant(flag: str, options: dict[str, argparse.Action]) -> list[str]:
+    """The command's long options ``flag`` may stand for: those it starts (``--test`` for ``--test-size``; at most
+    three, shortest first), else the closest spelling (``--n-iters`` for ``--n-iter``); none when none is close."""
+    longs = sorted((o for o in options if o.startswith("--") and o != "--debug"), key=lambda o: (len(o), o))
+    started = [o for o in longs if o.startswith(flag)]
+    return started[:3] if started else difflib.get_close_matches(flag, longs, n=1, cutoff=0.8)
 
 
 def _command_options(parser: argparse.ArgumentParser, command: str | None) -> dict[str, argparse.Action]:

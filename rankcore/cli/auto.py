@@ -213,6 +213,9 @@ def run(args) -> int:
         raise
     progress.close(f"chose {estimator.best_candidate_}")
     print(leaderboard_table(estimator).render(args.table_format), flush=True)
+    skip_line = sparse_skip_line(estimator, data)
+    if skip_line:
+        info(args, skip_line)
     if qid is None:             # the file's label fitted as 1: what ``evaluate`` reads the labels with
         record_relevant_label(estimator, data.relevant_label(args.positive), data.y)
     _save(estimator, args.out)
@@ -300,8 +303,9 @@ class _SearchDisplay:
 
 def stop_lines(estimator, last_event=None) -> list[str]:
     """What ended the search, when not its plan (the time budget), and each final refit's stop, as ``rankcore fit``
-    says it (``"refit of trees: stopped: early_stopping, kept the best 31 iterations"``); ``last_event``: the search's
-    last task (its counts of tasks run and planned), when known."""
+    says it (``"refit of trees: stopped: early_stopping, kept the best 31 iterations"``), then a fold bag's fold
+    models' (the search's fold fits, kept in the model); ``last_event``: the search's last task (its counts of tasks
+    run and planned), when known."""
     from ._models import stop_summary
 
     lines = []
@@ -310,28 +314,45 @@ def stop_lines(estimator, last_event=None) -> list[str]:
         budget = estimator.get_params(deep=False).get("time_budget")
         lines.append(f"search stopped: time_budget (--time {budget:g} s ran out{ran}; the leaderboard says which "
                      "candidates got fewer folds or none)")
-    for name, model in _refits(estimator.best_estimator_, estimator.best_candidate_):
-        said = stop_summary(model)
+    for name, model, fold_models in _refits(estimator.best_estimator_, estimator.best_candidate_):
+        said = stop_summary(_boosted(model))
         if said:
             lines.append(f"refit of {name}: {said}")
+        folds: dict[str, list[int]] = {}
+        for fold, fold_model in enumerate(fold_models, start=1):
+            folds.setdefault(stop_summary(_boosted(fold_model)), []).append(fold)
+        stops = [f"fold{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}: {said}"
+                 for said, numbers in folds.items() if said]
+        if stops:
+            lines.append(f"fold fits of {name} (bagged with the refit): {'; '.join(stops)}")
     return lines
 
 
-def _refits(best, name: str) -> list[tuple[str, object]]:
-    """(candidate, its refit on every row) of each model the choice holds: a blend's members, a bag's refit (its
-    first model; its fold models are the search's), or the model itself."""
+def _refits(best, name: str) -> list[tuple[str, object, list]]:
+    """(candidate, its refit on every row, the fold models bagged with it) of each model the choice holds: a
+    blend's members, a bag's refit and fold models (the search's fold fits), or the model itself."""
     from ..auto import FoldBag, RankAverage
 
     if isinstance(best, RankAverage):
-        return [pair for member, model in zip(best.names, best.estimators) for pair in _refits(model, member)]
+        return [triple for member, model in zip(best.names, best.estimators) for triple in _refits(model, member)]
     if isinstance(best, FoldBag):
-        return [(name, best.estimators[0])]
-    return [(name, best)]
+        return [(name, best.estimators[0], list(best.estimators[1:]))]
+    return [(name, best, [])]
+
+
+def _boosted(model):
+    """The model that boosted: the last step of a pipeline (a candidate behind its missing-value imputer)."""
+    steps = getattr(model, "steps", None)
+    return steps[-1][1] if steps else model
 
 
 def leaderboard_table(estimator) -> Table:
     """The leaderboard; after a choice on ``--validation``, with each candidate's value on the whole file."""
+    from ..auto import NO_SPARSE
+
     rows = estimator.leaderboard_.table_rows()
+    for row in rows:        # the Python API's words for a file the command line kept sparse: the note below says more
+        row[-1] = _DENSE_ONLY_NOTE if row[-1] == NO_SPARSE else row[-1]
     columns = ["candidate", "status", f"{estimator.leaderboard_.metric} (mean ± sd)", "parts", "fit s/fold", "note"]
     values = validation_values(estimator)
     if values:
@@ -343,6 +364,29 @@ def leaderboard_table(estimator) -> Table:
         for row in rows:
             row.insert(at, f"{extra[row[0]]:.4f}" if row[0] in extra else "-")
     return Table(columns, rows)
+
+
+#: The leaderboard's note on a candidate skipped for a LIBSVM file kept sparse (:func:`sparse_skip_line`).
+_DENSE_ONLY_NOTE = "reads dense rows only, and the file is kept sparse"
+
+
+def sparse_skip_line(estimator, data) -> str | None:
+    """What the candidates skipped for a LIBSVM file kept sparse were, why, and how to search them: ``--candidates``
+    of only them reads the file dense (:func:`_dense_for_candidates`); None when none was skipped for it."""
+    from ..auto import NO_SPARSE
+
+    skipped = [row.name for row in estimator.leaderboard_ if row.status == "skipped" and row.note == NO_SPARSE]
+    if not skipped or not hasattr(data.X, "tocsr"):
+        return None
+    n_rows, n_features = data.X.shape
+    dense = n_rows * n_features * 8
+    size = f"{dense / 1e9:.3g} GB" if dense >= 1e8 else f"{dense / 1e6:.3g} MB"
+    named = skipped[0] if len(skipped) == 1 else f"{', '.join(skipped[:-1])} and {skipped[-1]}"
+    return (f"skipped {named}: {'it reads' if len(skipped) == 1 else 'they read'} dense rows only, "
+            f"and {data.source} is kept sparse for its size ({n_rows:,} rows x {n_features:,} features would take "
+            f"{size} dense); to search {'it' if len(skipped) == 1 else 'them'}, list only such candidates "
+            f"(--candidates {shlex.quote(','.join(skipped))}): the file is then read dense, within half the memory "
+            "available")
 
 
 def scored_parts(estimator) -> str:

@@ -37,10 +37,12 @@ def test_xgboosts_eta_is_not_taken_for_eta0(binary_csv, tmp_path, capsys, words)
     assert not (tmp_path / "m.json").exists()
 
 
-def test_a_plural_option_still_takes_its_singular(binary_csv, tmp_path, capsys):
+@pytest.mark.parametrize("words", [["--metric", "auc"], ["--metric=auc"]])
+def test_a_plural_option_still_takes_its_singular(binary_csv, tmp_path, capsys, words):
+    # options are not abbreviated, but a plural's singular names the same option
     model = tmp_path / "m.json"
     assert main(["fit", str(binary_csv), "--n-iter", "3", "-o", str(model)]) == 0
-    assert main(["evaluate", str(model), str(binary_csv), "--metric", "auc"]) == 0     # --metrics
+    assert main(["evaluate", str(model), str(binary_csv), *words]) == 0     # --metrics
     assert "auc" in capsys.readouterr().out
 
 
@@ -149,23 +151,32 @@ _SAME_WORD = {("--metric", "--metrics"), ("--feature-name", "--feature-names")}
 
 
 def test_no_other_librarys_name_is_read_as_a_longer_option_of_another_meaning():
-    # every subcommand's options against every name the hints know: a prefix argparse would complete (as --eta to
-    # --eta0, --group to explain's --groups) is refused, unless it is the plural of the same word
+    # every subcommand's options against every name the hints know: no option is abbreviated (--eta is no --eta0,
+    # --group no explain's --groups), and a name is read as another option only as the plural of the same word
     from rankcore._peer_names import PEER_FIT_NAMES, PEER_NAMES
 
     names = set(PEER_NAMES) | set(PEER_FIT_NAMES) | {"group"}
     checked, taken = 0, []
     for command, sub in _subcommands():
+        assert sub.allow_abbrev is False, command
         options = {o for action in sub._actions for o in action.option_strings if o.startswith("--")}
         for name in sorted(names):
             flag = "--" + name.replace("_", "-")
             if flag in options or not any(o.startswith(flag) for o in options):
                 continue
             checked += 1
-            for match in sub._get_option_tuples(flag):
-                if (flag, match[1]) not in _SAME_WORD:
-                    taken.append((command, flag, match[1]))
+            read = sub._plural_meant(flag)
+            if read != flag and (flag, read) not in _SAME_WORD:
+                taken.append((command, flag, read))
     assert checked >= 4 and taken == []
+
+
+def test_a_plural_is_read_for_its_singular_only():
+    # --metric is evaluate's --metrics; --metr, an abbreviation, stays unrecognized; --group is never --groups
+    subs = dict(_subcommands())
+    assert subs["evaluate"]._plural_meant("--metric=auc") == "--metrics=auc"
+    assert subs["evaluate"]._plural_meant("--metr") == "--metr"
+    assert subs["explain"]._plural_meant("--group") == "--group"
 
 
 def test_lightgbms_group_is_not_taken_for_explains_groups(binary_csv, tmp_path, capsys):

@@ -17,8 +17,8 @@ import numpy as np
 
 from ._csv_fast import _csv_fast_path, plain_floats, plain_numbers
 from ._aside import init_scores_aside, positions_aside, queries_aside, weights_aside, with_aside
-from ._dataset import (_MISSING, DEFAULT_LABEL, DataError, Dataset, TextColumnsError, _canonical_nan, _columns,
-                       _is_number, _label_array, _label_problem, _open_text)
+from ._dataset import (_MISSING, _MISSING_FEATURE, DEFAULT_LABEL, DataError, Dataset, TextColumnsError, _canonical_nan,
+                       _columns, _is_number, _label_array, _label_problem, _open_text)
 from ._oddities import (comma_number, not_text_error, refuse_comma_categories, refuse_odd_header,
                         refuse_repeated_header, sniff_delimiter)
 
@@ -304,9 +304,10 @@ def _text_columns(categorical: Any, names: list[str], feature_idx: list[int], so
 
 
 def _text_value(text: Any) -> str | None:
-    """A categorical field: its text without surrounding spaces, or None for a missing value."""
+    """A categorical field: its text without surrounding spaces, or None for a missing value (signed NaN too, as in
+    a column of numbers and as pandas reads it)."""
     stripped = str(text).strip()
-    return None if stripped.lower() in _MISSING else stripped
+    return None if stripped.lower() in _MISSING_FEATURE else stripped
 
 
 def _with_text(data: Dataset, texts: dict, kept: dict, feature_idx: list[int], names: list[str]) -> Dataset:

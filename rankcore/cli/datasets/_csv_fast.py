@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ._dataset import _MISSING, _canonical_nan, _label_problem, _open_text
+from ._dataset import _MISSING, _MISSING_FEATURE, _canonical_nan, _label_problem, _open_text
 from ._labels import python_only_number
 
 
@@ -79,7 +79,7 @@ def _case_spellings(word: str) -> list[str]:
 
 #: What pandas reads as missing: the missing values in every case, and
 #: signed NaN; anything else odd goes to the checking parser.
-_PANDAS_NA = sorted({s for word in (*_MISSING, "+nan", "-nan") for s in _case_spellings(word)})
+_PANDAS_NA = sorted({s for word in _MISSING_FEATURE for s in _case_spellings(word)})
 
 
 def _pandas_frame(source, delimiter, header_lineno, n_fields, numeric):
@@ -192,7 +192,7 @@ def _spaced_oddly(column) -> bool:
     """
     given = column.dropna()
     stripped = given.str.strip()
-    return bool((stripped.str.lower().isin(_MISSING) | (stripped != given.str.strip(_ASCII_SPACES))).any())
+    return bool((stripped.str.lower().isin(_MISSING_FEATURE) | (stripped != given.str.strip(_ASCII_SPACES))).any())
 
 
 #: The spaces of ASCII, which the checking parser strips as pandas' reader keeps them.

@@ -29,6 +29,7 @@ DEFAULT_LABEL = "label"
 #: an error.
 MISSING_VALUES = ("", "NA", "N/A", "NaN", "null", "None", "?", "-")
 _MISSING = frozenset(v.lower() for v in MISSING_VALUES)
+_MISSING_FEATURE = _MISSING | {"+nan", "-nan"}  # a feature's missing values: signed NaN too, in a text column as well
 
 
 class DataError(ValueError):

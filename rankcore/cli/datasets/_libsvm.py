@@ -49,6 +49,9 @@ FALLBACK_DENSE_BYTES = 8 << 30
 #: that take sparse input read it as it is.  Smaller files are read dense, as every model and command reads them.
 SPARSE_FROM_BYTES = 1 << 30
 _SCATTER_BLOCK = 1 << 20
+#: The stored values' row and column indices are int32 (4 bytes each, not 8: a third of the parse's memory) up to
+#: this many values, rows and indices -- int32's largest -- and int64 beyond.
+_NARROW_LIMIT = 2**31 - 1
 
 
 _INDEX_NAME = re.compile(r"f(0|[1-9][0-9]*)")
@@ -115,7 +118,7 @@ def _dropped_indices(source: str, drop: Sequence[str]) -> set[int]:
 def _without_indices(source: str, dropped: set[int], rows, cols, vals, names) -> tuple:
     """The stored values (rows, cols, vals) less those of the ``dropped`` indices, checked (see :func:`_read_libsvm`).
     O(values)."""
-    cols = np.asarray(cols, dtype=np.int64)
+    cols = _indices(cols)
     wanted = np.fromiter(sorted(dropped), dtype=np.int64)
     if names is not None:
         fitted = [name for name in names if int(str(name)[1:]) in dropped]
@@ -128,7 +131,17 @@ def _without_indices(source: str, dropped: set[int], rows, cols, vals, names) ->
             raise DataError(f"{source}: --drop f{int(absent[0])}: no value of index {int(absent[0])} in the file "
                             f"(a LIBSVM column f<k> holds the values of index k)")
     kept = ~np.isin(cols, wanted)
-    return np.asarray(rows, dtype=np.int64)[kept], cols[kept], np.asarray(vals, dtype=np.float64)[kept]
+    return _indices(rows)[kept], cols[kept], np.asarray(vals, dtype=np.float64)[kept]
+
+
+def _indices(values) -> np.ndarray:
+    """Row or column indices of the stored values as an array: the scan's as they are (int32 while they fit, see
+    :data:`_NARROW_LIMIT`), the checking parser's list as the scan would give it."""
+    if isinstance(values, np.ndarray):
+        return values
+    wide = np.asarray(values, dtype=np.int64)
+    fits = wide.size <= _NARROW_LIMIT and (wide.size == 0 or int(wide.max()) <= _NARROW_LIMIT)
+    return wide.astype(np.int32) if fits else wide
 
 
 def _scan(source: str) -> tuple | None:
@@ -139,7 +152,7 @@ def _scan(source: str) -> tuple | None:
         text = _file_bytes(source)
     except (OSError, EOFError, gzip.BadGzipFile):
         return None                    # the checking parser says what is wrong
-    return scan_clean(text, MAX_LIBSVM_FEATURES)
+    return scan_clean(text, MAX_LIBSVM_FEATURES, _NARROW_LIMIT)
 
 
 def _file_bytes(source: str) -> bytearray:
@@ -255,10 +268,10 @@ def _by_own_indices(source, n_features, min_index, max_index, labels, lines, qid
         width = n_features
     if width < 1:
         raise DataError(f"{source}: no feature values in any row")
-    c = np.asarray(cols, dtype=np.int64)
+    c = _indices(cols)
     if not zero_based:
-        c -= 1                 # in place: the parse's own array, read no more (a copy is 8 bytes per value)
-    X = _matrix(source, len(labels), width, np.asarray(rows, dtype=np.int64), c, np.asarray(vals, dtype=np.float64))
+        c -= 1                 # in place: the parse's own array, read no more (a copy is 4 or 8 bytes per value)
+    X = _matrix(source, len(labels), width, _indices(rows), c, np.asarray(vals, dtype=np.float64))
     base = 0 if zero_based else 1
     names = [f"f{j + base}" for j in range(width)]
     return _dataset(source, X, names, labels, lines, qids)
@@ -269,16 +282,16 @@ def _by_index_names(source, names, by_index, labels, lines, qids, rows, cols, va
 
     Time O(values + largest index + rows × columns) (the dense matrix), memory the matrix.
     """
-    index = np.asarray(cols, dtype=np.int64)
+    index = _indices(cols)
     values = np.asarray(vals, dtype=np.float64)
     # index -> column in one array over the indices named (-1: none), so every value is placed without Python
-    lookup = np.full(max(by_index) + 1, -1, dtype=np.int64)
+    lookup = np.full(max(by_index) + 1, -1, dtype=np.int32)     # columns: at most MAX_LIBSVM_FEATURES + 1
     lookup[np.fromiter(by_index.keys(), dtype=np.int64)] = np.fromiter(by_index.values(), dtype=np.int64)
     if index.size and int(index.max()) < lookup.shape[0]:
         column = lookup[index]
     else:
         column = np.where(index < lookup.shape[0], lookup[np.minimum(index, lookup.shape[0] - 1)], -1)
-    rows = np.asarray(rows, dtype=np.int64)
+    rows = _indices(rows)
     if column.size and int(column.min()) < 0:
         # an explicit 0 at an index training never saw says what an absent field says
         kept = (column >= 0) | (values != 0.0)
@@ -314,7 +327,7 @@ def _matrix(source: str, n_rows: int, width: int, rows: np.ndarray, columns: np.
     if dense_bytes > SPARSE_FROM_BYTES and 2 * csr_bytes <= dense_bytes:
         indptr = np.zeros(n_rows + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=n_rows), out=indptr[1:])
-        X = sp.csr_matrix((values, columns.astype(np.int32), indptr), shape=(n_rows, width))
+        X = sp.csr_matrix((values, columns.astype(np.int32, copy=False), indptr), shape=(n_rows, width))
         X.sort_indices()                 # by index names the columns need not increase along a row
         return X
     X = _dense(source, n_rows, width)
@@ -323,7 +336,8 @@ def _matrix(source: str, n_rows: int, width: int, rows: np.ndarray, columns: np.
     # the indices of all at once would take 16 bytes per value beside the matrix
     for start in range(0, len(values), _SCATTER_BLOCK):
         stop = start + _SCATTER_BLOCK
-        flat[rows[start:stop] * width + columns[start:stop]] = values[start:stop]
+        # int64 flat indices: rows x width passes int32's largest past 2**31 cells
+        flat[rows[start:stop].astype(np.int64) * width + columns[start:stop]] = values[start:stop]
     return X
 
 

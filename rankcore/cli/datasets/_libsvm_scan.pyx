@@ -13,14 +13,15 @@ raises the error that names the line.  The reference is that parser: the tests
 compare the two on random files with every fault.
 
 Time O(bytes) with the GIL held (one pass to size the arrays, one to fill
-them); memory the file's bytes plus 24 bytes per stored value and 24 per row.
+them); memory the file's bytes plus 16 bytes per stored value (int32 row and column indices, while they fit: up
+to 2**31 - 1 values) and 24 per row.
 """
 
 import numpy as np
 
 cimport numpy as cnp
 from cpython.object cimport PyObject
-from libc.stdint cimport int64_t
+from libc.stdint cimport int32_t, int64_t
 
 cnp.import_array()
 
@@ -105,7 +106,7 @@ cdef Py_ssize_t _number_end(const unsigned char *b, Py_ssize_t i) noexcept nogil
     return j
 
 
-def scan_clean(const unsigned char[::1] text, int64_t max_index):
+def scan_clean(const unsigned char[::1] text, int64_t max_index, int64_t narrow_limit=2**31 - 1):
     """``(labels, lines, qids, rows, cols, vals)`` of a clean LIBSVM text, or None.
 
     Parameters
@@ -116,11 +117,15 @@ def scan_clean(const unsigned char[::1] text, int64_t max_index):
     max_index : int
         The largest feature index read (a larger one is not clean: the
         checking parser names it).
+    narrow_limit : int, default 2**31 - 1
+        ``rows`` and ``cols`` are int32 when the values, the lines and
+        ``max_index`` are at most this many (int32's largest), else int64.
 
     Notes
     -----
     O(b) time for b bytes (one pass to count the lines and colons, one to parse), with the GIL held;
-    O(lines + colons) memory: 24 bytes per line and per ``:`` of the text, the output arrays.
+    O(lines + colons) memory: 24 bytes per line and 16 per ``:`` of the text (24 past ``narrow_limit``), the
+    output arrays.
     """
     cdef Py_ssize_t n = text.shape[0] - 1
     cdef const unsigned char *b = &text[0]
@@ -135,11 +140,17 @@ def scan_clean(const unsigned char[::1] text, int64_t max_index):
     labels_arr = np.empty(n_lines, dtype=np.float64)
     lines_arr = np.empty(n_lines, dtype=np.int64)
     qids_arr = np.empty(n_lines, dtype=np.int64)
-    rows_arr = np.empty(n_colons, dtype=np.int64)
-    cols_arr = np.empty(n_colons, dtype=np.int64)
+    # the stored values' row and column indices: 4 bytes each while they fit (the arrays are most of the memory)
+    cdef bint wide = n_colons > narrow_limit or n_lines > narrow_limit or max_index > narrow_limit
+    rows_arr = np.empty(n_colons, dtype=np.int64 if wide else np.int32)
+    cols_arr = np.empty(n_colons, dtype=np.int64 if wide else np.int32)
     vals_arr = np.empty(n_colons, dtype=np.float64)
     cdef double[::1] labels = labels_arr
-    cdef int64_t[::1] lines = lines_arr, qids = qids_arr, rows = rows_arr, cols = cols_arr
+    cdef int64_t[::1] lines = lines_arr, qids = qids_arr
+    cdef int64_t[::1] rows64 = rows_arr if wide else np.empty(0, dtype=np.int64)
+    cdef int64_t[::1] cols64 = cols_arr if wide else np.empty(0, dtype=np.int64)
+    cdef int32_t[::1] rows32 = np.empty(0, dtype=np.int32) if wide else rows_arr
+    cdef int32_t[::1] cols32 = np.empty(0, dtype=np.int32) if wide else cols_arr
     cdef double[::1] vals = vals_arr
     cdef Py_ssize_t n_rows = 0, n_vals = 0
     cdef int64_t line = 1, index, previous, qid
@@ -209,8 +220,12 @@ def scan_clean(const unsigned char[::1] text, int64_t max_index):
             value = PyOS_string_to_double(<const char *>(b + j + 1), &end, NULL)
             if <const unsigned char *>end != b + k or not isfinite(value):
                 return None
-            rows[n_vals] = n_rows
-            cols[n_vals] = index
+            if wide:
+                rows64[n_vals] = n_rows
+                cols64[n_vals] = index
+            else:
+                rows32[n_vals] = <int32_t>n_rows
+                cols32[n_vals] = <int32_t>index
             vals[n_vals] = value
             n_vals += 1
             previous = index

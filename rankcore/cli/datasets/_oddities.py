@@ -49,48 +49,70 @@ def refuse_comma_categories(data: Dataset, categorical: Any) -> None:
     ``0,126`` (a decimal comma, as a European spreadsheet exports) is not
     text: split by category, each such number would be a name of its own
     and the order of the values lost, without a word.  A column named
-    explicitly is read by category as asked.
+    explicitly is read by category as asked.  The refusal names the stray
+    words and their lines.
     """
     if not (isinstance(categorical, str) and categorical == "auto"):
         return
     for name, categories in data.categories.items():
-        words = _words_among_numbers(categories)
+        column = data.X[:, data.feature_names.index(name)]
+        words = _words_among_numbers(categories, column)
         if words is None:
             continue
         with_comma = np.flatnonzero([comma_number(c) for c in categories])
         if not with_comma.size:
             continue
-        column = data.X[:, data.feature_names.index(name)]
         # the first row of a number written with a comma (the column's first value may be a plain one, 7)
         row = int(np.flatnonzero(np.isin(column, with_comma))[0])
         value = categories[int(column[row])]
-        stray = ""
-        if words.size:
-            word_row = int(np.flatnonzero(np.isin(column, words))[0])
-            more = f" and {words.size - 1} other value{'s' if words.size > 2 else ''}" if words.size > 1 else ""
-            stray = (f"; its other values are numbers but {categories[int(column[word_row])]!r} at "
-                     f"{data.where(word_row)}{more}, a missing value or a typo")
+        stray = f"; its other values are numbers but {_word_places(data, column, words, categories)}" if words.size \
+            else ""
         raise DataError(f"{data.where(row)}, column {name!r}: {value!r} is a number written with a comma (a decimal "
                         f"comma or a thousands separator), not a category{stray}; {COMMA_ADVICE} (or name the column "
                         f"with --categorical {name} to split it by category all the same)")
 
 
-def _words_among_numbers(categories: np.ndarray) -> np.ndarray | None:
-    """The category codes of a column's values that are no numbers (as spreadsheets write them), when they are few
-    (at most one in a hundred of its distinct values, and at least one allowed); None when they are more: a
-    column of text.
+def _words_among_numbers(categories: np.ndarray, column: np.ndarray) -> np.ndarray | None:
+    """The category codes of a column's values that are no numbers (as spreadsheets write them), when they are
+    stray: in at most one row in twenty of the column's values (two rows in a short column), and in no more than a
+    third as many rows as the numbers; None when they are more (a column of text), or when there are no numbers.
 
-    A column of text (ids, names) stops at its first few values that are no numbers: a handful of regex matches,
-    not one per value.
+    Judged on rows, not distinct values: two typos among 150 distinct numbers are as stray as among 15,000.
+    ``column``: the column's category codes by row (NaN where missing).  A column of text (ids, names) stops at
+    its first few values that are no numbers: a handful of regex matches, not one per value.
     """
-    allowed = max(1, categories.size // 100)
-    words = []
+    counts = np.bincount(column[~np.isnan(column)].astype(np.int64), minlength=categories.size)
+    allowed = max(2, int(counts.sum()) // 20)
+    words: list[int] = []
     for code, category in enumerate(categories):
         if _COMMA_NUMBER.fullmatch(str(category).strip()) is None:
             words.append(code)
-            if len(words) > allowed:
+            # each word holds a row at least; words outnumbering the numbers met so far: a column of text
+            if len(words) > allowed or (len(words) > 16 and 2 * len(words) > code + 1):
                 return None
-    return np.asarray(words, dtype=np.int64) if categories.size > len(words) else None
+    word_rows = int(counts[words].sum())
+    if word_rows > allowed or 3 * word_rows > int(counts.sum()) - word_rows:
+        return None
+    return np.asarray(words, dtype=np.int64)
+
+
+def _word_places(data: Dataset, column: np.ndarray, words: np.ndarray, categories: np.ndarray, shown: int = 4,
+                 per_word: int = 3) -> str:
+    """``"'oops' at line 19 and 'n.a.' at lines 213, 250 and 2 more (missing values or typos?)"``: the stray words
+    of a column of numbers (the first ``shown``, in file order) and their lines (the first ``per_word`` each)."""
+    rows = {int(code): np.flatnonzero(column == code) for code in words}
+    order = sorted(rows, key=lambda code: rows[code][0])
+    unit = "line" if data.row_lines is not None else "row"
+    places = []
+    for code in order[:shown]:
+        found = rows[code]
+        where = [str(int(data.row_lines[r]) if data.row_lines is not None else r) for r in found[:per_word]]
+        more = f" and {found.size - per_word} more" if found.size > per_word else ""
+        places.append(f"{categories[code]!r} at {unit}{'s' if found.size > 1 else ''} {', '.join(where)}{more}")
+    if len(order) > shown:
+        places.append(f"{len(order) - shown} other word{'s' if len(order) - shown > 1 else ''}")
+    listed = places[0] if len(places) == 1 else ", ".join(places[:-1]) + " and " + places[-1]
+    return f"{listed} ({'a missing value or a typo' if len(order) == 1 else 'missing values or typos'}?)"
 
 
 def refuse_odd_header(source: str, header_lineno: int, names: list[str], delimiter: str) -> None:
