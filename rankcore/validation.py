@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from . import _cpus, _openmp
 from ._argument_refusal import ArgumentRefusal, ArgumentTypeRefusal, said_again, shown_type
 from ._categories import check_numeric_categories, encode_categories
 from ._frames import as_pandas_frame, column_names, refuse_duplicated_columns, refuse_peer_container
 from ._numbers import as_numeric_array, first_not_finite, missing_labels
+from ._thread_counts import effective_n_threads, hold_idle_threads, idle_thread_count
 from ._sparse_checks import (DENSE_BYTES_LIMIT, check_sparse_structure, dense_bytes, dense_size, dense_sparse_frame,
                              is_sparse_frame, sparse_frame_as_csr, sparse_refusal)
 from .spec import reading_model_file
@@ -50,6 +50,8 @@ __all__ = [
     "check_sparse_structure",
     "check_sample_weight",
     "effective_n_threads",
+    "idle_thread_count",
+    "hold_idle_threads",
     "check_random_state_param",
     "int_seed",
     "reject_1d",
@@ -457,80 +459,6 @@ def check_sample_weight(sample_weight: Any, n: int, *, name: str = "sample_weigh
     if not w.sum() > 0:
         raise ArgumentRefusal.said(name, "expected a positive total weight, got all zeros")
     return w
-
-
-def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
-    """Number of threads for ``n_jobs``.
-
-    ``None`` and ``-1`` mean every CPU the process may use (as LightGBM does:
-    the kernels release the GIL and scale): the CPUs of its affinity mask,
-    at most its container's CPU quota (``rankcore._cpus.available_cpus``); a
-    positive integer is taken as is, capped at that number; ``-2`` means all
-    but one, and so on.  Every count is also capped by the OpenMP runtime's
-    limit for the calling thread: ``OMP_NUM_THREADS`` or a
-    ``threadpoolctl.threadpool_limits`` the call runs under.
-
-    Every count also leaves out the CPUs that other processes keep busy when
-    the call is made (``rankcore._cpus.idle_cpus``), down to one thread:
-    OpenMP threads spin while they wait, and a parallel region on a machine
-    busy with other work waits for descheduled threads (two threads have run
-    10 to 35 times as long as one there).  The results do not depend on the
-    thread count.
-
-    In a process forked after this one ran threads, one thread: OpenMP cannot
-    start threads there (``rankcore._cpus.forked_after_threads``).
-    """
-    if isinstance(n_jobs, bool) or (n_jobs is not None and (not isinstance(n_jobs, numbers.Integral) or n_jobs == 0)):
-        raise ArgumentRefusal.said(
-            name, f"expected None, a positive integer or a negative integer (-1 = all cores), got {n_jobs!r}")
-    if _cpus.forked_after_threads():
-        return 1
-    cpus = _cpus.available_cpus()
-    if n_jobs is None:
-        wanted = cpus
-    elif n_jobs > 0:
-        wanted = min(int(n_jobs), cpus)
-    else:
-        wanted = max(1, cpus + 1 + int(n_jobs))
-    if wanted > 1:
-        idle = _cpus.idle_cpus()
-        if idle is not None:
-            wanted = max(1, min(wanted, idle))
-    threads = max(1, min(wanted, _openmp.max_threads()))
-    if threads > 1:
-        _cpus.note_threads_started()
-    return threads
-
-
-def idle_thread_count(n_threads: int) -> int:
-    """``n_threads`` (a fit's count from :func:`effective_n_threads`), lowered to the CPUs idle now; asking changes
-    nothing (:func:`hold_idle_threads` asks and holds).
-
-    A fit chooses its threads when it starts; a load that starts later (a
-    second fit, a build) would leave them waiting in OpenMP's spins for
-    descheduled ones, 5 to 13 times as long as one thread.  The count leaves
-    the CPUs that fits on other threads of this process hold (which the
-    host's load does not show).  Never more than ``n_threads``, and the
-    results do not depend on the count.
-    """
-    if n_threads > 1:
-        idle = _cpus.idle_cpus()
-        free = _cpus.available_cpus() - _cpus.threads_held_by_other_fits()    # fits on this process's threads
-        n_threads = max(1, min(n_threads, free, n_threads if idle is None else idle))
-    return n_threads
-
-
-def hold_idle_threads(n_threads: int) -> int:
-    """:func:`idle_thread_count` of ``n_threads``, held for the calling thread's fit (``_cpus.hold_threads``) so
-    that fits on this process's other threads leave those CPUs.
-
-    The boosting loop calls it before each iteration (the reading of the
-    host's load serves ``_cpus.IDLE_SAMPLE_SECONDS``); the loop's end
-    releases the holding.
-    """
-    n_threads = idle_thread_count(n_threads)
-    _cpus.hold_threads(n_threads)
-    return n_threads
 
 
 def check_flag(value: Any, *, name: str) -> bool:
