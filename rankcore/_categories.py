@@ -26,7 +26,7 @@ from ._frames import as_pandas_frame
 
 __all__ = ["encode_categories", "check_numeric_categories", "categories_to_state", "categories_from_state",
            "category_columns", "FittedOnNumbers", "NUMBERS_FIT", "warn_no_category_matches", "wide_integer_columns",
-           "refuse_inexact_ids"]
+           "refuse_inexact_ids", "warn_unused_categories"]
 
 #: Integers beyond ±2**53 are not all float64 numbers: two such ids may read as one.
 EXACT_INTEGERS = 2 ** 53
@@ -256,6 +256,36 @@ def warn_no_category_matches(column: Any, fitted: Any, given: Any) -> None:
                   f"{seen!r}; here: {_kind(given)} such as {now!r}), so every row takes the unseen categories' side; "
                   "convert the column to the fit's type",
                   UserWarning, stacklevel=outside_stacklevel())
+
+
+def warn_unused_categories(X: Any, categories: list | None) -> None:
+    """Warn at fit where a ``category`` column lists categories no row holds while some of its rows are missing.
+
+    The fit keeps a column's categories as its dtype lists them, and a frame split into training and test rows
+    keeps the categories of the whole: the test rows' new items are listed.  Such a category, never seen in
+    training, goes right at every categorical split, where a missing value goes the side the fit chose for it --
+    a category the fit does not list scores as missing instead.  Without missing values in training both go right,
+    alike, so nothing is said.  O(n) per category column.
+    """
+    import warnings
+
+    X = as_pandas_frame(X)
+    if categories is None or not _is_frame(X):
+        return
+    for j, kept in enumerate(categories):
+        if kept is None or not len(kept):
+            continue
+        codes = X.iloc[:, j].cat.codes.to_numpy()
+        if not (codes < 0).any():
+            continue
+        unused = int(np.count_nonzero(np.bincount(codes[codes >= 0], minlength=len(kept)) == 0))
+        if unused:
+            name = X.columns[j]
+            warnings.warn(f"X: column {name!r} lists {unused} categories that no training row holds (its dtype keeps "
+                          "them, as a frame split into training and test rows does); scored later, they go right at "
+                          "every categorical split, not where the column's missing values go, as a category the fit "
+                          f"does not list would; to score them as missing values, fit on "
+                          f"X[{name!r}].cat.remove_unused_categories()", UserWarning, stacklevel=outside_stacklevel())
 
 
 def categories_to_state(categories: list) -> list:

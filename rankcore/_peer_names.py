@@ -15,6 +15,10 @@ from typing import Callable, Collection, NamedTuple
 __all__ = ["PEER_NAMES", "PEER_FIT_NAMES", "PeerFitName", "fit_argument_of", "names_in_hint",
            "names_peer_fit_arguments", "peer_fit_hint"]
 
+# where scikit-learn's warm_start (a parameter) and other libraries' continued models are here: a fit's argument
+_CONTINUE = ("fit(X, y, init_model=...) (the fitted model, or its model file, to continue: the new model holds its "
+             "trees, then up to n_iter new ones; a fit without it starts over)")
+
 #: LightGBM's, XGBoost's, CatBoost's and scikit-learn's names for what ``PushBoost`` and its trees call otherwise.
 PEER_NAMES = {
     **dict.fromkeys(("n_estimators", "num_boost_round", "num_iterations", "iterations"), "n_iter=N"),
@@ -59,6 +63,19 @@ PEER_NAMES = {
                      'objective="lambdarank"; the per-query default is the push with a QueryRMSE term',
     "cat_features": "categorical_features=[...] (column indices or names); a DataFrame's pandas 'category' columns "
                     "need none, and a column of text must be made one (X.astype({'brand': 'category'}))",
+    # LightGBM's constructor parameter and its aliases (its fit's categorical_feature is in PEER_FIT_NAMES)
+    **dict.fromkeys(("categorical_feature", "cat_feature", "categorical_column", "cat_column"),
+                    "categorical_features=[...] (column indices or names; a DataFrame's pandas 'category' columns "
+                    "need none)"),
+    # LightGBM's and XGBoost's switch to one category against the rest below a count of categories, CatBoost's
+    # one-hot columns: the trees' group search has no such switch, but a left group of one category is that split
+    **dict.fromkeys(("max_cat_to_onehot", "one_hot_max_size"),
+                    'learner="trees:max_cat_threshold=1" (one category against the rest at every categorical split; '
+                    "the trees do not switch by the number of categories)"),
+    "min_data_per_group": 'learner="trees:min_samples_leaf=M" (the fewest rows on each side of any split, '
+                          "categorical ones included)",
+    "cat_l2": 'learner="trees:l2=V" (one L2 penalty for every split, categorical ones included; trees:cat_smooth=S '
+              "smooths the order of the categories)",
     "pairs": "fit(X, y, qid=...) with grades (no list of pairs: every pair of different grades within a query "
              "is one)",
     # no class weights: a uniform weight per class is a per-row weight, which fit takes
@@ -74,6 +91,7 @@ PEER_NAMES = {
     "interaction_constraints": 'learner="trees:interactions=0+1/2+3+4" (groups of columns of X: \'+\' joins a '
                                'group\'s columns, \'/\' separates the groups; a DataFrame\'s columns also by name)',
     **dict.fromkeys(("num_threads", "nthread", "thread_count"), "n_jobs=N"),
+    "warm_start": _CONTINUE,
     **dict.fromkeys(("seed", "random_seed"), "random_state=S"),
 }
 
@@ -133,6 +151,8 @@ PEER_FIT_NAMES = {
                     PeerFitName(None, "fit(X, y, eval_set=...) alone: rankcore scores an eval_set without weights "
                                       "(XGBoost weighs each query's value by its group weight)")),
     "xgb_model": PeerFitName("init_model", "fit(X, y, init_model=...)"),
+    # scikit-learn's warm_start: a refit of the same estimator adds trees; here a fit names the model it continues
+    "warm_start": PeerFitName("init_model", _CONTINUE),
     **dict.fromkeys(("eval_group", "eval_qid"),
                     PeerFitName("eval_set", "fit(X, y, eval_set=(X_val, y_val, qid_val)) (the validation rows' "
                                             "query ids are the third member of each set)", needs=("qid",))),

@@ -26,7 +26,7 @@ from .._setup import EstimatorSetup
 from .._threadsafe import fits_on_a_copy
 from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, resolve_parameter
 from ..spec import ParameterError
-from .._categories import FittedOnNumbers, category_columns, refuse_inexact_ids
+from .._categories import FittedOnNumbers, category_columns, refuse_inexact_ids, warn_unused_categories
 from .._frames import as_pandas_frame
 from ..validation import (ArgumentRefusal, check_bipartite_target, check_categorical_features,
                           check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, int_seed,
@@ -252,6 +252,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         if reset:
             if categories is not None:
                 self.categories_ = categories
+                warn_unused_categories(X, categories)
             elif category_columns(X):       # read by their values; LightGBM would read such a column's codes
                 self.category_columns_read_as_values_ = category_columns(X)
             from_frame = [j for j, c in enumerate(categories or ()) if c is not None]

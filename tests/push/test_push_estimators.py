@@ -141,7 +141,7 @@ def test_every_peer_name_hint_is_a_parameter_or_a_trees_parameter():
     values = {"learning_rate": 0.1, "max_leaves": 8, "max_depth": 3, "min_samples_leaf": 2, "min_child_weight": 1,
               "l2": 1, "subsample": 0.5, "colsample": 0.5, "max_bins": 63, "monotone": "1/0/-1",
               "interactions": "0+1/2", "max_delta_step": 0.7, "growth": "oblivious", "leaf_newton_steps": 2,
-              "bagging_unit": "query"}
+              "bagging_unit": "query", "max_cat_threshold": 1}
     for name, hint in PEER_NAMES.items():
         assert name not in PushBoost._get_param_names()
         trees = re.match(r'learner="trees:(\w+)=', hint)

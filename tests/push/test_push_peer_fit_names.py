@@ -27,6 +27,9 @@ BOOST_HINTS = {
     'xgb_model': ("xgb_model: rankcore.boost takes no parameter 'xgb_model'; other libraries' "
                    "xgb_model is fit's argument init_model here: rankcore.boost(...).fit(X, y, "
                    'init_model=...)'),
+    'warm_start': ("warm_start: rankcore.boost takes no parameter 'warm_start'; other libraries' "
+                   "warm_start is fit's argument init_model here: rankcore.boost(...).fit(X, y, "
+                   'init_model=...)'),
 }
 
 FIT_HINTS = {
