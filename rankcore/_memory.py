@@ -16,10 +16,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ._argument_refusal import ArgumentRefusal
 from ._cpus import CGROUP_ROOT, PROC_CGROUP, cgroup_smallest
 
 __all__ = ["address_space_in_use", "address_space_left", "address_space_limit", "available_memory",
-           "cgroup_memory_limit", "meminfo_available", "physical_memory", "usable_memory"]
+           "check_allocation", "cgroup_memory_limit", "meminfo_available", "physical_memory", "usable_memory"]
 
 #: The kernel's memory counters (Linux).
 _MEMINFO = "/proc/meminfo"
@@ -126,3 +127,31 @@ def available_memory() -> int | None:
     is free); None when none is known."""
     known = [v for v in (meminfo_available(), cgroup_memory_limit(), address_space_left()) if v is not None]
     return min(known, default=None)
+
+
+def check_allocation(parameter: str, n_bytes: int, what: str) -> None:
+    """Refuse ``parameter`` up front when the arrays it sizes, ``n_bytes`` in all, exceed :func:`available_memory`.
+
+    Parameters
+    ----------
+    parameter : str
+        The size parameter named in the refusal (and its ``parameter`` field).
+    n_bytes : int
+        The bytes the arrays would take (a Python int: no overflow).
+    what : str
+        What they are, for the message ("the runs' stump tables (n_runs x (n_rounds + 1))").
+
+    Raises
+    ------
+    ArgumentRefusal
+        A ValueError naming ``parameter``.  Without it NumPy raises a bare
+        ``MemoryError`` that names no parameter -- or, where the kernel
+        overcommits, the allocation succeeds and the process is killed later,
+        without a message.  Nothing is refused when the memory is not known.
+    """
+    available = available_memory()
+    if available is None or n_bytes <= available:
+        return
+    raise ArgumentRefusal.said(parameter, f"{what} would take {n_bytes / 2**30:,.1f} GiB, more than the "
+                                          f"{available / 2**30:,.1f} GiB of memory available; choose a smaller "
+                                          f"{parameter}")

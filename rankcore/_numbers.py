@@ -19,7 +19,7 @@ from ._categories import check_numeric_categories
 from ._frames import as_pandas_frame
 
 __all__ = ["as_numeric_array", "is_pandas_na", "missing_labels", "nullable_as_nan", "large_integers_among_floats",
-           "name_text_column", "refuse_text_columns", "first_not_finite"]
+           "name_text_column", "refuse_text_columns", "first_not_finite", "null_mask", "nulls_at"]
 
 
 def as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -> np.ndarray:
@@ -211,6 +211,38 @@ def is_pandas_na(arr: np.ndarray) -> np.ndarray:
 def missing_labels(arr: np.ndarray) -> np.ndarray:
     """Positions of an object array's missing values, ``None`` or ``pd.NA`` (a label column read with them)."""
     return np.flatnonzero(np.frompyfunc(lambda v: v is None or type(v).__name__ == "NAType", 1, 1)(arr).astype(bool))
+
+
+def null_mask(values: Any) -> np.ndarray | None:
+    """Where a 1-D column holds a missing value -- a Polars null, pandas' ``pd.NA`` or a ``None`` -- or None.
+
+    These become NaN when the column is read as float64, and a message about
+    the NaN would name a value the caller never wrote; this mask lets it say
+    "missing value (null)" instead.  None for inputs that cannot hold one
+    (NumPy arrays of numbers, frames).  O(n), called only once a NaN was found.
+    """
+    module = type(values).__module__
+    if hasattr(values, "columns") or getattr(values, "ndim", 1) != 1:
+        return None
+    if module.startswith("polars") and hasattr(values, "is_null"):
+        return np.asarray(values.is_null().to_numpy(), dtype=bool)
+    if module.startswith("pyarrow") and hasattr(values, "is_null"):
+        return np.asarray(values.is_null(), dtype=bool)
+    if module.startswith("pandas") or isinstance(values, (list, tuple)) or (
+            isinstance(values, np.ndarray) and values.dtype == object):
+        items = np.empty(len(values), dtype=object)
+        items[:] = list(values)
+        return np.frompyfunc(lambda v: v is None or type(v).__name__ == "NAType", 1, 1)(items).astype(bool)
+    return None
+
+
+def nulls_at(source: Any, arr: np.ndarray, first: int) -> int:
+    """How many missing values :func:`null_mask` finds in ``source`` (read as the 1-D ``arr``) if its value at
+    ``first`` is one, else 0."""
+    nulls = null_mask(source) if arr.ndim == 1 else None
+    if nulls is None or nulls.shape != arr.shape or not nulls[first]:
+        return 0
+    return int(nulls.sum())
 
 
 def large_integers_among_floats(items: list) -> bool:

@@ -23,7 +23,7 @@ import numpy as np
 from ._argument_refusal import ArgumentRefusal, ArgumentTypeRefusal, said_again, shown_type
 from ._categories import check_numeric_categories, encode_categories
 from ._frames import as_pandas_frame, column_names, refuse_duplicated_columns, refuse_peer_container
-from ._numbers import as_numeric_array, first_not_finite, missing_labels
+from ._numbers import as_numeric_array, first_not_finite, missing_labels, nulls_at
 from ._thread_counts import effective_n_threads, hold_idle_threads, idle_thread_count
 from ._sparse_checks import (DENSE_BYTES_LIMIT, check_sparse_structure, dense_bytes, dense_size, dense_sparse_frame,
                              is_sparse_frame, sparse_frame_as_csr, sparse_refusal)
@@ -112,13 +112,13 @@ def ordered_labels(y: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
         raise TypeError(f"{name}: labels of mixed types cannot be ordered") from None
 
 
-def _check_finite(arr: np.ndarray, name: str, *, locate=None, nan_hint: str = "", allow_nan: bool = False) -> None:
+def _check_finite(arr: np.ndarray, name: str, *, locate=None, nan_hint: str = "", allow_nan: bool = False,
+                  source: Any = None) -> None:
     """Refuse NaN (unless ``allow_nan``) and ±inf, saying where the first one is and how many there are.
 
     ``locate(flat)`` words the position of a flat index (default: row and
     column of a 2-D array, the position in a 1-D one); ``nan_hint`` follows a
-    NaN's message.
-    """
+    NaN's message; ``source``: the column read, whose nulls are said as such."""
     if arr.dtype.kind != "f":
         return
     found = first_not_finite(arr, allow_nan)
@@ -128,8 +128,10 @@ def _check_finite(arr: np.ndarray, name: str, *, locate=None, nan_hint: str = ""
     is_nan = bool(np.isnan(arr[np.unravel_index(first, arr.shape)]))
     where = (locate or (lambda i: _location(arr, i)))(first)
     expected = "numbers or NaN" if allow_nan else "finite numbers"
-    raise ArgumentRefusal.said(name, f"expected {expected}, got {'NaN' if is_nan else 'infinite values'} {where} "
-                                     f"({count} in all){nan_hint if is_nan else ''}")
+    missing = nulls_at(source, arr, first) if is_nan and source is not None else 0   # the caller wrote a null
+    what = "a missing value (null)" if missing else "NaN" if is_nan else "infinite values"
+    raise ArgumentRefusal.said(name, f"expected {expected}, got {what} {where} "
+                                     f"({missing or count} in all){nan_hint if is_nan and not missing else ''}")
 
 
 #: Integers of larger magnitude are not all representable in float64.
@@ -216,7 +218,7 @@ def check_scores(scores: Any, *, name: str = "scores", allow_empty: bool = False
     if arr.dtype.kind in "iuO":                      # O: Python integers beyond int64, kept exact
         return _integers_as_float(arr, name, integers, what)
     arr = np.ascontiguousarray(arr, dtype=np.float64)
-    _check_finite(arr, name)
+    _check_finite(arr, name, source=scores)
     return arr
 
 
@@ -238,7 +240,7 @@ def check_binary_labels(y: Any, *, name: str = "y") -> np.ndarray:
         raise ArgumentRefusal.said(name, f"expected a 1-D array of 0/1 labels, got shape {arr.shape}")
     if arr.size == 0:
         raise ArgumentRefusal.said(name, "expected at least one label, got an empty array")
-    _check_finite(arr, name)
+    _check_finite(arr, name, source=y)
     bad = (arr != 0) & (arr != 1)
     if bad.any():
         values = np.unique(arr[bad])
@@ -421,9 +423,11 @@ def reject_1d(X: Any, *, name: str = "X") -> None:
     # scikit-learn would say "X does not contain any features", or NumPy read it as one object
     refuse_peer_container(X, name)
     refuse_duplicated_columns(X, name)
-    if isinstance(X, dict) and not hasattr(X, "toarray"):      # (scipy's DOK matrix is a dict)
-        # scikit-learn's feature-name check would index it by position (KeyError: 0)
-        raise TypeError(f"{name}: expected a 2-D array or a DataFrame, got a dict (pandas.DataFrame(X) makes one)")
+    records = isinstance(X, (list, tuple)) and len(X) > 0 and isinstance(X[0], Mapping)
+    if (isinstance(X, dict) and not hasattr(X, "toarray")) or records:      # (scipy's DOK matrix is a dict)
+        # scikit-learn would index a dict by position (KeyError: 0), and say of JSON records "X has no features"
+        what = f"a {type(X).__name__} of dicts (records: " if records else "a dict ("
+        raise TypeError(f"{name}: expected a 2-D array or a DataFrame, got {what}pandas.DataFrame(X) makes one)")
     if isinstance(X, (list, tuple)) and len(X) == 0:
         raise ArgumentRefusal.said(
             name, f"expected a 2-D array (n_samples, n_features), got an empty {type(X).__name__}")
@@ -564,7 +568,7 @@ def check_bipartite_target(y: Any, *, name: str = "y", more_classes_hint: str = 
     if arr.size == 0:
         raise ArgumentRefusal.said(name, "expected at least one label, got an empty array")
     if arr.dtype.kind == "f":
-        _check_finite(arr, name)
+        _check_finite(arr, name, source=y)
     if arr.dtype == object and arr.ndim == 1:      # a nullable boolean or object column: None / pd.NA is missing
         missing = missing_labels(arr)
         if missing.size:

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._peer_names import names_peer_fit_arguments
 from .._degenerate import warn_if_constant
+from .._memory import check_allocation
 from .._setup import EstimatorSetup
 from .._state_fields import check_feature_names
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
@@ -60,6 +61,18 @@ HEAD_METRICS = ("prec@k",)
 
 #: ``head="auto"``: the head is twice the target's k (of the training set).
 DEFAULT_HEAD = 2.0
+
+
+#: Bytes of one run's round in the result tables (RunResult: a feature, a threshold, a, b, a loss, an evaluation
+#: count), rounded up.
+_ROUND_BYTES = 48
+
+
+def _check_run_tables(n_runs: int, n_rounds: int) -> None:
+    """Refuse an ``n_rounds``/``n_runs`` whose result tables (n_runs x (n_rounds + 1)) exceed the memory available,
+    naming the larger of the two, before any data is read: NumPy's MemoryError would name neither."""
+    check_allocation("n_rounds" if n_rounds >= n_runs else "n_runs", n_runs * (n_rounds + 1) * _ROUND_BYTES,
+                     f"the runs' result tables ({n_runs:,} run(s) x {n_rounds + 1:,} rounds)")
 
 
 def check_head_param(head) -> None:
@@ -297,6 +310,7 @@ class ExactBoost(Ranker):
         """
         refuse_queries(type(self).__name__, qid, group)
         setup = self._setup_record()
+        _check_run_tables(setup.params.n_runs * (1 if setup.head is None else 2), setup.params.n_rounds)
         user_callbacks = check_callbacks(callbacks)
         if y is None:
             raise ValueError("ExactBoost requires y to be passed, but the target y is None")

@@ -268,7 +268,9 @@ def fit_runs(data: PreparedData, seeds: np.ndarray, settings: RunSettings, *, n_
         ev_sub, ev_full, ev_tie,
         int(settings.n_rounds), m_pos, m_neg, n_feat,
         int(settings.depth), int(settings.max_boxes or 0),
-        int(settings.max_thresholds + 1) if settings.max_thresholds else 0, float(settings.margin),
+        # the kernel takes the count plus one as a C int: the largest max_thresholds (2**31 - 1) would overflow it,
+        # and a cap of 2**31 - 1 candidates is as unbounded as 2**31 for any data a C int indexes
+        min(int(settings.max_thresholds) + 1, 2**31 - 1) if settings.max_thresholds else 0, float(settings.margin),
         _bnb.MARGIN_MODES[settings.margin_mode], bool(is_shift_invariant(metric)), int(n_threads),
         bool(run_length),
     )

@@ -62,8 +62,9 @@ CONVENTIONS = {
 }
 
 #: The conventions whose library scores a count k beyond every query (each query read whole, as its ndcg@100 or
-#: map@100 on queries of 20 rows) where rankcore's own convention refuses it.
-PEERS_CAPPING_K = ("lightgbm", "xgboost")
+#: map@100 on queries of 20 rows) where rankcore's own convention refuses it: every peer does (scikit-learn's
+#: ndcg_score(k=K), CatBoost's NDCG:top=K and trec_eval's ndcg_cut.K read a query shorter than K over its rows).
+PEERS_CAPPING_K = ("lightgbm", "xgboost", "sklearn", "trec_eval", "catboost")
 
 # "" (the default) takes the rule of the metric's convention
 _TIES = Parameter("ties", str, default="", choices=("average", "first"),
@@ -106,7 +107,7 @@ class QueryMetric(OrderMetric):
 
         rankcore's own convention refuses such a k (it cuts no query: most
         likely a mistake); a peer's convention gives the peer's number,
-        and LightGBM and XGBoost cap k at each query's rows there.
+        and every peer (:data:`PEERS_CAPPING_K`) caps k at each query's rows there.
         """
         return getattr(self, "convention", "rankcore") in PEERS_CAPPING_K
 

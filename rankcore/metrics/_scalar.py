@@ -244,8 +244,8 @@ class PrecisionAtK(_SortedKernelMetric):
     unknown_parameter_notes = {
         "convention": "prec@k has no convention (XGBoost's pre@K orders a tie by row and divides a query's hits "
                       "by min(K, its rows), which its compiled, weighted and Dask paths, sharing a tie at place K, "
-                      "cannot follow); per_query(y, s, 'prec@k:K', qid=qid) values times K / min(K, sizes) give "
-                      "pre@K on scores without ties",
+                      "cannot follow); with k = min(K, the longest query's rows), per_query(y, s, 'prec@k:k', "
+                      "qid=qid) values times k / min(k, sizes) give pre@K on scores without ties",
     }
     sorted_kernel_type = SortedPrecAtK
     group_kernel_type = GroupPrecAtK

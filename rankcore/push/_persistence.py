@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._state_fields import check_feature_names, checked_categories
+from ..learners import FeatureRanker
 from ..validation import check_categorical_features
 from ._click_model import MIN_PROPENSITY
 from ._eval_sets import check_set_names
@@ -237,18 +238,27 @@ def _check_score_reach(rankers: list, alphas: np.ndarray, fail) -> None:
 
     Each leaf and coefficient may be finite while the sum overflows: ``decision_function`` would then raise
     ``FloatingPointError`` on a row reaching them, where the file can be refused on load.  Rankers of finitely many
-    values (trees, stumps: ``values``) count; others (linear in a feature) have no bound and are left out.  A fit
-    keeps its scores finite, far below this bound.
+    values (trees, stumps: ``values``) count their largest; a ranker linear in a feature (``features``) counts its
+    largest over the feature's training range, 1 (it scales that range to [0, 1]; beyond it, it extrapolates
+    without a bound).  A fit keeps its scores finite, far below this bound.
     """
     reach = 0.0
     with np.errstate(over="ignore"):
         for t, (ranker, alpha) in enumerate(zip(rankers, alphas)):
-            values = getattr(ranker, "values", None)
-            if values:
-                reach += abs(float(alpha)) * max(abs(float(v)) for v in values)
+            reach += abs(float(alpha)) * _largest_value(ranker)
             if not np.isfinite(reach):
                 fail(f"rankers[{t}]: the weak rankers' largest values times their coefficients add up past the "
                      f"largest float64 by this one: a row reaching them would score inf")
+
+
+def _largest_value(ranker) -> float:
+    """The largest |value| of a weak ranker: of its leaves, or over its feature's training range; 0 if unknown."""
+    values = getattr(ranker, "values", None)
+    if values:
+        return max(abs(float(v)) for v in values)
+    if isinstance(ranker, FeatureRanker):
+        return 1.0 if ranker.high > ranker.low else 0.0      # a constant feature scales to 0
+    return 0.0
 
 
 def _check_queries(state: dict, fail) -> tuple[int, int] | None:

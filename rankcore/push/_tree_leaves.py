@@ -36,8 +36,8 @@ class TreeLeaves:
         split's side, categorical splits by their left categories).
         One-hot encoded, the leaves are features for a linear model
         (He et al., "Practical lessons from predicting clicks on ads at
-        Facebook", 2014).  One parallel pass over the rows (``n_jobs``;
-        the leaves do not depend on the thread count): O(n · Σ_t depth_t)
+        Facebook", 2014).  Parallel passes over blocks of rows (``n_jobs``;
+        Ctrl-C is delivered between blocks; the leaves depend on neither): O(n · Σ_t depth_t)
         time, O(n · T) memory.
 
         Parameters

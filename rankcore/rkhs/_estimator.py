@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._blas import blas_limit as _blas_limit
 from .._peer_names import names_peer_fit_arguments
 from .._degenerate import warn_constant
+from .._memory import check_allocation
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .._setup import EstimatorSetup
 from .._state_fields import check_feature_names
@@ -280,6 +281,10 @@ class KernelRanker(Ranker):
                 f"solver: the exact decomposition supports at most {EXACT_MAX_SAMPLES} samples (32-bit LAPACK "
                 f"indices), got {m}; use solver='nystroem'"
             )
+        if solver == "nystroem":        # the m x r kernel block and its factors: NumPy's MemoryError names no parameter
+            check_allocation("n_components", int(self.solver_plan_["nystroem"]["bytes"]),
+                             f"the Nystroem kernel block and its factors ({m:,} rows x "
+                             f"{min(int(self.n_components), m):,} landmarks)")
         return solver, int(self.n_components)
 
     def _check_X(self, X: Any, *, reset: bool) -> np.ndarray:

@@ -62,7 +62,7 @@ def test_one_row_queries_under_the_xgboost_convention():
         "ndcg@k:3,convention=xgboost,empty=0": 0.8}
 
 
-@pytest.mark.parametrize("spec", ["ndcg@k:100", "map@k:100", "ndcg@k:100,convention=sklearn", "err@k:100"])
+@pytest.mark.parametrize("spec", ["ndcg@k:100", "map@k:100", "ndcg@k:100,convention=rankcore", "err@k:100"])
 def test_rankcores_own_convention_still_refuses_k_beyond_every_query(spec):
     grades, relevant, scores, qid = short_queries(0)
     with pytest.raises(rankcore.MetricRefusal, match="k = 100 is larger than every query") as caught:
@@ -100,11 +100,15 @@ def test_prec_at_k_convention_is_refused_with_the_reason_and_the_recipe():
     grades, relevant, scores, qid = short_queries(0)
     with pytest.raises(rankcore.registry.SpecError, match=r"unknown parameter\(s\) convention; prec@k has no "
                                                           r"convention \(XGBoost's pre@K orders a tie by row.*"
-                                                          r"K / min\(K, sizes\).*; expected k$"):
+                                                          r"k = min\(K, the longest query's rows\).*"
+                                                          r"k / min\(k, sizes\).*; expected k$"):
         rankcore.evaluate(relevant, scores, "prec@k:3,convention=xgboost", qid=qid)
     # the recipe the refusal gives is XGBoost's pre@K on untied scores, short and all-zero queries included
     untied = scores + np.arange(scores.shape[0])[::-1] * 1e-6            # row order breaks the ties, as XGBoost
-    got = xgboost_evals(relevant, untied, qid, ["pre@3", "pre@5"])
-    for k in (3, 5):
+    got = xgboost_evals(relevant, untied, qid, ["pre@3", "pre@5", "pre@100"])
+    longest = int(np.bincount(qid).max())
+    for K in (3, 5, 100):
+        # (before, the recipe said K itself, which prec@k refuses when K passes every query: pre@100 here)
+        k = min(K, longest)
         values = rankcore.metrics.per_query(relevant, untied, f"prec@k:{k}", qid=qid)
-        assert np.mean(values.values * k / np.minimum(k, values.sizes)) == pytest.approx(got[f"pre@{k}"], abs=1e-9)
+        assert np.mean(values.values * k / np.minimum(k, values.sizes)) == pytest.approx(got[f"pre@{K}"], abs=1e-9)

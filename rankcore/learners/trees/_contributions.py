@@ -187,8 +187,26 @@ def kernel_arguments(rankers, nodes: list, alphas: np.ndarray, d: int) -> tuple:
 
 
 def _explain_batch(rankers, nodes: list, alphas: np.ndarray, X: np.ndarray, out: np.ndarray, n_threads: int) -> None:
-    """Add the trees' (with their node forms ``nodes``) α-weighted SHAP values to ``out``'s feature columns."""
-    _treeshap.tree_shap(X, *kernel_arguments(rankers, nodes, alphas, X.shape[1]), out, int(n_threads))
+    """Add the trees' (with their node forms ``nodes``) α-weighted SHAP values to ``out``'s feature columns, in
+    blocks of rows (:func:`shap_row_blocks`): each row's values are its own, the same whatever the blocks."""
+    args = kernel_arguments(rankers, nodes, alphas, X.shape[1])
+    # a row's path-dependent TreeSHAP takes O(L · D²) steps a tree (L leaves, D the depth)
+    work = sum(int((m["left"] < 0).sum()) * (_depth(m["left"], m["right"]) + 1) ** 2 for m in nodes)
+    for start, stop in shap_row_blocks(X.shape[0], work):
+        _treeshap.tree_shap(X[start:stop], *args, out[start:stop], int(n_threads))
+
+
+#: TreeSHAP work (a row's leaves times its depth squared, over the trees of a batch) per kernel call.  The kernel runs
+#: without the GIL, where Ctrl-C cannot reach it: the rows of one call took tens of seconds (a hundred trees of 31
+#: leaves on 5,000 rows), and Python raises the ``KeyboardInterrupt`` between calls.
+SHAP_BLOCK_WORK = 1 << 24
+
+
+def shap_row_blocks(n_rows: int, work: int) -> list[tuple[int, int]]:
+    """The (start, stop) row ranges a TreeSHAP kernel runs in, about :data:`SHAP_BLOCK_WORK` each, for ``work``
+    steps a row (one empty range for no rows: the kernel still checks its arrays)."""
+    step = max(1, SHAP_BLOCK_WORK // max(1, work))
+    return [(start, min(start + step, n_rows)) for start in range(0, n_rows, step)] or [(0, 0)]
 
 
 def _add_cell_values(rankers, nodes: list, alphas: np.ndarray, X: np.ndarray, out: np.ndarray,

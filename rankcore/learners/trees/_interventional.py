@@ -29,8 +29,8 @@ from ..._background import group_labels
 from ...validation import check_finite_scores
 from . import _treeshap, _treeshap_interventional
 from ._binning import is_sparse
-from ._contributions import (BATCH_NODES, CELL_ENTRIES, _NumericNodes, _depth, batches, concatenated, starts,
-                             tree_cells)
+from ._contributions import (BATCH_NODES, CELL_ENTRIES, _NumericNodes, _depth, batches, concatenated,
+                             shap_row_blocks, starts, tree_cells)
 from ._oblivious_ranker import ObliviousTreeRanker, predict_oblivious_forest
 from ._ranker import TreeRanker, _categorical_arrays, predict_forest
 
@@ -76,11 +76,14 @@ def forest_interventional(rankers, alphas, X, background, n_threads: int = 1, *,
         _add_oblivious(rankers, alphas, X, Z, out, n_threads, player)
     else:
         for first, batch in batches(rankers):
-            arguments = _walk_arguments(rankers[first:first + len(batch)], batch, d)
-            _treeshap_interventional.interventional_shap(
-                X, Z, *arguments, np.ascontiguousarray(alphas[first:first + len(batch)]),
-                *_categories(rankers[first:first + len(batch)], batch), subset_weights(max(map(_form_depth, batch))),
-                out, int(n_threads), player)
+            arguments = (*_walk_arguments(rankers[first:first + len(batch)], batch, d),
+                         np.ascontiguousarray(alphas[first:first + len(batch)]),
+                         *_categories(rankers[first:first + len(batch)], batch),
+                         subset_weights(max(map(_form_depth, batch))))
+            # in blocks of rows, between which Ctrl-C is delivered: each row's values are its own, as in one call
+            for start, stop in shap_row_blocks(n, Z.shape[0] * sum(m["left"].shape[0] for m in batch)):
+                _treeshap_interventional.interventional_shap(X[start:stop], Z, *arguments, out[start:stop],
+                                                             int(n_threads), player)
     out = np.ascontiguousarray(out[:, :G + 1]) if G < d else out
     out[:, :G] /= Z.shape[0]
     out[:, G] = np.mean(_scores(rankers, alphas, Z, oblivious))

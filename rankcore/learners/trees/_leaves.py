@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _oblivious_kernels, _predict
 from ._oblivious_ranker import ObliviousTreeRanker, level_arrays
-from ._ranker import TreeRanker, prediction_matrix, walk_arrays
+from ._ranker import TreeRanker, prediction_matrix, row_blocks, walk_arrays
 
 __all__ = ["forest_leaves"]
 
@@ -35,8 +35,9 @@ def forest_leaves(rankers, X, n_threads: int = 1) -> np.ndarray:
 
     ``X``: dense (float32/float64) or CSR, as the prediction reads it.  The
     trees must all be trees, or all oblivious trees (as a fitted model's are).
-    One parallel pass over the rows, each thread owning its rows of the
-    output (the same leaves for any thread count): O(n·Σ_t depth_t) time
+    Parallel passes over blocks of rows (Ctrl-C is delivered between them),
+    each thread owning its rows of the output (the same leaves for any thread
+    count or blocks): O(n·Σ_t depth_t) time
     (times log(nnz per row) on CSR), O(n·T) memory for the output and
     O(Σ_t nodes_t) for the trees' concatenated arrays.
 
@@ -59,11 +60,14 @@ def forest_leaves(rankers, X, n_threads: int = 1) -> np.ndarray:
     if kinds == {ObliviousTreeRanker.kind}:
         arrays, level_offset, value_offset = level_arrays(rankers)
         args = (arrays["feature"], arrays["threshold"], arrays["nan_left"], arrays["value"], level_offset,
-                value_offset, out, int(n_threads))
-        if sparse:
-            _oblivious_kernels.oblivious_leaves_csr(X.indptr, X.indices, X.data, X.shape[1], *args)
-        else:
-            _oblivious_kernels.oblivious_leaves(X, *args)
+                value_offset)
+        # in blocks of rows, between which Ctrl-C is delivered (``row_blocks``); each row's leaves are its own
+        for start, stop in row_blocks(X.shape[0], n_trees):
+            if sparse:
+                _oblivious_kernels.oblivious_leaves_csr(X.indptr[start:stop + 1], X.indices, X.data, X.shape[1],
+                                                        *args, out[start:stop], int(n_threads))
+            else:
+                _oblivious_kernels.oblivious_leaves(X[start:stop], *args, out[start:stop], int(n_threads))
         return out
     arrays, roots, (is_cat, cat_offset, cat_values) = walk_arrays(rankers)
     internal = arrays["left"] >= 0
@@ -71,9 +75,11 @@ def forest_leaves(rankers, X, n_threads: int = 1) -> np.ndarray:
         raise ValueError(f"X: the trees split feature {int(arrays['feature'][internal].max())}, "
                          f"X has {X.shape[1]} columns")
     args = (arrays["feature"], arrays["threshold"], arrays["nan_left"], arrays["left"], arrays["right"], roots,
-            is_cat, cat_offset, cat_values, out, int(n_threads))
-    if sparse:
-        _predict.leaf_nodes_csr(X.indptr, X.indices, X.data, *args)
-    else:
-        _predict.leaf_nodes(X, *args)
+            is_cat, cat_offset, cat_values)
+    for start, stop in row_blocks(X.shape[0], n_trees):
+        if sparse:      # the block's row pointers index the whole matrix's stored values, as the prediction's
+            _predict.leaf_nodes_csr(X.indptr[start:stop + 1], X.indices, X.data, *args, out[start:stop],
+                                    int(n_threads))
+        else:
+            _predict.leaf_nodes(X[start:stop], *args, out[start:stop], int(n_threads))
     return out
