@@ -281,7 +281,8 @@ def warn_unused_categories(X: Any, categories: list | None) -> None:
         unused = int(np.count_nonzero(np.bincount(codes[codes >= 0], minlength=len(kept)) == 0))
         if unused:
             name = X.columns[j]
-            warnings.warn(f"X: column {name!r} lists {unused} categories that no training row holds (its dtype keeps "
+            listed = f"{unused} categor{'y' if unused == 1 else 'ies'}"
+            warnings.warn(f"X: column {name!r} lists {listed} that no training row holds (its dtype keeps "
                           "them, as a frame split into training and test rows does); scored later, they go right at "
                           "every categorical split, not where the column's missing values go, as a category the fit "
                           f"does not list would; to score them as missing values, fit on "

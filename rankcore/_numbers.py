@@ -219,7 +219,8 @@ def null_mask(values: Any) -> np.ndarray | None:
     These become NaN when the column is read as float64, and a message about
     the NaN would name a value the caller never wrote; this mask lets it say
     "missing value (null)" instead.  None for inputs that cannot hold one
-    (NumPy arrays of numbers, frames).  O(n), called only once a NaN was found.
+    (NumPy arrays of numbers and pandas columns backed by one, frames).  O(n), called only once a NaN was found;
+    a loop in Python only over object columns and lists.
     """
     module = type(values).__module__
     if hasattr(values, "columns") or getattr(values, "ndim", 1) != 1:
@@ -228,6 +229,11 @@ def null_mask(values: Any) -> np.ndarray | None:
         return np.asarray(values.is_null().to_numpy(), dtype=bool)
     if module.startswith("pyarrow") and hasattr(values, "is_null"):
         return np.asarray(values.is_null(), dtype=bool)
+    dtype = getattr(values, "dtype", None)
+    if module.startswith("pandas") and isinstance(dtype, np.dtype) and dtype != object:
+        return None           # NumPy-backed: no null there (a None became NaN), and no loop over millions of rows
+    if module.startswith("pandas") and dtype is not None and not isinstance(dtype, np.dtype):
+        return np.asarray(values.isna(), dtype=bool)       # a nullable (masked or Arrow) column knows its nulls
     if module.startswith("pandas") or isinstance(values, (list, tuple)) or (
             isinstance(values, np.ndarray) and values.dtype == object):
         items = np.empty(len(values), dtype=object)
@@ -236,13 +242,16 @@ def null_mask(values: Any) -> np.ndarray | None:
     return None
 
 
-def nulls_at(source: Any, arr: np.ndarray, first: int) -> int:
-    """How many missing values :func:`null_mask` finds in ``source`` (read as the 1-D ``arr``) if its value at
-    ``first`` is one, else 0."""
+def nulls_at(source: Any, arr: np.ndarray, first: int) -> tuple[bool, int]:
+    """(whether the value at the flat index ``first`` is a missing value, how many :func:`null_mask` finds) in
+    ``source``, read as the 1-D ``arr``; (False, 0) where it can hold none.
+
+    Both are needed where a column holds nulls and NaN alike: each kind is then counted as itself.
+    """
     nulls = null_mask(source) if arr.ndim == 1 else None
-    if nulls is None or nulls.shape != arr.shape or not nulls[first]:
-        return 0
-    return int(nulls.sum())
+    if nulls is None or nulls.shape != arr.shape:
+        return False, 0
+    return bool(nulls[first]), int(nulls.sum())
 
 
 def large_integers_among_floats(items: list) -> bool:

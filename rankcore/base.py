@@ -625,6 +625,12 @@ class Ranker(BaseEstimator):
             params.update(component_params(super().get_params(deep=False)))
         return params
 
+    @classmethod
+    def _constructor_hint(cls, name: str) -> str:
+        """What follows the constructor's "unexpected keyword argument ``name``" (another library's name for one
+        of the parameters, say); nothing unless a family says."""
+        return ""
+
     def set_params(self, **params: Any) -> "Ranker":
         """scikit-learn's ``set_params``; ``learner__max_leaves=15`` rebuilds a component object with that value
         (:mod:`rankcore._nested_params`)."""
@@ -853,7 +859,8 @@ def _make_init(cls: type) -> Callable:
     def __init__(self, **params: Any) -> None:
         for key in params:
             if key not in defaults:
-                raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument {key!r}")
+                raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument {key!r}"
+                                f"{type(self)._constructor_hint(key)}")
         for name in names:
             setattr(self, name, params[name] if name in params else defaults[name])
 

@@ -671,8 +671,8 @@ def load_model(path: str | os.PathLike) -> Any:
     """
     source = os.fspath(path)
     with open(source, "rb") as fh:
-        raw = _read_bounded(fh, MAX_MODEL_BYTES + 1)
-    if len(raw) > MAX_MODEL_BYTES:
+        raw = _read_bounded(fh, MAX_MODEL_BYTES)
+    if raw is None:
         raise ModelFormatError(
             f"{source}: larger than the model file size limit of {MAX_MODEL_BYTES} bytes "
             "(rankcore.persistence.MAX_MODEL_BYTES)"
@@ -680,24 +680,30 @@ def load_model(path: str | os.PathLike) -> Any:
     return model_from_dict(_parse_json(raw, source), source=source)
 
 
-def _read_bounded(fh: Any, limit: int) -> bytes:
-    """At most ``limit`` bytes of the binary file ``fh``, read in blocks of at most 1 MiB.
+def _read_bounded(fh: Any, limit: int) -> bytearray | None:
+    """The bytes of the binary file ``fh`` if it holds at most ``limit``, else None; read in blocks of 1 MiB.
 
-    Never more than the limit: /dev/zero or a multi-GB file is refused without being read into memory.  In blocks
-    because ``fh.read(limit)`` reserves ``limit`` bytes before it reads one, whatever the file's size: every load of
-    a 20 KB model claimed the whole limit (256 MiB) at once, which a service under a memory cap could not give.
+    A regular file larger than the limit is refused by its size, before a byte is read; a stream without a size
+    (a FIFO, /dev/zero) is read up to the limit + 1 bytes, never further.  In blocks because ``fh.read(limit)``
+    reserves ``limit`` bytes before it reads one, whatever the file's size (every load of a 20 KB model claimed
+    256 MiB); into one growing buffer because blocks joined at the end held the bytes twice.
     """
-    blocks, total = [], 0
-    while total < limit:
-        block = fh.read(min(1 << 20, limit - total))
+    try:
+        info = os.fstat(fh.fileno())
+    except (AttributeError, OSError, ValueError):       # a file object without a descriptor
+        info = None
+    if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > limit:
+        return None
+    data = bytearray()
+    while len(data) <= limit:
+        block = fh.read(min(1 << 20, limit + 1 - len(data)))
         if not block:
             break
-        blocks.append(block)
-        total += len(block)
-    return b"".join(blocks)
+        data += block
+    return None if len(data) > limit else data
 
 
-def _parse_json(raw: bytes, source: str) -> Any:
+def _parse_json(raw: bytes | bytearray, source: str) -> Any:
     too_deep = ModelFormatError(f"{source}: JSON nested deeper than the limit of {MAX_NESTING} levels "
                                 "(rankcore.persistence.MAX_NESTING)")
     try:

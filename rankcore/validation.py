@@ -128,10 +128,14 @@ def _check_finite(arr: np.ndarray, name: str, *, locate=None, nan_hint: str = ""
     is_nan = bool(np.isnan(arr[np.unravel_index(first, arr.shape)]))
     where = (locate or (lambda i: _location(arr, i)))(first)
     expected = "numbers or NaN" if allow_nan else "finite numbers"
-    missing = nulls_at(source, arr, first) if is_nan and source is not None else 0   # the caller wrote a null
-    what = "a missing value (null)" if missing else "NaN" if is_nan else "infinite values"
-    raise ArgumentRefusal.said(name, f"expected {expected}, got {what} {where} "
-                                     f"({missing or count} in all){nan_hint if is_nan and not missing else ''}")
+    # nulls the caller wrote became NaN: each kind counted as itself, the other named beside it (both to mend)
+    null_first, nulls = nulls_at(source, arr, first) if source is not None and not allow_nan else (False, 0)
+    what = "a missing value (null)" if null_first else "NaN" if is_nan else "infinite values"
+    others = count - nulls if null_first else nulls
+    besides = "" if not others else f"; and {others} NaN or infinite value{'s' * (others > 1)}" if null_first \
+        else f"; and {others} missing value{'s' * (others > 1)} (null)"
+    raise ArgumentRefusal.said(name, f"expected {expected}, got {what} {where} ({count - others} in all{besides})"
+                                     f"{nan_hint if is_nan and not null_first else ''}")
 
 
 #: Integers of larger magnitude are not all representable in float64.

@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit
-from .._categories import encode_categories
+from .._categories import encode_categories, warn_unused_categories
 from .._setup import EstimatorSetup
 from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot, ignore_score_weights,
                     require_score_queries)
@@ -458,9 +458,11 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         reject_1d(X)
         validate_data(self, X, reset=True, skip_check_array=True)
         # a DataFrame's category columns: every candidate sees a value's position among the categories
+        X_frame = X
         X, categories = encode_categories(X, None)
         if categories is not None and any(c is not None for c in categories):
             self.categories_ = categories
+            warn_unused_categories(X_frame, categories)        # as the push's fit: they do not score as missing
         # scipy.sparse X (and a DataFrame of Sparse columns) stays sparse, as CSR: candidates that read it get it as
         # it is, the others are skipped (``_applicable``)
         return check_matrix(X, name="X", dtype=np.float64, allow_nan=True, accept_sparse=True)

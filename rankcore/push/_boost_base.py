@@ -147,6 +147,11 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         """The resolved objective of the parameters (``learner`` gives the default price)."""
         raise NotImplementedError
 
+    @classmethod
+    def _constructor_hint(cls, name: str) -> str:
+        # scikit-learn's spelling is the constructor's (PushBoost(warm_start=True)): the hint set_params gives
+        return f"; other libraries' {name} is {PEER_NAMES[name]} here" if name in PEER_NAMES else ""
+
     def set_params(self, **params: Any) -> "_BaseBoost":
         """scikit-learn's ``set_params``; LightGBM's and XGBoost's names (a search grid over ``n_estimators`` or
         ``num_leaves``, say) are a ValueError naming rankcore's, as :func:`rankcore.boost` does."""

@@ -44,3 +44,35 @@ def test_a_file_over_one_block_is_read_whole(tmp_path, monkeypatch):
     monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", size - 1)
     with pytest.raises(persistence.ModelFormatError, match="size limit"):
         rankcore.load_model(padded)
+
+
+def test_a_file_over_the_limit_is_refused_by_its_size_without_being_read(tmp_path, monkeypatch):
+    # the blocks read up to the limit and then joined held twice the limit (512 MiB) to refuse a file a byte over
+    # it; a regular file says its size before a byte is read
+    path = _small_model_file(tmp_path)
+    padded = tmp_path / "large.json"
+    padded.write_bytes(path.read_bytes().rstrip() + b" " * (8 << 20) + b"\n")
+    monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", padded.stat().st_size - 1)
+    tracemalloc.start()
+    try:
+        with pytest.raises(persistence.ModelFormatError, match="size limit"):
+            rankcore.load_model(padded)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak
+
+
+def test_a_stream_over_the_limit_is_refused_holding_the_limit_once(monkeypatch):
+    # /dev/zero has no size: it is read up to the limit, kept in one buffer (not blocks and their join)
+    monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", 6 << 20)
+    with pytest.raises(persistence.ModelFormatError):
+        rankcore.load_model(__file__)              # imports and caches outside the measured load
+    tracemalloc.start()
+    try:
+        with pytest.raises(persistence.ModelFormatError, match="size limit"):
+            rankcore.load_model("/dev/zero")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 9 << 20, peak
