@@ -60,20 +60,26 @@ class _Parser(argparse.ArgumentParser):
         # parser gets words already rewritten, and the rewrite leaves them as they are
         from ._negative_values import join_negative_values
 
-        words = sys.argv[1:] if args is None else [str(w) for w in args]
-        return super().parse_known_args([self._plural_meant(w) for w in join_negative_values(words)], namespace)
+        words = join_negative_values(sys.argv[1:] if args is None else [str(w) for w in args])
+        # a bare `--` ends the options: the words after it are positional (a file named `--metric`), kept as given
+        end = words.index("--") if "--" in words else len(words)
+        return super().parse_known_args([*map(self._plural_meant, words[:end]), *words[end:]], namespace)
 
     def _plural_meant(self, word: str) -> str:
-        # options are never abbreviated, but a plural option's singular (--metric, --feature-name) names the same
-        # thing, so it is read as the plural -- except where the singular is another library's word of another
-        # meaning (--group: LightGBM's query sizes, no --groups)
+        # options are never abbreviated, but a plural option's singular (--metric, --feature-name, --within-query)
+        # names the same thing, so it is read as the plural -- except where the singular is another library's word
+        # of another meaning (--group: LightGBM's query sizes, no --groups).  A word ending in s is no singular:
+        # --los would be an abbreviation of --loss, --progres of --progress
         from ._peer_options import NOT_PLURALS
 
         flag, equals, value = word.partition("=")
-        if not flag.startswith("--") or flag in self._option_string_actions:
+        if (not flag.startswith("--") or flag.endswith("s") or flag in self._option_string_actions
+                or flag[2:].replace("-", "_") in NOT_PLURALS):
             return word
-        if flag + "s" in self._option_string_actions and flag[2:].replace("-", "_") not in NOT_PLURALS:
-            return flag + "s" + equals + value
+        plurals = [flag + "s"] + ([flag[:-1] + "ies"] if flag.endswith("y") else [])
+        for plural in plurals:
+            if plural in self._option_string_actions:
+                return plural + equals + value
         return word
 
     def parse_args(self, args=None, namespace=None):

@@ -38,7 +38,7 @@ def peer_option_hint(parser: argparse.ArgumentParser, namespace: argparse.Namesp
     parser : argparse.ArgumentParser
         The ``rankcore`` parser (its subcommands' options are what a hint may name).
     namespace : argparse.Namespace
-        What was parsed (``command``: the subcommand run, whose options are offered).
+        What was parsed (``command``, ``plugins_command``: the subcommand run, whose options are offered).
     words : list of str
         The words argparse did not recognize.
 
@@ -50,7 +50,7 @@ def peer_option_hint(parser: argparse.ArgumentParser, namespace: argparse.Namesp
         follows as the Python it is.  Any other word that starts or nearly spells the command's options (an
         abbreviation, which argparse is not let to complete, or a typo) gets ``" (did you mean --test-size?)"``.
     """
-    options = _command_options(parser, getattr(namespace, "command", None))
+    options = _command_options(parser, namespace)
     hints = {}
     for word in words:
         if word == "--":
@@ -63,7 +63,9 @@ def peer_option_hint(parser: argparse.ArgumentParser, namespace: argparse.Namesp
         # a peer's name this command has no option for, that starts one of its options (evaluate's --metric):
         # the option meant, rather than the Python
         if hint is not None and (hint.startswith("here ") or not meant):
-            hints.setdefault(flag, f"other libraries' {flag} is {hint}")    # a flag given twice: one hint
+            # the plural of a name not read as it (explain's --groups, for --group): the option meant, maybe
+            plural = f"did you mean {flag}s? " if flag + "s" in options else ""
+            hints.setdefault(flag, f"{plural}other libraries' {flag} is {hint}")    # a flag given twice: one hint
         elif meant:
             hints.setdefault(flag, f"did you mean {' or '.join(meant)}?")
     return "".join(f" ({hint})" for hint in hints.values())
@@ -77,13 +79,16 @@ def _meant(flag: str, options: dict[str, argparse.Action]) -> list[str]:
     return started[:3] if started else difflib.get_close_matches(flag, longs, n=1, cutoff=0.8)
 
 
-def _command_options(parser: argparse.ArgumentParser, command: str | None) -> dict[str, argparse.Action]:
-    """The options of ``parser``'s subcommand ``command`` (the top-level parser's when none), by flag."""
+def _command_options(parser: argparse.ArgumentParser, namespace: argparse.Namespace) -> dict[str, argparse.Action]:
+    """The options of the (sub)command run, by flag: the deepest parser ``namespace`` names (``plugins new``'s
+    under ``plugins``), the top-level parser's when it names none."""
     chosen = parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
-            chosen = action.choices[command]
-    return dict(chosen._option_string_actions)
+    while True:
+        subparsers = [a for a in chosen._actions if isinstance(a, argparse._SubParsersAction)]
+        name = getattr(namespace, subparsers[0].dest, None) if subparsers else None
+        if name not in (subparsers[0].choices if subparsers else {}):
+            return dict(chosen._option_string_actions)
+        chosen = subparsers[0].choices[name]
 
 
 def _hint_for(name: str, options: dict[str, argparse.Action]) -> str | None:
@@ -91,7 +96,9 @@ def _hint_for(name: str, options: dict[str, argparse.Action]) -> str | None:
     no option for it, or None when ``name`` is no other library's."""
     from .._peer_names import PEER_NAMES, peer_fit_hint      # a foundation module: no estimator is loaded
 
-    python = PEER_NAMES.get(name) or peer_fit_hint(name) or NOT_PLURALS.get(name)
+    # a peer's plural name in the singular (--n-estimator) is that name, as rankcore's own plurals are
+    python = (PEER_NAMES.get(name) or peer_fit_hint(name) or NOT_PLURALS.get(name)
+              or (None if name.endswith("s") else PEER_NAMES.get(name + "s")))
     if python is None:
         return None
     python = python.removeprefix(_BOOST_PARAMETER)

@@ -222,9 +222,10 @@ def run(args) -> int:
     info(args, f"chose {estimator.best_candidate_} ({estimator.selection_reason_}); {estimator.metric_} "
                f"{estimator.best_score_:.4f} over {scored_parts(estimator)}; saved to {args.out} "
                f"[search {estimator.search_time_:.1f}s, refit {estimator.refit_time_:.1f}s]")
+    stops = stop_lines(estimator, progress.last)
     for line in (validation_line(estimator, validation[0]) if validation is not None else "",
                  *(eval_metric_lines(estimator, validation[0]) if validation is not None else ()),
-                 _position_line(estimator, data), *stop_lines(estimator, progress.last)):
+                 _position_line(estimator, data), *stops):
         if line:
             info(args, line)
     imputation = imputation_note(estimator, missing)
@@ -233,7 +234,8 @@ def run(args) -> int:
     if args.report:
         from ._report import write_report
 
-        write_report(build_report(args, estimator, data, y, imputation, validation), args.report)
+        said = [line for line in (skip_line, *stops) if line]       # the report says what the terminal said
+        write_report(build_report(args, estimator, data, y, imputation, validation, said), args.report)
         info(args, f"wrote {os.path.normpath(args.report)}")
     return 0
 
@@ -475,9 +477,10 @@ def _figures(estimator, scored, y, on_file: bool) -> list:
              "the leftmost part, the top of the list.", figure_bytes(figure, "svg"))]
 
 
-def build_report(args, estimator, data, y, imputation: str = "", validation=None):
+def build_report(args, estimator, data, y, imputation: str = "", validation=None, said=()):
     """The HTML report's content; ``validation``: ``(dataset, X, y)`` of the ``--validation`` file, whose rows
-    the candidates were scored on (else the training rows, out of fold)."""
+    the candidates were scored on (else the training rows, out of fold); ``said``: lines the command printed that
+    the report says as well (the candidates a sparse file skipped, why the search or a refit stopped)."""
     from ._report import Report, file_sha256
 
     val = None if validation is None else validation[0]
@@ -502,6 +505,7 @@ def build_report(args, estimator, data, y, imputation: str = "", validation=None
                  "every leading candidate (a longer --time lets them finish)."))
     if imputation:
         notes.append(imputation[0].upper() + imputation[1:] + ".")
+    notes += [line[0].upper() + line[1:] + ("" if line.endswith(".") else ".") for line in said]
     facts = [("file", data.source), ("sha256", file_sha256(data.source)), ("rows", str(data.n_samples)),
              ("features", str(data.n_features)), ("label", str(data.label_name))]
     if val is not None:

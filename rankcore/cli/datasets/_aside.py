@@ -24,7 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ._dataset import _MISSING, DataError, Dataset
+from ._dataset import _MISSING, _MISSING_FEATURE, DataError, Dataset
 from ._labels import python_only_number
 
 __all__ = ["with_aside", "queries_aside", "positions_aside", "init_scores_aside", "weights_aside"]
@@ -44,7 +44,8 @@ def with_aside(keep: Sequence[str], column: str | None, what: str, option: str, 
 def queries_aside(data: Dataset, qid: str, keep: Sequence[str]) -> Dataset:
     """``data`` with the query-id column moved from the kept columns to :attr:`Dataset.qid`; no id missing."""
     values = data.kept[qid] if qid in keep else data.kept.pop(qid)
-    missing = np.flatnonzero(np.isin(np.char.lower(values.astype(str)), list(_MISSING)))
+    # signed NaN (-nan) as well: a missing value in any column of numbers or text (a query id "-nan" is none)
+    missing = np.flatnonzero(np.isin(np.char.lower(np.char.strip(values.astype(str))), list(_MISSING_FEATURE)))
     if missing.size:
         raise DataError(f"{data.where(int(missing[0]))}: missing query id in column {qid!r} (--qid); "
                         f"every row needs its query, got {values[missing[0]]!r}")

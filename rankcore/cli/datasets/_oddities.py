@@ -74,10 +74,12 @@ def refuse_comma_categories(data: Dataset, categorical: Any) -> None:
 
 def _words_among_numbers(categories: np.ndarray, column: np.ndarray) -> np.ndarray | None:
     """The category codes of a column's values that are no numbers (as spreadsheets write them), when they are
-    stray: in at most one row in twenty of the column's values (two rows in a short column), and in no more than a
-    third as many rows as the numbers; None when they are more (a column of text), or when there are no numbers.
+    stray: in at most one row in twenty of the column's values (two rows in a short column), or at most one
+    distinct value in a hundred (a missing-value word, ``k.A.``, in many rows), and in no more than a third as
+    many rows as the numbers; None when they are more (a column of text), or when there are no numbers.
 
-    Judged on rows, not distinct values: two typos among 150 distinct numbers are as stray as among 15,000.
+    Judged on rows, and on distinct values: two typos among 150 distinct numbers are as stray as among 15,000, and
+    one word for a missing value is stray in any number of rows the numbers outnumber three to one.
     ``column``: the column's category codes by row (NaN where missing).  A column of text (ids, names) stops at
     its first few values that are no numbers: a handful of regex matches, not one per value.
     """
@@ -91,7 +93,8 @@ def _words_among_numbers(categories: np.ndarray, column: np.ndarray) -> np.ndarr
             if len(words) > allowed or (len(words) > 16 and 2 * len(words) > code + 1):
                 return None
     word_rows = int(counts[words].sum())
-    if word_rows > allowed or 3 * word_rows > int(counts.sum()) - word_rows:
+    few_words = len(words) <= max(1, categories.size // 100)      # never past ``allowed``, the loop's limit
+    if (word_rows > allowed and not few_words) or 3 * word_rows > int(counts.sum()) - word_rows:
         return None
     return np.asarray(words, dtype=np.int64)
 
