@@ -178,6 +178,7 @@ class Panel:
     xlim: tuple[float | None, float | None] = (None, None)
     ylim: tuple[float | None, float | None] = (None, None)
     integer_ticks: bool = False
+    integer_x: bool = False     # whole ticks on the x axis alone (iterations: no "iteration 1.5")
     legend: str | None = None  # "lower right", "upper right", "lower left", "upper left" or None
     bands: list[Band] = field(default_factory=list)
 
@@ -222,22 +223,41 @@ def _draw_panel(ax, panel: Panel, legend: bool = True) -> list:
                           **_line_style(series.index, series.width), **dot)
         line.set_gid(series.gid)
         lines.append(line)
-    ax.set_xlabel(panel.xlabel)
-    ax.set_ylabel(panel.ylabel)
+    # names are drawn as written: matplotlib reads "$5 to $10" as mathematics (printing "5to10")
+    ax.set_xlabel(panel.xlabel, parse_math=False)
+    ax.set_ylabel(panel.ylabel, parse_math=False)
     if panel.title:
-        ax.set_title(panel.title)
-    if panel.integer_ticks:
+        ax.set_title(panel.title, parse_math=False)
+    if panel.integer_ticks or panel.integer_x:
         from matplotlib.ticker import MaxNLocator
 
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        if panel.integer_ticks:
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     if panel.xlim != (None, None):
         ax.set_xlim(*panel.xlim)
     if panel.ylim != (None, None):
         ax.set_ylim(*panel.ylim)
-    if legend and panel.legend:
-        ax.legend(loc=panel.legend)
+    if legend and panel.legend and lines:
+        _legend(ax, lines, panel.legend)
     return lines
+
+
+def _legend(ax, lines: list, loc: str):
+    """The legend of ``lines``, every name as written.
+
+    The lines are given to matplotlib by hand: asked to find them itself, it
+    leaves out every line whose name starts with "_" (a model named "_base"
+    had no legend entry), and it reads text between two "$" as mathematics.
+    """
+    ours = {id(line) for line in lines}
+    # an Axes of the caller's (plot_roc) keeps the entries of its own lines, before ours
+    theirs = [(h, n) for h, n in zip(*ax.get_legend_handles_labels()) if id(h) not in ours]
+    box = ax.legend([h for h, _ in theirs] + lines, [n for _, n in theirs] + [line.get_label() for line in lines],
+                    loc=loc)
+    for text in box.get_texts():
+        text.set_parse_math(False)
+    return box
 
 
 def to_matplotlib(figure: FigureData):
@@ -250,6 +270,6 @@ def to_matplotlib(figure: FigureData):
         for ax in axes[len(figure.panels):]:
             ax.set_visible(False)
         if figure.title:
-            fig.suptitle(figure.title)
+            fig.suptitle(figure.title, parse_math=False)
     return _freeze_layout(fig)
 

@@ -92,9 +92,19 @@ def metric_at_k_values(y: Any, scores: Any, qid: Any, metric: Any = "ndcg@k:10")
 
 def _at_cutoff(metric, k: int):
     """The same metric cut at ``k`` (its other parameters as set; those at their default left to default)."""
+    return type(metric)(k=k, **_settings(metric))
+
+
+def _settings(metric) -> dict:
+    """The metric's parameters other than ``k`` that are not at their default."""
     defaults = {p.name: p.default for p in metric.parameters}
-    kept = {name: value for name, value in metric.params.items() if name != "k" and value != defaults[name]}
-    return type(metric)(k=k, **kept)
+    return {name: value for name, value in metric.params.items() if name != "k" and value != defaults[name]}
+
+
+def _metric_name(metric) -> str:
+    """The metric's name with its settings other than k: ``ndcg@k (gain=linear)`` is not the default's ndcg@k."""
+    settings = ", ".join(f"{name}={value}" for name, value in _settings(metric).items())
+    return f"{metric.name} ({settings})" if settings else metric.name
 
 
 def _at_k_panel(triples: list, metric, title: str) -> Panel:
@@ -105,7 +115,7 @@ def _at_k_panel(triples: list, metric, title: str) -> Panel:
         series.append(Series(k, values, label, gid=f"at-k:{label}", index=index))
         top = max(top, int(k[-1]))
     _note_coinciding(_stack_widths(series), [t[0] for t in triples])
-    return Panel(title, "k (places read in each query)", f"{metric.name}, mean over queries", series,
+    return Panel(title, "k (places read in each query)", f"{_metric_name(metric)}, mean over queries", series,
                  xlim=(1, max(top, 2)), ylim=(0, 1.06), legend="lower right")
 
 
@@ -130,7 +140,7 @@ def metric_at_k_data(curves: Mapping[str, Any], *, metric: Any = "ndcg@k:10", ti
     """
     resolved = _metric_with_count_k(metric)
     rows = _split_rows(curves, "curves")
-    head = resolved.spec.split(":")[0]
+    head = _metric_name(resolved)
     panels = [_at_k_panel(triples, resolved, f"{split}: {head} against k" if split else f"{head} against k")
               for split, triples in rows]
     return FigureData(panels, 1, len(rows), 5.8 * len(rows), 4.2, title)
@@ -197,7 +207,8 @@ def query_differences_data(y: Any, scores: Mapping[str, Any], *, qid: Any, metri
     FigureData
         One panel per model other than the baseline, titled
         ``"<metric>: <model> − <baseline>"`` (the model alone when that is
-        longer than a panel's width): the model's value minus
+        longer than a panel's width, and then the figure's title names the
+        metric and the baseline): the model's value minus
         the baseline's on each query both count, sorted (gid
         ``"query-delta:<model>"``; its mean is ``compare``'s difference),
         the mean difference (``"mean-delta:<model>"``) and its interval
@@ -224,7 +235,21 @@ def query_differences_data(y: Any, scores: Mapping[str, Any], *, qid: Any, metri
                                  random_state=random_state) for item in named if item is not base]
     columns = min(2, len(panels))
     rows = -(-len(panels) // columns)
-    return FigureData(panels, rows, columns, 5.8 * columns, 4.2 * rows, title)
+    return FigureData(panels, rows, columns, 5.8 * columns, 4.2 * rows,
+                      _differences_title(title, panels, resolved.spec, base[0]))
+
+
+def _differences_title(title: str | None, panels: list[Panel], spec: str, base_name: str) -> str | None:
+    """The figure's title; it names the metric and the baseline when a panel's title is only its model.
+
+    A panel whose ``"<metric>: <model> − <baseline>"`` is too long for it is
+    titled by the model alone, and the figure must still say what every
+    difference is taken against.
+    """
+    if all(panel.title.startswith(f"{spec}: ") for panel in panels):
+        return title
+    against = f"{spec}: each model − {base_name}"
+    return f"{title}; {against}" if title else against
 
 
 def query_differences_figure(y: Any, scores: Mapping[str, Any], *, qid: Any, metric: Any = "ndcg@k:10",

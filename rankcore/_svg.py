@@ -183,7 +183,8 @@ def _panel(panel, number: int, x0: float, y0: float, width: float, height: float
     label_width = max((_text_width(t, _TICK_FONT) for t in ylabels), default=0.0)
     left = x0 + 22 + label_width + 10
     right = x0 + width - 16
-    xticks, xstep = nice_ticks(xlo, xhi, max(2, int((right - left) / 80)), integer=panel.integer_ticks)
+    xticks, xstep = nice_ticks(xlo, xhi, max(2, int((right - left) / 80)),
+                               integer=panel.integer_ticks or getattr(panel, "integer_x", False))
     xlabels = tick_labels(xticks, xstep)
 
     def sx(v):

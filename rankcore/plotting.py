@@ -93,8 +93,13 @@ __all__ = [
 ]
 
 
-def _as_pairs(curves: Mapping[str, Any], what: str) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """Validate ``{label: (y, scores)}`` into a list of (label, y01, scores)."""
+def _as_pairs(curves: Mapping[str, Any], what: str, *,
+              both_classes: bool = True) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Validate ``{label: (y, scores)}`` into a list of (label, y01, scores).
+
+    ``both_classes``: an ROC curve needs a positive and a negative; precision@k
+    does not (labels of one class read 1 or 0 at every k).
+    """
     from .validation import check_labels_and_scores
 
     if not isinstance(curves, Mapping) or not curves:
@@ -103,16 +108,18 @@ def _as_pairs(curves: Mapping[str, Any], what: str) -> list[tuple[str, np.ndarra
     for label, pair in curves.items():
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
             raise ValueError(f"{what}: the value for {label!r} must be a pair (y, scores)")
-        y, scores = check_labels_and_scores(pair[0], pair[1])
+        y, scores = check_labels_and_scores(pair[0], pair[1], both_classes=both_classes,
+                                            what="an ROC curve" if both_classes else "precision@k")
         out.append((str(label), y, scores))
     return out
 
 
-def _rows(curves: Mapping[str, Any], what: str) -> list[tuple[str | None, list]]:
+def _rows(curves: Mapping[str, Any], what: str, *, both_classes: bool = True) -> list[tuple[str | None, list]]:
     """One row per split: ``{model: (y, s)}`` is one row, ``{split: {model: (y, s)}}`` several."""
     if isinstance(curves, Mapping) and curves and all(isinstance(v, Mapping) for v in curves.values()):
-        return [(str(split), _as_pairs(inner, f"{what}[{split!r}]")) for split, inner in curves.items()]
-    return [(None, _as_pairs(curves, what))]
+        return [(str(split), _as_pairs(inner, f"{what}[{split!r}]", both_classes=both_classes))
+                for split, inner in curves.items()]
+    return [(None, _as_pairs(curves, what, both_classes=both_classes))]
 
 
 def _whole(value: Any, name: str, low: int) -> int:
@@ -323,7 +330,7 @@ def _precision_panel(pairs: list, max_k: int | None, title: str = "") -> Panel:
 
 def plot_precision_at_k(ax, curves: Mapping[str, Any], *, max_k: int | None = None, legend: bool = True) -> list:
     """Draw prec@k against k on an Axes; lines carry gid ``"prec@k:<name>"``."""
-    return _draw_panel(ax, _precision_panel(_as_pairs(curves, "curves"), max_k), legend=legend)
+    return _draw_panel(ax, _precision_panel(_as_pairs(curves, "curves", both_classes=False), max_k), legend=legend)
 
 
 def precision_at_k_data(curves: Mapping[str, Any], *, max_k: int | None = None,
@@ -344,7 +351,7 @@ def precision_at_k_data(curves: Mapping[str, Any], *, max_k: int | None = None,
     -------
     FigureData
     """
-    rows = _rows(curves, "curves")
+    rows = _rows(curves, "curves", both_classes=False)
     panels = []
     for split, pairs in rows:
         n = min(y.shape[0] for _, y, _ in pairs)
@@ -391,7 +398,8 @@ def _line_panel(title: str, xlabel: str, ylabel: str, x: np.ndarray, values: np.
                 index: int) -> Panel:
     finite = np.isfinite(values)
     series = [Series(x[finite], values[finite], title, gid=gid, index=index, width=_BASE_WIDTH + _WIDTH_STEP)]
-    return Panel(title, xlabel, ylabel, series)
+    whole = bool(np.all(np.isfinite(x) & (x == np.round(x))))        # iterations, epochs, rounds
+    return Panel(title, xlabel, ylabel, series, integer_x=whole)
 
 
 def objective_data(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, str] = "training objective",

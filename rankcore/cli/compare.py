@@ -270,17 +270,18 @@ def write_figures(comparison: Comparison, out_dir: str, image_format: str | None
     from ..plotting import objective_data, precision_at_k_data, roc_data, save_figure
 
     curves = comparison.curves()
+    figures = {}
     if comparison.qid:
         figures = query_figures(comparison, title)
     else:
-        figures = {
-            "roc": roc_data(curves, max_fp=max_fp, title=title),
-            "precision_at_k": precision_at_k_data(curves, title=title),
-        }
-    if getattr(comparison, "band", None) and not comparison.qid:
-        from ..plotting import add_roc_bands
+        drawable = _roc_splits(curves)
+        if drawable:
+            figures["roc"] = roc_data(drawable, max_fp=max_fp, title=title)
+        figures["precision_at_k"] = precision_at_k_data(curves, title=title)
+        if getattr(comparison, "band", None) and drawable:
+            from ..plotting import add_roc_bands
 
-        add_roc_bands(figures["roc"], curves, **comparison.band)
+            add_roc_bands(figures["roc"], drawable, **comparison.band)
     histories = comparison.histories()
     if histories:
         curves = {f.config.label: f.curve for f in comparison.models if f.curve is not None}
@@ -302,6 +303,26 @@ def write_figures(comparison: Comparison, out_dir: str, image_format: str | None
             for name, fig in figures.items():
                 paths[name] = save_figure(fig, targets[name])
     return paths
+
+
+def _roc_splits(curves: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]]) -> dict[str, Any]:
+    """The splits whose ROC curves can be drawn: those with both classes; a warning names each one left out.
+
+    A ``--test`` file of one class has its precision@k (and metrics such as
+    ``prec@k``), but no ROC curve: its row is left out of the figure instead
+    of failing every figure and the report after the models were trained.
+    """
+    kept = {}
+    for split, models in curves.items():
+        y = next(iter(models.values()))[0]
+        positives = int(np.count_nonzero(y))
+        if 0 < positives < y.shape[0]:
+            kept[split] = models
+        else:
+            warnings.warn(f"the roc figure leaves out the {split} split: its {y.shape[0]} rows are all "
+                          f"{'positive' if positives else 'negative'}, and an ROC curve needs both classes",
+                          UserWarning, stacklevel=3)
+    return kept
 
 
 def query_figures(comparison: Comparison, title: str) -> dict[str, Any]:
@@ -406,6 +427,11 @@ def _captions(comparison: Comparison, guide: dict[str, str] | None) -> dict[str,
     captions = dict(FIGURE_GUIDE, **(guide or {}))
     if comparison.histories():
         captions["objective"] = comparison.objective_caption()
+    level = comparison.band.get("level") if getattr(comparison, "band", None) and not comparison.qid else None
+    if level is not None:
+        # the panels' titles say "95% bootstrap band"; read as a band of the whole curve it would be too narrow
+        captions["roc"] += (f" The shading is each model's pointwise {100 * level:g}% bootstrap band: at each count "
+                            "of false positives on its own, not for the whole curve at once.")
     return captions
 
 

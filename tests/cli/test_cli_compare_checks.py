@@ -120,3 +120,28 @@ def test_a_test_split_of_one_counted_query_keeps_its_table_and_figures(tmp_path,
     status, out, err = _cli(*argv, "--no-plots", "--ci")
     assert status == 0 and "push pow:4" in out
     assert "rankcore: warning: --ci: no intervals: " in err and "needs at least two counted queries" in err
+
+
+def test_a_test_file_of_one_class_keeps_its_figures_and_report_without_its_roc_row(files):
+    # the ROC figure's refusal ("y: this metric needs both classes") ended the run after training: no figure, no
+    # report, although precision@k and the table's prec@k are defined on such a file
+    _write(files / "negatives.csv", [0] * 30, seed=4)
+    status, out, err = _cli("compare", "train.csv", "--test", "negatives.csv", "--model", "push", "--n-iter", "3",
+                            "--monitor", "prec@k:5", "--metrics", "prec@k:5", "--out-dir", "figs",
+                            "--report", "r.html")
+    assert status == 0, err
+    assert "the roc figure leaves out the test split: its 30 rows are all negative" in err
+    roc = (files / "figs" / "roc.svg").read_text()
+    assert "train: ROC curve" in roc and "test:" not in roc
+    assert "test: precision@k" in (files / "figs" / "precision_at_k.svg").read_text()
+    assert (files / "r.html").stat().st_size > 0
+
+
+def test_the_roc_caption_says_the_band_is_pointwise(files):
+    # the panels read "90% bootstrap band" and nothing said it holds at each count alone, not for the whole curve
+    status, _, err = _cli("compare", "train.csv", "--test", "test.csv", "--model", "push", "--n-iter", "3",
+                          "--out-dir", "figs", "--ci", "0.9", "--n-boot", "100", "--report", "r.html")
+    assert status == 0, err
+    sentence = "The shading is each model's pointwise 90% bootstrap band"
+    assert sentence in err and sentence.replace("'", "&#x27;") in (files / "r.html").read_text()
+    assert "90% bootstrap band" in (files / "figs" / "roc.svg").read_text()

@@ -136,3 +136,26 @@ def test_missing_matplotlib_says_how_to_install(monkeypatch):
     with pytest.raises(plotting.PlottingUnavailable, match=r'pip install "rankcore\[plot\]"'):
         plotting.roc_figure({"a": ([0, 1], [0.1, 0.2])})
     assert issubclass(plotting.PlottingUnavailable, ImportError)
+
+
+def test_matplotlib_legends_and_titles_show_every_name_as_written():
+    # a name starting with "_" was left out of the legend, and text between two "$" was drawn as mathematics
+    y, s1, s2 = tied_data(3)
+    names = ["_base", "cost $5 to $10"]
+    fig = plotting.roc_figure({names[0]: (y, s1), names[1]: (y, s2)}, title="gain at $1 and $2")
+    full, left = fig.axes
+    assert [t.get_text() for t in full.get_legend().get_texts()] == names
+    texts = [*full.get_legend().get_texts(), *left.get_legend().get_texts(), full.title, full.xaxis.label,
+             full.yaxis.label, fig._suptitle]
+    assert not any(t.get_parse_math() for t in texts)
+    assert [line.get_label() for line in full.get_legend().get_lines()] == names
+
+
+def test_plot_roc_on_an_axes_of_ones_own_keeps_its_legend_entries():
+    from matplotlib.figure import Figure
+
+    y, s1, s2 = tied_data(4)
+    ax = Figure().add_subplot()
+    ax.plot([0, 10], [0, 10], label="my reference")
+    plotting.plot_roc(ax, {"_base": (y, s1), "b": (y, s2)})
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["my reference", "_base", "b"]

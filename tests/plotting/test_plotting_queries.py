@@ -152,3 +152,27 @@ def test_the_mean_of_the_drawn_differences_is_compares_difference(sizes, seed):
     paired = compare(y, s1, s2, "ndcg@k:4,empty=0", qid=qid, n_boot=100, random_state=1)
     assert np.mean(drawn.y) == pytest.approx(paired.difference, abs=1e-12)
     assert panel.bands[0].lower[0] == paired.lower and panel.bands[0].upper[0] == paired.upper
+
+
+def test_panels_titled_by_the_model_alone_leave_the_baseline_named_in_the_figure():
+    # a long model name dropped "<metric>: ... − <baseline>" from its panel: nothing said what it was compared to
+    qid, y, s1, s2 = queries(5)
+    long_names = {"push loss=logistic price=identity": s1, "push loss=exp price=pow:16 n_iter=100": s2}
+    figure = plotting.query_differences_data(y, long_names, qid=qid, baseline="push loss=logistic price=identity",
+                                             n_boot=100, title="data.csv, test queries")
+    assert figure.panels[0].title == "push loss=exp price=pow:16 n_iter=100"
+    assert figure.title == "data.csv, test queries; ndcg@k:10: each model − push loss=logistic price=identity"
+    svg = plotting.render_svg(figure)
+    assert "each model − push loss=logistic price=identity</text>" in svg
+    short = plotting.query_differences_data(y, {"a": s1, "b": s2}, qid=qid, baseline="a", n_boot=100)
+    assert (short.title, short.panels[0].title) == (None, "ndcg@k:10: b − a")
+
+
+def test_metric_at_k_labels_say_the_metrics_settings():
+    # ndcg@k with linear gains was titled "ndcg@k against k", as the default's exponential gains
+    qid, y, s1, _ = queries(8)
+    figure = plotting.metric_at_k_data({"a": (y, s1, qid)}, metric="ndcg@k:6,gain=linear")
+    (panel,) = figure.panels
+    assert (panel.title, panel.ylabel) == ("ndcg@k (gain=linear) against k", "ndcg@k (gain=linear), mean over queries")
+    plain = plotting.metric_at_k_data({"a": (y, s1, qid)}, metric="ndcg@k:6").panels[0]
+    assert (plain.title, plain.ylabel) == ("ndcg@k against k", "ndcg@k, mean over queries")

@@ -281,3 +281,25 @@ def test_roc_bands_match_the_figures_rows_and_replace_their_own():
     assert len(zoom.bands) == 1 and zoom.title.endswith("(at most 6 false positives), 90% bootstrap band")
     with pytest.raises(ValueError, match=r"^curves: 2 row\(s\) of curves, but the figure has 1"):
         plotting.add_roc_bands(figure, {"train": curves, "test": curves}, n_boot=100)   # rows of another figure
+
+
+def test_precision_at_k_is_drawn_for_labels_of_one_class_and_the_roc_refusal_names_the_curve():
+    # precision_at_k_curve reads labels of one class (0 or 1 at every k), but its figure refused them, saying
+    # "this metric needs both classes"
+    s = np.arange(6.0)
+    panel = plotting.precision_at_k_data({"none": (np.zeros(6), s), "all": (np.ones(6), s)}, max_k=4).panels[0]
+    lines = {line.gid: line.y for line in panel.series if line.gid}
+    np.testing.assert_array_equal(lines["prec@k:none"], np.zeros(4))
+    np.testing.assert_array_equal(lines["prec@k:all"], np.ones(4))
+    with pytest.raises(ValueError, match="an ROC curve needs both classes"):
+        plotting.roc_data({"none": (np.zeros(6), s)})
+
+
+def test_an_objective_of_few_iterations_has_whole_iteration_ticks():
+    # three iterations were ticked 0.0, 0.5, ..., 2.0: "iteration 1.5" does not exist
+    import re
+
+    svg = render_svg(plotting.objective_data({"a": [3.0, 2.0, 1.5]}))
+    assert re.findall(r'class="xtick">([^<]*)', svg) == ["0", "1", "2"]
+    epochs = render_svg(plotting.objective_data({"a": (np.array([0.5, 1.5]), np.array([1.0, 2.0]))}))
+    assert "0.75" in re.findall(r'class="xtick">([^<]*)', epochs)          # x not whole: ticks as they fall
