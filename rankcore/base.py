@@ -44,6 +44,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags
 
 from ._argument_refusal import ArgumentRefusal, said_again
+from ._caller import outside_stacklevel
 from ._state_fields import checked_relevant_label, relevant_label_to_state
 from ._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .spec import REQUIRED, Component, Kind, Parameter, ParameterError, show_value
@@ -244,7 +245,8 @@ def ignore_score_weights(sample_weight: Any, estimator: Any) -> None:
     if sample_weight is not None:
         warnings.warn(f"sample_weight: {type(estimator).__name__}.score counts every row once (its ranking metric "
                       "takes no weights): the weights are ignored; with scikit-learn's metadata routing, "
-                      "set_score_request(sample_weight=False) keeps them out", UserWarning, stacklevel=3)
+                      "set_score_request(sample_weight=False) keeps them out", UserWarning,
+                      stacklevel=outside_stacklevel())      # score is decorated: no fixed count reaches the caller
 
 
 def require_score_queries(qid: Any, estimator: Any, group: Any = None) -> None:

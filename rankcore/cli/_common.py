@@ -295,11 +295,14 @@ def _note_weight_file(args, data, beside) -> None:
     import warnings
 
     path = f"{data.source}.weight"
-    if (beside is None and data.weight is None and args.command in ("fit", "compare", "auto")
-            and os.path.isfile(path)):
-        warnings.warn(f"{data.source}: {path} beside it is not read (LightGBM's file of sample weights): the fit is "
-                      f"unweighted; rankcore reads weights from a CSV column (--weight COLUMN)", UserWarning,
-                      stacklevel=3)
+    # LightGBM weighs both its fit and its metrics by the file: evaluate's metrics, which take no weights, say so too
+    unweighted = {"fit": "the fit is unweighted", "compare": "the fit is unweighted", "auto": "the fit is unweighted",
+                  "evaluate": "the metrics count every row once (rankcore's metrics take no weights)"}
+    if beside is None and data.weight is None and args.command in unweighted and os.path.isfile(path):
+        where = ("; rankcore reads weights from a CSV column (--weight COLUMN)" if args.command != "evaluate"
+                 else "")
+        warnings.warn(f"{data.source}: {path} beside it is not read (LightGBM's file of sample weights): "
+                      f"{unweighted[args.command]}{where}", UserWarning, stacklevel=3)
 
 
 def refuse_position(args) -> None:

@@ -94,6 +94,16 @@ def _training_init(client, given_init, eval_set):
     return local_scores(given_init, client) if eval_set.training else np.empty(0)
 
 
+def _training_rows(client, eval_set, feature_names, given_init, sample_weight):
+    """(sets, ``train_init``, ``train_weight``) of the in-memory ``_check_eval_sets``: :func:`_local_sets`,
+    :func:`_training_init`, and the training rows' weights (given order), read only for a set that is the training
+    data itself, which ``scoring="objective"`` then scores as the fit's own objective."""
+    weight = None
+    if sample_weight is not None and eval_set.training:
+        weight = np.asarray(local_scores(sample_weight, client), dtype=np.float64).ravel()
+    return _local_sets(eval_set, feature_names), _training_init(client, given_init, eval_set), weight
+
+
 @dataclass(frozen=True)
 class _HoldOut:
     """The in-memory fit's hold-out of the training rows: positions, and the held-out rows' labels."""
@@ -500,9 +510,9 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
                              setup=setup, labels=grades)
         validation = None
         if eval_set is not None:
-            sets, init = _local_sets(eval_set, data.feature_names), _training_init(client, given_init, eval_set)
+            sets, init, weight = _training_rows(client, eval_set, data.feature_names, given_init, sample_weight)
             validation = self._check_eval_sets(sets, setup, classes, within_queries=within_queries, train_init=init,
-                                               init_model=init_model)
+                                               init_model=init_model, train_weight=weight)
         elif holdout is not None:
             data, summary, held_out = self._hold_out(client, data, holdout, objective, task, learner,
                                                      self._sample_request(learner, seed))

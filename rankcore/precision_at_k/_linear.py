@@ -494,6 +494,7 @@ class _LinearAtK(Ranker):
         if y_arr.ndim != 1 or y_arr.shape[0] != X.shape[0]:
             raise ValueError(f"y: expected a 1-D array of {X.shape[0]} labels (one per row of X), "
                              f"got shape {y_arr.shape}")
+        _refuse_weights_as_classes(classes, y_arr, type(self).__name__)
         if first:
             if classes is None:
                 present = ordered_labels(y_arr, "y")[0]        # mixed types: a TypeError naming y
@@ -722,6 +723,22 @@ class SGDAtK(_LinearAtK):
 
     def _hyper(self, params) -> tuple[float, float, float]:
         return params.eta0, params.alpha, 0.0 if params.radius is None else params.radius
+
+
+def _refuse_weights_as_classes(classes, y_arr: np.ndarray, owner: str) -> None:
+    """Refuse ``partial_fit(X, y, w)``: the third argument is ``classes``, and weights of two values that are the
+    labels (0/1: rows left out by a weight of 0) would pass as the classes, the weights ignored without a word.
+
+    One value per row that is not ``y`` itself (``classes=y`` names the labels, as scikit-learn allows) is refused.
+    """
+    if classes is None or isinstance(classes, (str, bytes)):
+        return
+    arr = np.asarray(classes, dtype=object).ravel()
+    n = y_arr.shape[0]
+    if n > 2 and arr.shape[0] == n and not np.array_equal(arr, y_arr.astype(object).ravel()):
+        raise ValueError(f"classes: expected the two labels, got {n} values, one per row (sample weights?); "
+                         f"{owner} takes no sample weights: partial_fit's third argument is classes; use "
+                         "rankcore.boost(...).fit(X, y, sample_weight=w) for weighted rows")
 
 
 def _classes_array(classes) -> np.ndarray:

@@ -441,11 +441,11 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             setup = self._for_ranked_queries(setup, queries.n_queries - n_single)
             X_arr = rows.take(X_arr)
         params, objective, learner = setup.params, setup.objective, setup.learner
-        w = row_weights(sample_weight, n, queries)
-        if w is not None and not objective.supports_sample_weight:
+        given_w = row_weights(sample_weight, n, queries)         # in the rows' given order (an eval_set of them)
+        if given_w is not None and not objective.supports_sample_weight:
             raise ArgumentRefusal.said("sample_weight",
                                        f"the objective {objective.spec!r} does not support sample weights")
-        w = w if rows is None else rows.take(w)
+        w = given_w if rows is None else rows.take(given_w)
         if params.thresholds is not None and not learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
         seed = int_seed(params.random_state)
@@ -476,7 +476,8 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             return self
         validation = None if eval_set is None else self._check_eval_sets(eval_set, setup, classes,
                                                                          within_queries=queries is not None,
-                                                                         train_init=given_init, init_model=init_model)
+                                                                         train_init=given_init, init_model=init_model,
+                                                                         train_weight=given_w)
         check_rows(objective, y_clean, w, queries)
         layout, backend = fit_on(X_arr, y_clean, w, queries, inputs)
         del X, X_arr, data          # encoded: the boosting reads the codes (see the docstring)
@@ -746,13 +747,16 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             self.position_effects_ = backend.problem.effects_after(self.n_iter_)
 
     def _check_eval_sets(self, evals: EvalSets, setup, classes, *, within_queries: bool,
-                         train_init: np.ndarray | None = None, init_model: InitModel | None = None) -> Validation:
+                         train_init: np.ndarray | None = None, init_model: InitModel | None = None,
+                         train_weight: np.ndarray | None = None) -> Validation:
         """The checked validation sets of ``eval_set`` (as :func:`read_eval_sets` read it); errors name the set.
 
         ``train_init``: the training rows' ``init_score`` (in their given order), the initial scores of a set that is
         the training data itself and has none of its own.  Initial scores on one side only are warned about: a set
         scored without them is scored on another scale than the rows are fitted on.  ``init_model``: the model the
-        fit continues; every set starts from its scores too.
+        fit continues; every set starts from its scores too.  ``train_weight``: the training rows' checked
+        ``sample_weight`` (in their given order), the weights of a set that is the training data itself, so that
+        ``scoring="objective"`` reads there the objective the fit minimizes (as LightGBM weighs its training set).
         """
         inits = evals.init_scores or (None,) * len(evals.sets)
         if train_init is not None:
@@ -768,7 +772,8 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             init = check_init_score(inits[i], X_val.shape[0],
                                     name="eval_init_score" if len(evals.sets) == 1 else f"eval_init_score[{i}]")
             init = init if init_model is None else init_model.eval_start(X_val, init, setup.n_threads)
-            sets.append(ValidationSet(X_val, y_val, None, q_val, name=evals.names[i], label=label, init=init))
+            w_val = train_weight if i in evals.training else None
+            sets.append(ValidationSet(X_val, y_val, w_val, q_val, name=evals.names[i], label=label, init=init))
         warn_one_sided_init(train_init is not None, inits, continued=init_model is not None)   # every set checked
         return Validation.of_eval_sets(tuple(sets), evals, setup.validation)
 

@@ -331,3 +331,17 @@ def test_a_lightgbm_weight_file_beside_a_libsvm_file_is_said_to_be_unread(tmp_pa
     status, _, err = run_main("fit", data, "--n-iter", "2", "--quiet", "-o", tmp_path / "m.json")
     assert status == 0 and "t.svm.weight beside it is not read (LightGBM's file of sample weights): the fit is " \
         "unweighted" in err, err
+
+
+def test_evaluate_says_a_lightgbm_weight_file_beside_its_data_is_unread(tmp_path):
+    # LightGBM weighs its metrics by DATA.weight; evaluate's metrics were unweighted without a word
+    rng = np.random.default_rng(0)
+    data = tmp_path / "t.svm"
+    data.write_text("".join(f"{i % 2} 1:{rng.normal():.3f} 2:{rng.normal():.3f}\n" for i in range(60)))
+    status, _, err = run_main("fit", data, "--n-iter", "2", "--quiet", "-o", tmp_path / "m.json")
+    assert (status, err) == (0, "")
+    (tmp_path / "t.svm.weight").write_text("2\n" * 60)
+    status, out, err = run_main("evaluate", tmp_path / "m.json", data, "--metrics", "auc")
+    assert status == 0 and "auc" in out
+    assert "t.svm.weight beside it is not read (LightGBM's file of sample weights): the metrics count every " \
+        "row once" in err, err

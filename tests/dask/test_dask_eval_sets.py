@@ -118,3 +118,15 @@ def test_dask_eval_metric_records_the_in_memory_curves_and_the_same_model(dask_c
     assert list(model.to_local().evals_result_["validation_0"]) == ["auc", *metrics]
     with pytest.raises(ValueError, match="eval_metric: given without eval_set"):
         DaskPushBoost(placement="distributed", **params).fit(Xd, yd, eval_metric=metrics)
+
+
+def test_dask_training_data_in_eval_set_is_scored_with_the_training_weights(dask_client):  # noqa: F811
+    # scoring="objective" on the training data itself reads the weighted objective the fit minimizes, as in memory
+    X, y = _data(80, 4)
+    w = np.random.default_rng(4).integers(0, 4, size=80).astype(float)
+    Xd, yd, wd = da.from_array(X, chunks=40), da.from_array(y, chunks=40), da.from_array(w, chunks=40)
+    params = dict(objective="push:exp,pow:4", learner="stumps", n_iter=4, early_stopping=False, scoring="objective",
+                  random_state=0)
+    model = DaskPushBoost(**params).fit(Xd, yd, sample_weight=wd, eval_set=[(Xd, yd)])
+    np.testing.assert_allclose(model.evals_result_["validation_0"]["objective"], model.objective_values_[1:],
+                               rtol=1e-12)

@@ -73,3 +73,18 @@ def test_exactboost_score_without_labels_names_y(data):
     model = rankcore.ExactBoost(n_rounds=2, n_runs=1, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match=r"^y: expected a 1-D array of 150 labels, got None"):
         model.score(X, None)
+
+
+@pytest.mark.parametrize("make", ESTIMATORS)
+def test_the_ignored_score_weight_warning_points_at_the_callers_line_once(make, data):
+    # score is decorated (it reads a snapshot of the fitted state): a fixed stacklevel pointed at rankcore's decorator,
+    # so filterwarnings(module=...) and the once-per-line registry saw rankcore's file, not the caller's
+    X, y = data
+    model = make().fit(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.score(X, y, sample_weight=np.ones(y.shape[0]))
+    said = [w for w in caught if str(w.message).startswith("sample_weight:")]
+    assert len(said) == 1
+    assert said[0].filename == __file__
+    assert "its ranking metric takes no weights" in str(said[0].message)

@@ -357,6 +357,20 @@ def test_partial_fit_refuses_classes_that_are_no_labels(classes, error, message)
         plain_perceptron().partial_fit(X, np.arange(10) % 2, classes=classes)
 
 
+@pytest.mark.parametrize("make", [plain_perceptron, plain_sgd])
+def test_partial_fit_refuses_sample_weights_given_as_its_third_argument(make):
+    # partial_fit(X, y, w): w is classes; 0/1 weights (rows left out by weight 0) were read as the labels 0 and 1
+    # and the weights ignored without a word
+    X = np.random.default_rng(0).standard_normal((10, 3))
+    y = np.arange(10) % 2
+    w = (np.arange(10) % 3 > 0).astype(float)
+    with pytest.raises(ValueError, match=r"^classes: expected the two labels, got 10 values, one per row "
+                                         r".*takes no sample weights"):
+        make().partial_fit(X, y, w)
+    model = make().partial_fit(X, y, classes=y)       # the labels of every row are still their classes
+    np.testing.assert_array_equal(model.classes_, [0, 1])
+
+
 def test_batch_with_fewer_positives_than_k_uses_k_npos():
     # 2 positives, k = 5: the batch is the k = n₊ = 2 problem
     X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])

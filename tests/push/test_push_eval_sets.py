@@ -252,3 +252,22 @@ def test_the_one_set_estimators_refuse_several_sets_by_name(make):
         warnings.simplefilter("ignore")
         one = make().fit(X, y, eval_set=[(Xa, ya)])            # a list of one set is that set
     assert one.validation_scores_.shape[0] >= 1
+
+
+@pytest.mark.parametrize("qid", [False, True])
+def test_the_training_data_in_eval_set_is_scored_with_the_training_weights(qid):
+    # scored by the objective, a set that is the training data itself is the training objective: with sample_weight
+    # it was scored unweighted, a number the fit did not minimize (LightGBM weighs its training set so too)
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + rng.normal(size=60) > 0.5).astype(int)
+    w = rng.integers(0, 4, size=60).astype(float)
+    fit = {}
+    if qid:
+        q = np.repeat(np.arange(6), 10)
+        fit = dict(qid=q, eval_set=[(X, y, q)])
+    model = rankcore.boost(objective="push:exp,pow:4", learner="stumps", n_iter=4, early_stopping=False,
+                           scoring="objective", random_state=0)
+    model.fit(X, y, sample_weight=w, **({"eval_set": [(X, y)]} | fit))
+    curve = model.evals_result_["validation_0"]["objective"]
+    np.testing.assert_allclose(curve, model.objective_values_[1:], rtol=1e-12)
