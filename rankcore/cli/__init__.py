@@ -25,7 +25,7 @@ import warnings
 __all__ = ["main", "build_parser"]
 
 #: Subcommand modules, in the order ``--help`` lists them.
-SUBCOMMANDS = ("fit", "score", "explain", "evaluate", "compare", "auto", "export", "plugins", "demo")
+SUBCOMMANDS = ("fit", "score", "explain", "evaluate", "compare", "auto", "export", "info", "plugins", "demo")
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1

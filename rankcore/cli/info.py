@@ -1,0 +1,163 @@
+"""``rankcore info MODEL``: what a saved model file holds, checked, without data.
+
+A registry or a service that keeps model files needs to know what each one is -- its estimator, the rankcore that
+wrote it, the features it reads and which of them are categories, how its fit ended, its parameters -- before it
+serves it.  The file is loaded as ``score`` would load it (its checksum and structure verified), so a file ``info``
+describes is one the other commands can use.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._columns import model_categorical, model_features
+
+__all__ = ["add_parser", "run", "describe_model"]
+
+#: Feature names printed before "... and N more" (``--json`` lists them all).
+SHOWN_FEATURES = 20
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "info",
+        help="what a saved model file holds: estimator, version, features, categories, how its fit ended",
+        description="Load MODEL (its checksum and structure verified, as every command loads it) and print what "
+                    "it is: the estimator and the rankcore version that wrote it, the features it reads (by name "
+                    "when it was fitted on named columns) and those read as categories, with how many categories "
+                    "each kept, its labels or whether it ranks within queries, how its fit ended (iterations, stop "
+                    "reason, best iteration) and the parameters set away from their defaults. No data is read. "
+                    "An unreadable or damaged file is an error (exit 2).",
+    )
+    parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object (every feature name, every parameter) instead of lines")
+    return parser
+
+
+def run(args) -> int:
+    from ..persistence import load_model
+
+    model = load_model(args.model)          # refuses a damaged file before anything is said of it
+    with open(args.model, "rb") as fh:
+        header = json.loads(fh.read())
+    described = describe_model(model, header)
+    if args.json:
+        print(json.dumps({"file": args.model, **described}, indent=2, default=_plain))
+    else:
+        print("\n".join(_lines(args.model, described)))
+    return 0
+
+
+def describe_model(model: Any, header: dict) -> dict:
+    """What ``info`` says of ``model`` (loaded from a file whose top-level JSON object is ``header``).
+
+    Every entry is plain JSON: strings, numbers, lists and dicts; an attribute the estimator does not have is left
+    out rather than given as null, so the keys say what the model records.
+    """
+    described: dict[str, Any] = {
+        "estimator": header.get("estimator", type(model).__name__),
+        "format": f"{header.get('format')} {header.get('format_version')}",
+        "rankcore_version": header.get("rankcore_version"),
+        "n_features": int(getattr(model, "n_features_in_", 0)),
+    }
+    names = model_features(model)
+    if names is not None:
+        described["feature_names"] = names
+    kept = getattr(model, "categories_", None)
+    categorical = model_categorical(model)
+    if categorical:
+        counts = {} if kept is None or names is None else {n: len(c) for n, c in zip(names, kept) if c is not None}
+        described["categorical"] = {name: counts.get(name) for name in categorical}
+    if getattr(model, "ranks_within_queries_", False):
+        described["within_queries"] = True
+        if hasattr(model, "n_queries_"):
+            described["n_queries"] = int(model.n_queries_)
+    elif hasattr(model, "classes_"):
+        # the labels of the data file the command line recorded (--positive: its label ranked first, the other
+        # one), else the classes, the greater ranked first
+        relevant, other = model.__dict__.get("relevant_label_"), model.__dict__.get("other_label_")
+        labels = [other, relevant] if relevant is not None and other is not None else list(model.classes_)
+        described["classes"] = [_plain(c) for c in labels]
+        described["ranked_first"] = _plain(labels[-1] if relevant is None else relevant)
+    for key, attribute in (("chosen", "best_candidate_"), ("metric", "metric_"), ("best_score", "best_score_"),
+                           ("objective", "objective_spec_"), ("learner", "learner_spec_"),
+                           ("n_iter", "n_iter_"), ("stop_reason", "stop_reason_"),
+                           ("best_iteration", "best_iteration_")):
+        value = getattr(model, attribute, None)
+        if value is not None:
+            described[key] = _named(key, value) if key in ("objective", "learner") else _plain(value)
+    described["params"] = _set_params(model, header.get("params") or {})
+    return described
+
+
+def _named(family: str, spec: Any) -> str:
+    """A component's spec with its parameters by name (``push:gain_weighted=true,query_rmse=2``, not the canonical
+    ``push:exp,identity,true,none,0,false,2``, whose positions a reader would have to know)."""
+    from ..registry import resolve
+
+    try:
+        return resolve(family, spec).named_spec
+    except Exception:       # a plugin's component not installed here: the file's own spelling
+        return str(spec)
+
+
+def _set_params(model: Any, params: dict) -> dict:
+    """The file's parameters that differ from the estimator's defaults (all of them when the defaults are unknown)."""
+    try:
+        defaults = type(model)().get_params(deep=False)
+    except Exception:       # an estimator that cannot be built without arguments: say every parameter
+        return dict(params)
+    return {k: v for k, v in params.items() if k not in defaults or _plain(defaults[k]) != v}
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON writes it: NumPy scalars as Python numbers, anything else unknown as its text."""
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return str(value)
+
+
+def _lines(path: str, d: dict) -> list[str]:
+    """The human-readable form of :func:`describe_model`'s dict."""
+    from .. import __version__
+
+    version = d["rankcore_version"]
+    written = f"written by rankcore {version}" + ("" if version == __version__ else f" (this is {__version__})")
+    lines = [f"{path}: {d['estimator']} ({d['format']}, {written}); checksum and structure verified"]
+    what = [f"{k.replace('_', ' ')} {d[k]:.6g}" if isinstance(d[k], float) else f"{k} {d[k]}"
+            for k in ("chosen", "metric", "best_score", "objective", "learner") if k in d]
+    if "n_iter" in d:
+        stop = d.get("stop_reason")
+        ended = f" (stopped: {stop})" if stop and stop != "n_iter" else ""      # n_iter: it ran every iteration
+        what.append(f"{d['n_iter']} iteration{'' if d['n_iter'] == 1 else 's'}{ended}")
+    if "best_iteration" in d:
+        what.append(f"best iteration {d['best_iteration']}")
+    if what:
+        lines.append("; ".join(what))
+    names = d.get("feature_names")
+    if names is None:
+        lines.append(f"features: {d['n_features']}, by position (fitted on an array)")
+    else:
+        more = len(names) - SHOWN_FEATURES
+        shown = ", ".join(names[:SHOWN_FEATURES]) + (f", ... and {more} more" if more > 0 else "")
+        lines.append(f"features: {d['n_features']}, by name: {shown}")
+    if "categorical" in d:
+        lines.append("categories: " + ", ".join(name if n is None else f"{name} ({n} categor{'y' if n == 1 else 'ies'})"
+                                                for name, n in d["categorical"].items()))
+    if d.get("within_queries"):
+        queries = f" (fitted on {d['n_queries']} queries)" if "n_queries" in d else ""
+        lines.append(f"ranks within queries{queries}: score with the rows' query ids")
+    elif "classes" in d:
+        lines.append(f"labels: {', '.join(map(str, d['classes']))}; ranked first: {d['ranked_first']}")
+    params = d["params"]
+    lines.append("parameters set: " + (", ".join(f"{k}={v!r}" for k, v in params.items()) if params
+                                       else "none (every parameter at its default)"))
+    return lines
