@@ -26,7 +26,7 @@ from ._frames import as_pandas_frame
 
 __all__ = ["encode_categories", "check_numeric_categories", "categories_to_state", "categories_from_state",
            "category_columns", "FittedOnNumbers", "NUMBERS_FIT", "warn_no_category_matches", "wide_integer_columns",
-           "refuse_inexact_ids", "warn_unused_categories"]
+           "refuse_inexact_ids", "warn_unused_categories", "fold_rare_categories"]
 
 #: Integers beyond ±2**53 are not all float64 numbers: two such ids may read as one.
 EXACT_INTEGERS = 2 ** 53
@@ -64,8 +64,8 @@ def category_columns(X: Any) -> tuple[int, ...]:
     return tuple(j for j, is_cat in enumerate(_category_columns(X)) if is_cat)
 
 
-def encode_categories(X: Any, fitted: list | None, *, name: str = "X",
-                      feature_names: Any = None, warn: bool = True) -> tuple[Any, list | None]:
+def encode_categories(X: Any, fitted: list | None, *, name: str = "X", feature_names: Any = None,
+                      warn: bool = True, max_categories: int | None = None) -> tuple[Any, list | None]:
     """``X`` with its ``category`` columns replaced by float64 codes (missing and unseen values: NaN).
 
     Parameters
@@ -85,6 +85,11 @@ def encode_categories(X: Any, fitted: list | None, *, name: str = "X",
         Warn about a column whose categories match none of the fit's, being
         of another kind (:func:`warn_no_category_matches`); False where the
         caller has warned already (a Dask partition, checked on the client).
+    max_categories : int, optional
+        At fit (``fitted`` None): the most categories a column may keep (the
+        trees' ``max_bins``).  A column whose rows hold more levels keeps the
+        most frequent ones (:func:`fold_rare_categories`, which warns) and
+        its other levels become NaN, as values the fit does not list.
 
     Returns
     -------
@@ -106,6 +111,8 @@ def encode_categories(X: Any, fitted: list | None, *, name: str = "X",
             return X, None
         is_cat = _category_columns(X)
         categories = [X.iloc[:, j].cat.categories.to_numpy() if c else None for j, c in enumerate(is_cat)]
+        if max_categories is not None:
+            categories = fold_rare_categories(X, categories, int(max_categories))
         return _codes(X, categories), categories
     if not _is_frame(X):
         fitted_cat = [j for j, c in enumerate(fitted) if c is not None]
@@ -131,6 +138,42 @@ def encode_categories(X: Any, fitted: list | None, *, name: str = "X",
                                        f"{X.dtypes.iloc[j]} here; make it categorical (X[{X.columns[j]!r}]."
                                        f"astype('category')): its values are matched to the fit's categories")
     return _codes(X, fitted, warn), fitted
+
+
+def fold_rare_categories(frame: Any, categories: list, max_categories: int) -> list:
+    """``categories`` with each column of more levels held by rows than ``max_categories`` cut to its most frequent.
+
+    The trees split a column of at most ``max_bins`` categories; a column of
+    more (an item id) keeps the ``max_categories`` levels most rows hold
+    (ties: the earlier category), listed in the column's category order, and
+    its other levels -- no longer listed -- read as missing values, at fit
+    and whenever the model scores.  A column within the limit is kept as its
+    dtype lists it, unused categories included (as before).  Warns once per
+    folded column, naming it, the levels kept and folded and the share of
+    rows folded.  O(n + K log K) per column of K categories.
+    """
+    import warnings
+
+    out = list(categories)
+    for j, kept in enumerate(categories):
+        if kept is None or len(kept) <= max_categories:
+            continue
+        codes = frame.iloc[:, j].cat.codes.to_numpy()
+        counts = np.bincount(codes[codes >= 0], minlength=len(kept))
+        used = int(np.count_nonzero(counts))
+        if used <= max_categories:
+            continue
+        # most rows first; a stable sort keeps the category order among equal counts
+        top = np.sort(np.argsort(-counts, kind="stable")[:max_categories])
+        out[j] = kept[top]
+        folded_rows = int(codes.shape[0] - np.count_nonzero(codes < 0) - counts[top].sum())
+        share = folded_rows / max(codes.shape[0], 1)
+        warnings.warn(f"X: column {frame.columns[j]!r} holds {used} categories, more than the trees' max_bins="
+                      f"{max_categories}: the fit keeps the {max_categories} most frequent and reads the other "
+                      f"{used - max_categories} as missing values ({share:.1%} of the training rows, "
+                      f"{folded_rows} rows), here and when the model scores; categories_ lists the kept ones",
+                      UserWarning, stacklevel=outside_stacklevel())
+    return out
 
 
 def wide_integer_columns(dtypes: Any, columns: Any) -> list[int]:
@@ -269,13 +312,19 @@ def warn_unused_categories(X: Any, categories: list | None) -> None:
     """
     import warnings
 
+    import pandas as pd
+
     X = as_pandas_frame(X)
     if categories is None or not _is_frame(X):
         return
     for j, kept in enumerate(categories):
         if kept is None or not len(kept):
             continue
-        codes = X.iloc[:, j].cat.codes.to_numpy()
+        column = X.iloc[:, j]
+        # by value: a level the fit folded (not in ``kept``) is a missing value, not a listed category
+        position = pd.Index(kept).get_indexer(column.cat.categories)
+        own = column.cat.codes.to_numpy()
+        codes = np.where(own >= 0, position[np.maximum(own, 0)] if position.shape[0] else -1, -1)
         if not (codes < 0).any():
             continue
         unused = int(np.count_nonzero(np.bincount(codes[codes >= 0], minlength=len(kept)) == 0))

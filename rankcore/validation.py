@@ -672,7 +672,7 @@ def check_eval_columns(X: Any, feature_names: Any, *, name: str = "eval_set X") 
 
 
 def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: list | None = None,
-                         feature_names: Any = None) -> tuple[Any, list | None]:
+                         feature_names: Any = None, fold: bool = False) -> tuple[Any, list | None]:
     """Validate a feature matrix for a learner, as far as the learner declares it can take it.
 
     * float32 stays float32, anything else becomes float64;
@@ -687,6 +687,10 @@ def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: l
       list, or missing: NaN).  For other learners a category column is read
       as its values, which must be numbers (a TypeError names the column
       otherwise).
+    * ``fold`` (a fit, ``categories`` None): a ``category`` column whose rows
+      hold more levels than the learner's ``max_bins`` keeps its most
+      frequent ones, the others read as missing values
+      (:func:`rankcore._categories.fold_rare_categories`, which warns).
 
     Returns
     -------
@@ -698,7 +702,8 @@ def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: l
     found = None
     X = as_pandas_frame(X, name)          # once here: the checks below read it as the pandas frame it stands for
     if getattr(learner, "accept_categorical", False):
-        X, found = encode_categories(X, categories, name=name, feature_names=feature_names)
+        limit = getattr(learner, "max_bins", None) if fold and categories is None else None
+        X, found = encode_categories(X, categories, name=name, feature_names=feature_names, max_categories=limit)
     else:
         check_numeric_categories(X, f"the learner {getattr(learner, 'spec', learner)!r}", name=name)
     if is_sparse_frame(X):      # its stored values as CSR (or refused), before np.asarray below reads every cell

@@ -252,8 +252,9 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         validate_data(self, X, reset=reset, skip_check_array=True)
         # sparse X and category columns as far as the learner takes them; a fit keeps categories, read by value
         learner = learner if learner is not None else getattr(self, "_learner", None)
+        # a fit folds a column of more levels than the trees' bins into its most frequent ones (the rest: missing)
         X_arr, categories = check_learner_matrix(X, learner, categories=None if reset else self._categories(),
-                                                 feature_names=getattr(self, "feature_names_in_", None))
+                                                 feature_names=getattr(self, "feature_names_in_", None), fold=reset)
         if reset:
             if categories is not None:
                 self.categories_ = categories

@@ -262,3 +262,23 @@ def test_score_reads_the_columns_a_python_fit_kept_categories_of(tmp_path, categ
     assert status == 0, err
     scores = np.array([float(v) for v in out.split()[1:]])
     np.testing.assert_allclose(scores, model.decision_function(frame.head(40)), rtol=1e-12, atol=1e-12)
+
+
+def test_a_text_column_of_more_levels_than_the_bins_is_folded(tmp_path):
+    # an item id of 600 possible levels: the fit keeps the 255 most frequent, the others score as missing values
+    rng = np.random.default_rng(3)
+    n = 2000
+    table = {"item": np.array([f"i{v}" for v in rng.zipf(1.3, n) % 600]), "x": rng.normal(size=n)}
+    table["label"] = (table["x"] + rng.normal(size=n) > 0).astype(int)
+    write_csv(tmp_path / "t.csv", table, ["item", "x", "label"])
+    status, _, err = run_main("fit", tmp_path / "t.csv", "--categorical", "auto", "--learner", "trees",
+                              "--n-iter", "5", "--out", tmp_path / "m.json", "-q")
+    assert status == 0, err
+    assert "column 'item' holds" in err and "the fit keeps the 255 most frequent" in err
+    model = rankcore.load_model(tmp_path / "m.json")
+    assert len(model.categories_[0]) == 255
+    frame = load_data(tmp_path / "t.csv", categorical="auto").frame()
+    missing = frame.assign(item=frame["item"].where(frame["item"].isin(model.categories_[0])))
+    status, out, _ = run_main("score", tmp_path / "m.json", tmp_path / "t.csv")
+    assert status == 0
+    assert [float(v) for v in out.splitlines()[1:]] == model.decision_function(missing).tolist()

@@ -258,6 +258,23 @@ def test_too_many_categories_name_the_column_distributed(dask_client):  # noqa: 
             dd.from_pandas(frame, npartitions=2), y)
 
 
+def test_the_one_worker_fit_folds_a_column_of_too_many_categories(dask_client):  # noqa: F811
+    # the worker runs the in-memory fit: the column keeps its 255 most frequent levels, as in memory; the
+    # distributed fit (above) still refuses it
+    rng = np.random.default_rng(1)
+    item = rng.zipf(1.3, 1500) % 900
+    frame = pd.DataFrame({"x": rng.normal(size=1500), "item": pd.Categorical(item, categories=np.arange(900))})
+    y = ((frame["x"] + (item % 5 == 0)) > 0.4).astype(int).to_numpy()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = DaskPushBoost(placement="one_worker", learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(
+            dd.from_pandas(frame, npartitions=2), y)
+        local = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(frame, y)
+    assert sum("the fit keeps the 255 most frequent" in str(w.message) for w in caught) == 2
+    np.testing.assert_array_equal(model.categories_[1], local.categories_[1])
+    np.testing.assert_array_equal(model.decision_function(frame), local.decision_function(frame))
+
+
 def test_integer_ids_beyond_2_53_are_refused_as_categories_on_dask(dask_client):  # noqa: F811
     rng = np.random.default_rng(0)
     ids = rng.choice(np.array([2**53, 2**53 + 1], dtype=np.int64), 300)

@@ -442,6 +442,10 @@ class CategoryCountError(ValueError):
         # (255 bins is the most a column has: advise raising max_bins only below it)
         advice = ("raise max_bins (up to 255), or encode rare categories together" if max_bins < 255
                   else "a column may hold at most 255; encode rare categories together")
+        if count is not None:
+            # in memory, a frame's category column is folded by the estimators' fit (its rarest levels read as
+            # missing); a distributed fit (count None) reads only max_bins + 1 levels and does not fold
+            advice += ", or pass it as a pandas 'category' column, whose fit keeps the most frequent levels"
         super().__init__(f"categorical: {label} has {many} ({advice})")
 
     def with_column_name(self, name: str) -> "CategoryCountError":
