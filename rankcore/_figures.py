@@ -8,6 +8,7 @@ the classes and drawing helpers here, which know nothing of rankings.
 from __future__ import annotations
 
 import contextlib
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -207,6 +208,11 @@ def render_svg(figure: FigureData) -> str:
     return _render(figure)
 
 
+#: Each drawn line's name as written: matplotlib's own label of an empty name is "_child1", and its legend search
+#: leaves out a name starting with "_" (an earlier plot_roc's "_base" on the same Axes).
+_NAMES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def _draw_panel(ax, panel: Panel, legend: bool = True) -> list:
     """Draw a panel on a matplotlib Axes; returns the (non-reference) lines."""
     lines = []
@@ -222,6 +228,7 @@ def _draw_panel(ax, panel: Panel, legend: bool = True) -> list:
         (line,) = ax.plot(series.x, series.y, label=series.label, linewidth=series.width,
                           **_line_style(series.index, series.width), **dot)
         line.set_gid(series.gid)
+        _NAMES[line] = series.label
         lines.append(line)
     # names are drawn as written: matplotlib reads "$5 to $10" as mathematics (printing "5to10")
     ax.set_xlabel(panel.xlabel, parse_math=False)
@@ -231,9 +238,11 @@ def _draw_panel(ax, panel: Panel, legend: bool = True) -> list:
     if panel.integer_ticks or panel.integer_x:
         from matplotlib.ticker import MaxNLocator
 
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        # min_n_ticks=1: below two whole numbers in view (one iteration) matplotlib's default falls back to
+        # fractional ticks ("-0.06 ... 0.06"); one whole tick is what the SVG draws
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
         if panel.integer_ticks:
-            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
     if panel.xlim != (None, None):
         ax.set_xlim(*panel.xlim)
     if panel.ylim != (None, None):
@@ -251,9 +260,11 @@ def _legend(ax, lines: list, loc: str):
     had no legend entry), and it reads text between two "$" as mathematics.
     """
     ours = {id(line) for line in lines}
-    # an Axes of the caller's (plot_roc) keeps the entries of its own lines, before ours
-    theirs = [(h, n) for h, n in zip(*ax.get_legend_handles_labels()) if id(h) not in ours]
-    box = ax.legend([h for h, _ in theirs] + lines, [n for _, n in theirs] + [line.get_label() for line in lines],
+    # an Axes of the caller's (plot_roc) keeps the entries of its own lines, before ours; the lines of an earlier
+    # call keep theirs too, under their names as written (matplotlib's own search drops a name starting with "_")
+    theirs = [(h, n) for h, n in zip(*ax.get_legend_handles_labels()) if h not in _NAMES]
+    theirs += [(line, _NAMES[line]) for line in ax.get_lines() if line in _NAMES and id(line) not in ours]
+    box = ax.legend([h for h, _ in theirs] + lines, [n for _, n in theirs] + [_NAMES[line] for line in lines],
                     loc=loc)
     for text in box.get_texts():
         text.set_parse_math(False)

@@ -13,7 +13,7 @@ import re
 from typing import Callable, Collection, NamedTuple
 
 __all__ = ["PEER_NAMES", "PEER_FIT_NAMES", "PeerFitName", "fit_argument_of", "names_in_hint",
-           "names_peer_fit_arguments", "peer_fit_hint"]
+           "names_peer_fit_arguments", "no_sample_weight_refusal", "peer_fit_hint", "takes_no_sample_weight"]
 
 # where scikit-learn's warm_start (a parameter) and other libraries' continued models are here: a fit's argument
 _CONTINUE = ("fit(X, y, init_model=...) (the fitted model, or its model file, to continue: the new model holds its "
@@ -237,6 +237,8 @@ def names_peer_fit_arguments(fit: Callable | None = None, *, constructor: str | 
 
     @functools.wraps(fit)
     def wrapper(self, *args, **kwargs):
+        if "sample_weight" in kwargs and "sample_weight" not in known:
+            raise no_sample_weight_refusal(self, fit.__name__)
         for name in kwargs:
             hint = None if name in known else _hint(self, name, constructor, auto, known.difference(refuses))
             if hint is not None:
@@ -253,3 +255,28 @@ def _hint(estimator, name: str, constructor: str | None, auto: bool, arguments: 
         return peer_fit_hint(name, constructor, auto=auto)
     takes = arguments.union(estimator.get_params(deep=False))
     return peer_fit_hint(name, type(estimator).__name__, auto=auto, takes=takes)
+
+
+def no_sample_weight_refusal(estimator, method: str = "fit") -> TypeError:
+    """The TypeError of ``estimator.method(..., sample_weight=...)`` for an estimator whose fit takes no weights.
+
+    Python's own "unexpected keyword argument" names neither what the estimator lacks nor where weights are taken.
+    Its ``fit`` keeps no ``sample_weight`` in its signature: AutoRanker, the command line and scikit-learn's
+    ``has_fit_parameter`` read the signature to tell the estimators that take weights.
+    """
+    owner = type(estimator).__name__
+    where = "DaskPushBoost(...)" if owner.startswith("Dask") else "rankcore.boost(...)"
+    return TypeError(f"sample_weight: {owner}.{method} takes no sample weights (its objective counts every row "
+                     f"once); {where}.fit(X, y, sample_weight=w) fits weighted rows")
+
+
+def takes_no_sample_weight(method: Callable) -> Callable:
+    """Decorate a method without ``sample_weight`` (``partial_fit``): the keyword refused by
+    :func:`no_sample_weight_refusal`, the signature kept."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        if "sample_weight" in kwargs:
+            raise no_sample_weight_refusal(self, method.__name__)
+        return method(self, *args, **kwargs)
+
+    return wrapper

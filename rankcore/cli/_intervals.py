@@ -16,7 +16,12 @@ from typing import Any
 from ..spec import read_float, read_int
 from ._common import Table, _checked_number, seed
 
-__all__ = ["add_interval_options", "interval_table", "comparison_tables", "render_tables"]
+__all__ = ["add_interval_options", "interval_table", "comparison_tables", "render_tables", "OneClassSplit"]
+
+
+class OneClassSplit(ValueError):
+    """The held-out split has fewer than two rows of a class: no interval of ``compare --ci`` can be had there
+    (each class is a stratum of the bootstrap), while its table and figures stand."""
 
 
 def level(text: str) -> float:
@@ -62,6 +67,7 @@ def comparison_tables(comparison, args) -> tuple[str, list[tuple[str, Table]]]:
     split = next((s for s in comparison.splits if s != "train"), "train")
     y = comparison.splits[split][1]
     qid = comparison.qid.get(split)
+    _refuse_one_class(split, y, qid)
     level_pct = f"{100 * args.ci:g}%" if f"{100 * args.ci:g}" != "100" else f"{100 * args.ci:.12g}%"   # not "100%"
     rows = []
     for fitted in comparison.models:
@@ -86,6 +92,23 @@ def comparison_tables(comparison, args) -> tuple[str, list[tuple[str, Table]]]:
     differences = Table(["metric", "model", "best", "delta", "lower", "upper", "p"], deltas)
     return split, [(f"{split} split: {level_pct} intervals", intervals),
                    (f"{split} split: Δ against the best, {level_pct} interval, paired p-value", differences)]
+
+
+def _refuse_one_class(split: str, y: Any, qid: Any) -> None:
+    """Raise :class:`OneClassSplit` for binary labels without queries with fewer than two rows of a class.
+
+    Checked before any interval: the bootstrap's refusal, raised after the models were trained, ended the run
+    without its figures and report (a ``--test`` file of negatives alone has its prec@k and figures).
+    """
+    import numpy as np
+
+    if qid is not None:
+        return
+    positives = int(np.count_nonzero(np.asarray(y)))
+    negatives = int(np.asarray(y).shape[0]) - positives
+    if min(positives, negatives) < 2:
+        raise OneClassSplit(f"the {split} split has {positives} positive and {negatives} negative rows; an "
+                            "interval needs at least two rows of each class")
 
 
 def render_tables(main: Table, extra: list[tuple[str, Table]], fmt: str) -> str:

@@ -388,10 +388,11 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
 
     if getattr(args, "ci", None) is not None:
         from ..metrics import TooFewQueries
+        from ._intervals import OneClassSplit
 
         try:
             _, comparison.interval_tables = comparison_tables(comparison, args)
-        except TooFewQueries as exc:        # the models and their table stand; only the intervals cannot be had
+        except (TooFewQueries, OneClassSplit) as exc:   # the models and their table stand; only the intervals not
             warnings.warn(f"--ci: no intervals: {exc}", stacklevel=2)
         comparison.band = {"level": args.ci, "n_boot": min(args.n_boot, 500), "random_state": args.random_state}
     if comparison.qid:      # the interval of each query's mean difference, in the figure of the differences

@@ -47,7 +47,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit
-from .._peer_names import names_peer_fit_arguments
+from .._peer_names import names_peer_fit_arguments, takes_no_sample_weight
 from .._degenerate import warn_if_constant
 from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
 from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries,
@@ -460,6 +460,7 @@ class _LinearAtK(Ranker):
                              None if validation is None else "prec@k", "epoch")
 
     @continues_on_a_copy
+    @takes_no_sample_weight
     def partial_fit(self, X, y, classes=None):
         """One pass over ``(X, y)`` in mini-batches, in the given order (a stream).
 

@@ -145,3 +145,17 @@ def test_the_roc_caption_says_the_band_is_pointwise(files):
     sentence = "The shading is each model's pointwise 90% bootstrap band"
     assert sentence in err and sentence.replace("'", "&#x27;") in (files / "r.html").read_text()
     assert "90% bootstrap band" in (files / "figs" / "roc.svg").read_text()
+
+
+def test_a_test_file_of_one_class_with_ci_keeps_its_table_figures_and_report(files):
+    # the bootstrap's refusal ("a confidence interval needs at least two rows of each class") ended the run after
+    # training, without the table, figures or report that the same file has without --ci
+    _write(files / "negatives.csv", [0] * 30, seed=4)
+    status, out, err = _cli("compare", "train.csv", "--test", "negatives.csv", "--model", "push", "--n-iter", "3",
+                            "--monitor", "prec@k:5", "--metrics", "prec@k:5", "--out-dir", "figs",
+                            "--report", "r.html", "--ci", "0.9", "--n-boot", "100")
+    assert status == 0, err
+    assert ("--ci: no intervals: the test split has 0 positive and 30 negative rows; an interval needs at least two "
+            "rows of each class") in err
+    assert "prec@k:5" in out and (files / "r.html").stat().st_size > 0
+    assert "train: ROC curve" in (files / "figs" / "roc.svg").read_text()

@@ -159,3 +159,31 @@ def test_plot_roc_on_an_axes_of_ones_own_keeps_its_legend_entries():
     ax.plot([0, 10], [0, 10], label="my reference")
     plotting.plot_roc(ax, {"_base": (y, s1), "b": (y, s2)})
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["my reference", "_base", "b"]
+
+
+def test_plot_roc_twice_on_one_axes_and_an_empty_name_keep_every_name_as_written():
+    # the second call's legend was rebuilt from matplotlib's search, which drops the first call's "_base"; an empty
+    # name was drawn as matplotlib's own label "_child1" (the SVG writes it empty)
+    from matplotlib.figure import Figure
+
+    y, s1, s2 = tied_data(4)
+    ax = Figure().add_subplot()
+    ax.plot([0, 10], [0, 10], label="my reference")
+    plotting.plot_roc(ax, {"_base": (y, s1), "$x$": (y, s2)})
+    plotting.plot_roc(ax, {"second": (y, s1)})
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["my reference", "_base", "$x$", "second"]
+    fig = plotting.roc_figure({"": (y, s1), "b": (y, s2)})
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["", "b"]
+
+
+def test_an_objective_of_one_iteration_has_one_whole_tick_in_matplotlib_as_in_the_svg():
+    # with fewer than two whole numbers in view matplotlib's integer locator fell back to "-0.06 ... 0.06"
+    import re
+
+    from rankcore._figures import render_svg
+
+    data = plotting.objective_data({"a": [3.0]})
+    ax = plotting.objective_figure({"a": [3.0]}).axes[0]
+    low, high = ax.get_xlim()
+    assert [t for t in ax.get_xticks() if low <= t <= high] == [0.0]
+    assert re.findall(r'class="xtick">([^<]*)', render_svg(data)) == ["0"]

@@ -72,3 +72,24 @@ def test_push_hints_name_only_what_the_push_takes():
     takes = set(inspect.signature(rankcore.PushBoost.fit).parameters) | set(rankcore.PushBoost().get_params())
     for name, entry in PEER_FIT_NAMES.items():
         assert set(names_in_hint(entry)) <= takes | {"learner"}, name
+
+
+def test_estimators_without_weights_refuse_sample_weight_by_name_and_keep_their_signatures():
+    # Python's bare "fit() got an unexpected keyword argument 'sample_weight'" said neither that the estimator takes
+    # no weights nor which does; the signature stays without it (AutoRanker and the command line read it)
+    from rankcore.cli._weights import takes_sample_weight
+    from sklearn.utils.validation import has_fit_parameter
+
+    w = np.ones(Y.shape[0])
+    for cls in one_list_estimators():
+        where = "DaskPushBoost" if cls.__name__.startswith("Dask") else r"rankcore\.boost"
+        with pytest.raises(TypeError, match=rf"^sample_weight: {cls.__name__}\.fit takes no sample weights .*"
+                                            rf"{where}\(\.\.\.\)\.fit\(X, y, sample_weight=w\)"):
+            cls().fit(X, Y, sample_weight=w)
+        assert "sample_weight" not in inspect.signature(cls.fit).parameters
+        assert not has_fit_parameter(cls(), "sample_weight") and not takes_sample_weight(cls)
+    for cls in (rankcore.SGDAtK, rankcore.PerceptronAtK):
+        with pytest.raises(TypeError, match=rf"^sample_weight: {cls.__name__}\.partial_fit takes no sample weights"):
+            cls().partial_fit(X, Y, classes=[0, 1], sample_weight=w)
+        assert list(inspect.signature(cls.partial_fit).parameters) == ["self", "X", "y", "classes"]
+    assert takes_sample_weight(type(rankcore.boost())) and has_fit_parameter(rankcore.boost(), "sample_weight")
