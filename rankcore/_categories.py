@@ -26,7 +26,7 @@ from ._frames import as_pandas_frame
 
 __all__ = ["encode_categories", "check_numeric_categories", "categories_to_state", "categories_from_state",
            "category_columns", "FittedOnNumbers", "NUMBERS_FIT", "warn_no_category_matches", "wide_integer_columns",
-           "refuse_inexact_ids", "warn_unused_categories", "fold_rare_categories"]
+           "refuse_inexact_ids", "warn_unused_categories", "fold_rare_categories", "warn_unlisted_categories"]
 
 #: Integers beyond ±2**53 are not all float64 numbers: two such ids may read as one.
 EXACT_INTEGERS = 2 ** 53
@@ -336,6 +336,45 @@ def warn_unused_categories(X: Any, categories: list | None) -> None:
                           "every categorical split, not where the column's missing values go, as a category the fit "
                           f"does not list would; to score them as missing values, fit on "
                           f"X[{name!r}].cat.remove_unused_categories()", UserWarning, stacklevel=outside_stacklevel())
+
+
+def warn_unlisted_categories(X: Any, categories: list | None) -> None:
+    """Warn once per ``category`` column whose rows hold levels ``categories`` (an init model's) do not list.
+
+    A continuation (``init_model``) reads the new rows by the init model's categories, as the model scores them:
+    a level it does not list -- a new item, or one its fit folded away -- is a missing value, which the new trees
+    cannot split from the other missing values until a model is fitted anew.  The warning names the column, how
+    many levels and rows, and a few of the levels.  A column none of whose levels match, being of another kind,
+    is left to :func:`warn_no_category_matches` (said when the frame is encoded).  O(n) per category column.
+    """
+    import warnings
+
+    import pandas as pd
+
+    X = as_pandas_frame(X)
+    if categories is None or not _is_frame(X):
+        return
+    for j, kept in enumerate(categories):
+        if kept is None:
+            continue
+        column = X.iloc[:, j]
+        given = column.cat.categories
+        position = pd.Index(kept).get_indexer(given) if len(kept) else np.full(len(given), -1)
+        if len(kept) and len(given) and _kind(kept) != _kind(given) and not (position >= 0).any():
+            continue
+        own = column.cat.codes.to_numpy()
+        unlisted = (own >= 0) & (position[np.maximum(own, 0)] < 0) if position.shape[0] else np.zeros(0, bool)
+        if not unlisted.any():
+            continue
+        levels = np.unique(own[unlisted])
+        shown = ", ".join(repr(v) for v in np.asarray(given[levels[:3]]).tolist()) + (", ..." if levels.size > 3
+                                                                                     else "")
+        rows = int(np.count_nonzero(unlisted))
+        warnings.warn(f"X: column {X.columns[j]!r} holds {levels.size} categor{'y' if levels.size == 1 else 'ies'} "
+                      f"({shown}; {rows} row{'' if rows == 1 else 's'}) that the init model does not list: the "
+                      "continuation reads them as missing values, as the model scores them, and keeps the model's "
+                      "categories_, so its new trees cannot split on them until a model is fitted anew",
+                      UserWarning, stacklevel=outside_stacklevel())
 
 
 def categories_to_state(categories: list) -> list:

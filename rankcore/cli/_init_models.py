@@ -152,12 +152,8 @@ def init_model_categorical(args, model) -> list[str] | None:
 def read_as_model_categories(data, model, path: str | None) -> None:
     """Give the file's category columns the model's categories (in place): its values read as the model's
     (numbers where it was fitted on numbers) and coded by the model's list, even where the file lacks some
-    (``model`` None: no continuation, nothing to do).
-
-    Raises
-    ------
-    CommandError
-        A category the model does not know, naming the column: its trees hold no split for it.
+    (``model`` None: no continuation, nothing to do).  A value the model does not list is a missing value, as when
+    the model scores it (:func:`_warn_unlisted` says so once per column).
     """
     if model is None:
         return
@@ -171,19 +167,25 @@ def read_as_model_categories(data, model, path: str | None) -> None:
             continue
         fitted = np.asarray(fitted)
         index = {_key(value): code for code, value in enumerate(fitted.tolist())}
-        ours = [_key(value) for value in np.asarray(data.categories[name]).tolist()]
-        unknown = [value for value, key in zip(np.asarray(data.categories[name]).tolist(), ours) if key not in index]
-        if unknown:
-            shown = ", ".join(_shown(v) for v in unknown[:6]) + (", ..." if len(unknown) > 6 else "")
-            raise CommandError(f"{data.source}: column {name!r} has categories the model {path} does not know "
-                               f"({shown}); a continuation keeps the model's categories: leave those rows out, "
-                               "or fit a new model")
-        recode = np.array([index[key] for key in ours], dtype=np.float64)
+        ours = np.asarray(data.categories[name]).tolist()
+        recode = np.array([index.get(_key(value), np.nan) for value in ours], dtype=np.float64)
         j = data.feature_names.index(name)
         codes = data.X[:, j]
         present = ~np.isnan(codes)
         codes[present] = recode[codes[present].astype(np.int64)]
+        unlisted = [value for value, code in zip(ours, recode) if np.isnan(code)]
+        if unlisted:
+            _warn_unlisted(data.source, name, path, unlisted, int(np.count_nonzero(present & np.isnan(codes))))
         data.categories[name] = fitted
+
+
+def _warn_unlisted(source: str, name: str, path: str | None, unlisted: list, rows: int) -> None:
+    """Say once per column that the continuation reads ``unlisted`` categories (``rows`` rows) as missing values."""
+    shown = ", ".join(_shown(v) for v in unlisted[:6]) + (", ..." if len(unlisted) > 6 else "")
+    warnings.warn(f"{source}: column {name!r} holds {len(unlisted)} categor{'y' if len(unlisted) == 1 else 'ies'} "
+                  f"the model {path} does not list ({shown}; {rows} row{'' if rows == 1 else 's'}): the continuation "
+                  "reads them as missing values, as the model scores them, and keeps the model's categories, so its "
+                  "new trees cannot split on them until a model is fitted anew", UserWarning, stacklevel=2)
 
 
 def _key(value):

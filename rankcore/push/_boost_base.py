@@ -26,7 +26,8 @@ from .._setup import EstimatorSetup
 from .._threadsafe import fits_on_a_copy
 from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, resolve_parameter
 from ..spec import ParameterError
-from .._categories import FittedOnNumbers, category_columns, refuse_inexact_ids, warn_unused_categories
+from .._categories import (FittedOnNumbers, category_columns, refuse_inexact_ids, warn_unlisted_categories,
+                           warn_unused_categories)
 from .._frames import as_pandas_frame
 from ..validation import (ArgumentRefusal, check_bipartite_target, check_categorical_features,
                           check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, int_seed,
@@ -246,17 +247,28 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
     # ------------------------------------------------------------------
     # fit
     # ------------------------------------------------------------------
-    def _check_X(self, X, *, reset: bool, learner=None) -> np.ndarray:
+    def _check_X(self, X, *, reset: bool, learner=None, init_categories: list | None = None,
+                 continuing: bool = False) -> np.ndarray:
+        """``X`` checked and encoded; ``init_categories`` (a fit continuing a model: the model's categories, see
+        :meth:`InitModel.categories_for`) reads the frame's category columns by the model's categories.
+        ``continuing`` (an ``init_model``): no column is folded -- the model's categories are kept, and a frame
+        not read by them has category columns the continuation refuses, which a fold's warning would precede."""
         reject_1d(X)
         X = as_pandas_frame(X)        # a Polars or Arrow table: its names, categories and nulls as pandas reads them
         validate_data(self, X, reset=reset, skip_check_array=True)
         # sparse X and category columns as far as the learner takes them; a fit keeps categories, read by value
         learner = learner if learner is not None else getattr(self, "_learner", None)
-        # a fit folds a column of more levels than the trees' bins into its most frequent ones (the rest: missing)
-        X_arr, categories = check_learner_matrix(X, learner, categories=None if reset else self._categories(),
-                                                 feature_names=getattr(self, "feature_names_in_", None), fold=reset)
+        fitted = init_categories if reset else self._categories()
+        # a fit folds a column of more levels than the trees' bins into its most frequent ones (the rest: missing);
+        # a continuation keeps the init model's levels instead: its trees read their codes
+        X_arr, categories = check_learner_matrix(X, learner, categories=fitted,
+                                                 feature_names=getattr(self, "feature_names_in_", None),
+                                                 fold=reset and not continuing)
         if reset:
-            if categories is not None:
+            if categories is not None and init_categories is not None:
+                self.categories_ = list(categories)
+                warn_unlisted_categories(X, categories)
+            elif categories is not None:
                 self.categories_ = categories
                 warn_unused_categories(X, categories)
             elif category_columns(X):       # read by their values; LightGBM would read such a column's codes
@@ -422,7 +434,11 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         user_callbacks = check_callbacks(callbacks)
         if init_model is not None:           # they count the iterations from the init model's first, as LightGBM's
             user_callbacks = init_model.counting_callbacks(user_callbacks)
-        X_arr = self._check_X(X, reset=True, learner=setup.learner)
+        if init_model is not None:     # its categories read the frame (a Polars one as pandas reads it), once
+            X = as_pandas_frame(X)
+        X_arr = self._check_X(X, reset=True, learner=setup.learner,
+                              init_categories=None if init_model is None else init_model.categories_for(X),
+                              continuing=init_model is not None)
         # columns the learner names (trees:interactions=age+income) become indices before anything reads them
         setup = self._with_column_names(setup, getattr(self, "feature_names_in_", None))
         n = X_arr.shape[0]

@@ -8,8 +8,10 @@ each of them from its saved record: stumps and trees cannot share a model, nor o
 
 What the continuation takes from the init model and what it refuses is decided here, once, before any boosting:
 
-* the features: their number, their names (when both have them) and the columns split by category groups, with
-  their categories -- the init model's trees read the codes of the rows as the continuation encodes them;
+* the features: their number, their names (when both have them) and the columns split by category groups; a
+  frame's ``category`` columns are read by the init model's categories (:meth:`InitModel.categories_for`), so the
+  continuation's ``categories_`` are the model's (its trees read the codes of the rows as the continuation encodes
+  them), and other categories are refused only where they are not read so (an array of codes, a Dask fit);
 * one list or queries: a model fitted within queries (``qid``) is continued within queries, one fitted on one
   list without -- their scores mean different things (``classes_`` against relevance grades, one ranking against
   one per query); on one list, a model of two labels (``task_`` bipartite) on the same ``classes_`` (by a graded
@@ -43,6 +45,7 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
+from .._categories import FittedOnNumbers, category_columns
 from .._threadsafe import snapshot
 from ..validation import check_categorical_features
 from ._column_refusal import InitModelColumns
@@ -130,6 +133,28 @@ class InitModel:
                              "a continuation from them would need the rows' initial scores at prediction time for "
                              "its new weak rankers but not for the model's; fit it from init_score first, or leave "
                              "init_score out")
+
+    def categories_for(self, X: Any) -> list | None:
+        """The categories to read the continuation's frame ``X`` (pandas) by: the init model's, or None.
+
+        A continuation reads a frame's ``category`` columns by value, as the init model scores it, so that its
+        trees read the codes they were grown on: a level the model lists keeps its code, one it does not list is a
+        missing value (:func:`~rankcore._categories.warn_unlisted_categories` warns).  None -- the fit keeps the
+        frame's own categories and :meth:`check` refuses what differs -- when the model kept no categories, or
+        ``X`` is not a frame of the model's columns (names when both have them) with category columns where the
+        model had them.
+        """
+        kept = getattr(self.model, "categories_", None)
+        if not kept or isinstance(kept, FittedOnNumbers) or all(c is None for c in kept):
+            return None
+        if not hasattr(X, "dtypes") or not hasattr(X, "columns") or X.shape[1] != len(kept):
+            return None
+        names = getattr(self.model, "feature_names_in_", None)
+        if names is not None and [str(c) for c in X.columns] != [str(c) for c in names]:
+            return None
+        if category_columns(X) != tuple(j for j, c in enumerate(kept) if c is not None):
+            return None
+        return list(kept)
 
     def counting_callbacks(self, callbacks: tuple) -> tuple:
         """``callbacks`` that see the iterations counted from the init model's first weak ranker (LightGBM's

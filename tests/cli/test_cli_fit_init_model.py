@@ -209,11 +209,45 @@ def test_category_columns_are_read_by_the_models_categories(tmp_path):
     expected = rankcore.boost(learner="trees", n_iter=2, random_state=0).fit(
         frame, day2["grade"], qid=day2["qid"], init_model=rankcore.load_model(tmp_path / "a.json"))
     np.testing.assert_allclose(more.decision_function(frame), expected.decision_function(frame), rtol=0, atol=1e-12)
-    # a store the model never saw cannot be continued
-    _stores(tmp_path / "day3.csv", [1, 4], seed=2)
+    # a store the model never saw is a missing value, as when the model scores it, and said
+    day3 = _stores(tmp_path / "day3.csv", [1, 4], seed=2)
     status, _, err = run_main("fit", tmp_path / "day3.csv", *options, "--init-model", tmp_path / "a.json",
                               "-o", tmp_path / "c.json")
-    one_line_error(status, err, "column 'store' has categories the model", "does not know (4)")
+    assert status == 0, err
+    rows = int((day3["store"] == 4).sum())
+    assert err.count("column 'store' holds 1 category the model") == 1 and f"(4; {rows} rows)" in err
+    np.testing.assert_array_equal(rankcore.load_model(tmp_path / "c.json").categories_[3], [1, 2, 3])
+
+
+def test_a_text_column_with_new_values_continues(tmp_path):
+    pd = pytest.importorskip("pandas")
+    n = 300
+
+    def day(path, shops, seed):
+        r = np.random.default_rng(seed)
+        frame = pd.DataFrame({"a": r.normal(size=n), "qid": np.sort(r.integers(0, 30, n)),
+                              "shop": r.choice(shops, size=n)})
+        frame["grade"] = np.clip(np.round(frame["a"] + (frame["shop"] == "north") + 1), 0, 3).astype(int)
+        frame.to_csv(path, index=False)
+        return frame
+
+    day(tmp_path / "day1.csv", ["north", "south", "east"], 0)
+    day2 = day(tmp_path / "day2.csv", ["north", "west", "harbour"], 1)
+    options = ("--qid", "qid", "--label", "grade", "--learner", "trees", "--n-iter", "2", "--quiet")
+    status, _, err = run_main("fit", tmp_path / "day1.csv", *options, "--categorical", "shop",
+                              "-o", tmp_path / "a.json")
+    assert status == 0, err
+    status, _, err = run_main("fit", tmp_path / "day2.csv", *options, "--init-model", tmp_path / "a.json",
+                              "-o", tmp_path / "b.json")
+    assert status == 0, err
+    assert err.count("column 'shop' holds 2 categories the model") == 1
+    first, more = rankcore.load_model(tmp_path / "a.json"), rankcore.load_model(tmp_path / "b.json")
+    assert list(more.categories_[1]) == list(first.categories_[1]) and more.n_iter_ == 4
+    frame = day2[["a", "shop"]].astype({"shop": "category"})
+    with pytest.warns(UserWarning, match="column 'shop' holds 2 categories"):      # the library says it alike
+        expected = rankcore.boost(learner="trees", n_iter=2, random_state=0).fit(frame, day2["grade"],
+                                                                                 qid=day2["qid"], init_model=first)
+    np.testing.assert_allclose(more.decision_function(frame), expected.decision_function(frame), rtol=0, atol=1e-12)
 
 
 def test_refusals_name_the_options_and_columns(tmp_path):
