@@ -56,6 +56,11 @@ def test_no_parser_takes_an_abbreviation():
     (["fit", "DATA", "--mod", "rankboost", "-o", "OUT/m.json"], "--mod rankboost (did you mean --model?)"),
     (["fit", "DATA", "--n-iters", "3", "-o", "OUT/m.json"], "--n-iters 3 (did you mean --n-iter?)"),
     (["--vers"], "--vers (did you mean --version?)"),
+    # no abbreviation passes as a singular: --los and --progres end in s, no plural's singular
+    (["fit", "DATA", "--los", "logistic", "-o", "OUT/m.json"], "--los logistic (did you mean --loss?)"),
+    (["fit", "DATA", "--progres", "none", "-o", "OUT/m.json"], "--progres none (did you mean --progress?)"),
+    (["fit", "DATA", "--n-estimator", "5", "-o", "OUT/m.json"],
+     "--n-estimator 5 (other libraries' --n-estimator is here --n-iter N)"),
 ])
 def test_an_abbreviated_option_is_refused_with_the_option_meant(binary_csv, tmp_path, capsys, words, hint):
     # `demo --test 0.3` was argparse's abbreviation of --test-size, silently

@@ -31,20 +31,6 @@ def test_a_word_after_a_bare_double_dash_is_a_file_name_as_written(tmp_path, mon
     assert "--metrics" not in err
 
 
-@pytest.mark.parametrize("words, hint", [
-    (["fit", "DATA", "--los", "logistic", "-o", "OUT/m.json"], "--los logistic (did you mean --loss?)"),
-    (["fit", "DATA", "--progres", "none", "-o", "OUT/m.json"], "--progres none (did you mean --progress?)"),
-    (["fit", "DATA", "--n-estimator", "5", "-o", "OUT/m.json"],
-     "--n-estimator 5 (other libraries' --n-estimator is here --n-iter N)"),
-])
-def test_no_abbreviation_passes_for_a_singular(binary_csv, tmp_path, capsys, words, hint):
-    # --los and --progres were read as --loss and --progress (the s of a plural taken off a word that is none)
-    words = [w.replace("DATA", str(binary_csv)).replace("OUT", str(tmp_path)) for w in words]
-    line = usage_error(capsys, *words).strip().splitlines()[-1]
-    assert line == f"rankcore: error: unrecognized arguments: {hint}", line
-    assert not any(tmp_path.iterdir())
-
-
 def test_a_nested_subcommand_gets_the_hint_of_its_own_options(tmp_path, capsys):
     # `plugins new`'s options were looked for among `plugins`' own: no hint
     line = usage_error(capsys, "plugins", "new", "metric", "recall@k", "--di", str(tmp_path)).strip().splitlines()[-1]
