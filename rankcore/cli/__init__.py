@@ -39,7 +39,7 @@ class CommandError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse, with usage errors kept to one clean line like rankcore's own, and no abbreviated options.
 
-    argparse takes a prefix of a long option as that option: ``demo --test 0.3`` was ``--test-size 0.3``, and
+    argparse takes a prefix of a long option as that option: ``demo --test 0.3`` would be ``--test-size 0.3``, and
     another library's ``--eta`` (a learning rate) ``--eta0``, a parameter of another meaning.  Every parser here,
     the subcommands' too (argparse builds them with this class), reads whole option names only; an unrecognized
     one gets a hint naming the option meant (:func:`._peer_options.peer_option_hint`).
