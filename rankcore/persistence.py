@@ -58,7 +58,8 @@ import numpy as np
 from ._argument_refusal import shown_type
 from .spec import legacy_numbers
 
-__all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "model_to_dict", "model_from_dict",
+__all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "load_model_file", "model_to_dict",
+           "model_from_dict",
            "model_text", "write_text_atomically", "writes_in_place", "open_output", "atomic_output"]
 
 FORMAT = "rankcore-model"
@@ -669,6 +670,15 @@ def load_model(path: str | os.PathLike) -> Any:
     FileNotFoundError
         No such file.
     """
+    return load_model_file(path)[0]
+
+
+def load_model_file(path: str | os.PathLike) -> tuple[Any, dict]:
+    """(the estimator, the file's top-level JSON object) of a model file, read once, as :func:`load_model` checks it.
+
+    One read serves both, so that a stream (a pipe, the shell's ``<(...)``), which can be read only once, is
+    described as it is loaded.  Raises as :func:`load_model`.
+    """
     source = os.fspath(path)
     with open(source, "rb") as fh:
         raw = _read_bounded(fh, MAX_MODEL_BYTES)
@@ -677,7 +687,8 @@ def load_model(path: str | os.PathLike) -> Any:
             f"{source}: larger than the model file size limit of {MAX_MODEL_BYTES} bytes "
             "(rankcore.persistence.MAX_MODEL_BYTES)"
         )
-    return model_from_dict(_parse_json(raw, source), source=source)
+    data = _parse_json(raw, source)
+    return model_from_dict(data, source=source), data
 
 
 def _read_bounded(fh: Any, limit: int) -> bytearray | None:

@@ -37,11 +37,10 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
-    from ..persistence import load_model
+    from ..persistence import load_model_file
 
-    model = load_model(args.model)          # refuses a damaged file before anything is said of it
-    with open(args.model, "rb") as fh:
-        header = json.loads(fh.read())
+    # one read: refuses a damaged file before anything is said of it, and a pipe (<(...)) can be read only once
+    model, header = load_model_file(args.model)
     described = describe_model(model, header)
     if args.json:
         print(json.dumps({"file": args.model, **described}, indent=2, default=_plain))
@@ -74,11 +73,12 @@ def describe_model(model: Any, header: dict) -> dict:
         described["within_queries"] = True
         if hasattr(model, "n_queries_"):
             described["n_queries"] = int(model.n_queries_)
-    elif hasattr(model, "classes_"):
+    elif hasattr(model, "classes_") or model.__dict__.get("relevant_label_") is not None:
         # the labels of the data file the command line recorded (--positive: its label ranked first, the other
-        # one), else the classes, the greater ranked first
+        # one), else the classes, the greater ranked first; a KernelRanker has no classes_, only the recorded labels
         relevant, other = model.__dict__.get("relevant_label_"), model.__dict__.get("other_label_")
-        labels = [other, relevant] if relevant is not None and other is not None else list(model.classes_)
+        labels = [other, relevant] if relevant is not None and other is not None else \
+            list(getattr(model, "classes_", [relevant]))
         described["classes"] = [_plain(c) for c in labels]
         described["ranked_first"] = _plain(labels[-1] if relevant is None else relevant)
     for key, attribute in (("chosen", "best_candidate_"), ("metric", "metric_"), ("best_score", "best_score_"),
@@ -87,7 +87,7 @@ def describe_model(model: Any, header: dict) -> dict:
                            ("best_iteration", "best_iteration_")):
         value = getattr(model, attribute, None)
         if value is not None:
-            described[key] = _named(key, value) if key in ("objective", "learner") else _plain(value)
+            described[key] = _named(key, value) if key in ("objective", "learner") else _plain(_spec_of(value))
     described["params"] = _set_params(model, header.get("params") or {})
     return described
 
@@ -101,6 +101,12 @@ def _named(family: str, spec: Any) -> str:
         return resolve(family, spec).named_spec
     except Exception:       # a plugin's component not installed here: the file's own spelling
         return str(spec)
+
+
+def _spec_of(value: Any) -> Any:
+    """A fitted component (ExactBoost's ``metric_`` is the Metric object) as its spec, ``auc``, not its repr."""
+    named = getattr(value, "named_spec", None)
+    return named if isinstance(named, str) else value
 
 
 def _set_params(model: Any, params: dict) -> dict:
@@ -149,9 +155,11 @@ def _lines(path: str, d: dict) -> list[str]:
         more = len(names) - SHOWN_FEATURES
         shown = ", ".join(names[:SHOWN_FEATURES]) + (f", ... and {more} more" if more > 0 else "")
         lines.append(f"features: {d['n_features']}, by name: {shown}")
-    if "categorical" in d:
-        lines.append("categories: " + ", ".join(name if n is None else f"{name} ({n} categor{'y' if n == 1 else 'ies'})"
-                                                for name, n in d["categorical"].items()))
+    if "categorical" in d:         # as the features: the first SHOWN_FEATURES (a frame of thousands of them)
+        said = [name if n is None else f"{name} ({n} categor{'y' if n == 1 else 'ies'})"
+                for name, n in list(d["categorical"].items())[:SHOWN_FEATURES]]
+        more = len(d["categorical"]) - SHOWN_FEATURES
+        lines.append("categories: " + ", ".join(said) + (f", ... and {more} more" if more > 0 else ""))
     if d.get("within_queries"):
         queries = f" (fitted on {d['n_queries']} queries)" if "n_queries" in d else ""
         lines.append(f"ranks within queries{queries}: score with the rows' query ids")

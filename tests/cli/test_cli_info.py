@@ -91,3 +91,68 @@ def test_info_refuses_a_damaged_file_as_every_command_does(query_model, tmp_path
     assert out == ""
     status, out, err = run_main("info", tmp_path / "missing.json")
     one_line_error(status, err, "missing.json")
+
+
+def test_info_names_an_exactboost_model_s_metric_by_its_spec(tmp_path):
+    # ExactBoost keeps its metric as a Metric object: info printed its repr, "<metric ...>", not its spec
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(120, 3)), rng.integers(0, 2, 120)
+    model = rankcore.ExactBoost(metric="pauc:0.2", n_runs=2, n_rounds=2, random_state=0).fit(X, y)
+    path = tmp_path / "e.json"
+    save_model(model, path)
+    status, out, err = run_main("info", path)
+    assert status == 0, err
+    assert "metric pauc:max_fpr=0.2" in out.splitlines()[1] and "<" not in out, out
+    status, out, err = run_main("info", path, "--json")
+    assert json.loads(out)["metric"] == "pauc:max_fpr=0.2"
+
+
+def test_info_reads_a_model_from_a_pipe_once(query_model):
+    # info loaded the file, then opened it again for its header: a pipe (the shell's <(cat m.json)) was empty then
+    import os
+    import threading
+
+    path, _ = query_model
+    read_end, write_end = os.pipe()
+
+    def write():
+        with os.fdopen(write_end, "wb") as fh:
+            fh.write(path.read_bytes())
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        status, out, err = run_main("info", f"/dev/fd/{read_end}", "--json")
+    finally:
+        writer.join()
+        os.close(read_end)
+    assert status == 0, err
+    assert json.loads(out)["estimator"] == "PushBoost"
+
+
+def test_info_lists_the_first_category_columns_as_it_lists_the_features(tmp_path):
+    # every category column was printed on one line: a frame of thousands of them made a line of megabytes
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({f"c{j}": pd.Categorical(rng.choice(["a", "b"], 80)) for j in range(25)})
+    model = rankcore.boost(learner="trees", n_iter=1, random_state=0).fit(X, rng.integers(0, 2, 80))
+    path = tmp_path / "c.json"
+    save_model(model, path)
+    status, out, err = run_main("info", path)
+    assert status == 0, err
+    line = next(line for line in out.splitlines() if line.startswith("categories: "))
+    assert line.endswith("c19 (2 categories), ... and 5 more"), line
+    status, out, err = run_main("info", path, "--json")
+    assert len(json.loads(out)["categorical"]) == 25          # --json lists them all
+
+
+def test_info_of_a_command_line_kernel_model_names_the_label_ranked_first(tmp_path):
+    # KernelRanker has no classes_: info said nothing of the labels, though the file records --positive's
+    rng = np.random.default_rng(4)
+    rows = [f"{a:.3f},{b:.3f},{'yes' if a + rng.normal() > 0 else 'no'}" for a, b in rng.normal(size=(60, 2))]
+    (tmp_path / "d.csv").write_text("a,b,label\n" + "\n".join(rows) + "\n")
+    status, _, err = run_main("fit", tmp_path / "d.csv", "--model", "kernel", "--positive", "no", "-o",
+                              tmp_path / "k.json", "--quiet")
+    assert status == 0, err
+    status, out, err = run_main("info", tmp_path / "k.json")
+    assert status == 0, err
+    assert "labels: yes, no; ranked first: no" in out.splitlines(), out

@@ -161,3 +161,20 @@ def test_lightgbm_reads_a_folded_level_as_missing_too():
     model, _ = _fit(frame, y)
     booster = lgb.Booster(model_str=model.to_lightgbm())      # its pandas_categorical lists the kept levels only
     np.testing.assert_allclose(booster.predict(frame, raw_score=True), model.decision_function(frame), atol=1e-12)
+
+
+def test_init_model_continues_on_other_rows_folding_as_the_model_did():
+    # its own counts would keep other levels than the model's, which the model's trees do not read
+    frame, y = _frame(seed=5)
+    model, _ = _fit(frame, y)
+    part, y_part = frame.iloc[:1200], y[:1200]
+    assert not np.array_equal(_manual(part, 255)[1], model.categories_[1])      # its own counts keep other levels
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        more = rankcore.boost(learner="trees", n_iter=3, random_state=0).fit(part, y_part, init_model=model)
+    # read by the model's kept levels: the rows' other levels are missing values, said once; nothing is folded anew
+    assert not [w for w in caught if "max_bins" in str(w.message)]
+    said = [str(w.message) for w in caught if "that the init model does not list" in str(w.message)]
+    assert len(said) == 1 and "X: column " in said[0], said
+    np.testing.assert_array_equal(more.categories_[1], model.categories_[1])
+    assert more.n_iter_ == model.n_iter_ + 3
