@@ -101,3 +101,25 @@ def write_data_and_model(folder):
         model = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(X, y)
     save_model(model, folder / "m.json")
     return folder
+
+
+def write_kept_sparse_libsvm(folder, monkeypatch):
+    """``folder/t.svm`` (120 rows of 4 nonzero values among 20 features, 0/1 labels; seeded), read kept sparse as a
+    file of benchmark size is (the size thresholds set to 0); returns its path."""
+    import numpy as np
+
+    import rankcore._sparse_checks
+    import rankcore.validation
+    from rankcore.cli.datasets import _libsvm
+
+    monkeypatch.setattr(_libsvm, "SPARSE_FROM_BYTES", 0)
+    monkeypatch.setattr(rankcore._sparse_checks, "DENSE_BYTES_LIMIT", 0)
+    monkeypatch.setattr(rankcore.validation, "DENSE_BYTES_LIMIT", 0)
+    rng = np.random.default_rng(5)
+    rows = []
+    for r in range(120):
+        index = np.sort(rng.choice(20, 4, replace=False)) + 1
+        rows.append(f"{r % 2} " + " ".join(f"{i}:{rng.normal():.3f}" for i in index))
+    path = folder / "t.svm"
+    path.write_text("\n".join(rows) + "\n")
+    return path

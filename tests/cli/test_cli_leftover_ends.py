@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 import pytest
-from _cli_run import run_main, usage_error, write_binary_csv
+from _cli_run import run_main, usage_error, write_binary_csv, write_kept_sparse_libsvm
 
 import rankcore.cli.datasets._csv as csv_module
 from rankcore.cli import build_parser
@@ -117,20 +117,7 @@ def test_words_in_many_rows_make_a_column_of_text(tmp_path):
 
 def test_auto_says_in_command_line_words_which_candidates_a_sparse_file_skips(tmp_path, monkeypatch):
     # the note was the Python API's: "reads no sparse input (X is a scipy.sparse matrix)"
-    import rankcore._sparse_checks
-    import rankcore.validation
-    from rankcore.cli.datasets import _libsvm
-
-    monkeypatch.setattr(_libsvm, "SPARSE_FROM_BYTES", 0)           # kept sparse, as at the sizes where it is
-    monkeypatch.setattr(rankcore._sparse_checks, "DENSE_BYTES_LIMIT", 0)
-    monkeypatch.setattr(rankcore.validation, "DENSE_BYTES_LIMIT", 0)
-    rng = np.random.default_rng(5)
-    rows = []
-    for r in range(120):
-        index = np.sort(rng.choice(20, 4, replace=False)) + 1
-        rows.append(f"{r % 2} " + " ".join(f"{i}:{rng.normal():.3f}" for i in index))
-    train = tmp_path / "t.svm"
-    train.write_text("\n".join(rows) + "\n")
+    train = write_kept_sparse_libsvm(tmp_path, monkeypatch)
     status, printed, err = run_main("auto", train, "--candidates", "linear,exactboost", "--cv", "2", "--no-blend",
                                     "--out", tmp_path / "m.json", "--progress", "none")
     assert status == 0, err

@@ -5,9 +5,8 @@ missing query id, and the report says the lines the terminal says about skipped 
 import html
 import re
 
-import numpy as np
 import pytest
-from _cli_run import run_main, usage_error, write_binary_csv, write_data_and_model
+from _cli_run import run_main, usage_error, write_binary_csv, write_data_and_model, write_kept_sparse_libsvm
 
 import rankcore.cli.datasets._csv as csv_module
 from rankcore.cli.datasets import DataError, load_data
@@ -75,23 +74,11 @@ def _report_text(path) -> str:
 
 
 def test_auto_report_says_the_skipped_candidates_and_the_stops(tmp_path, monkeypatch):
-    import rankcore._sparse_checks
     import rankcore.cli.auto as auto_module
-    import rankcore.validation
-    from rankcore.cli.datasets import _libsvm
 
-    monkeypatch.setattr(_libsvm, "SPARSE_FROM_BYTES", 0)           # kept sparse, as at the sizes where it is
-    monkeypatch.setattr(rankcore._sparse_checks, "DENSE_BYTES_LIMIT", 0)
-    monkeypatch.setattr(rankcore.validation, "DENSE_BYTES_LIMIT", 0)
+    train = write_kept_sparse_libsvm(tmp_path, monkeypatch)
     stop = "refit of linear: stopped: no_split after 3 iterations"
     monkeypatch.setattr(auto_module, "stop_lines", lambda estimator, last=None: [stop])
-    rng = np.random.default_rng(5)
-    rows = []
-    for r in range(120):
-        index = np.sort(rng.choice(20, 4, replace=False)) + 1
-        rows.append(f"{r % 2} " + " ".join(f"{i}:{rng.normal():.3f}" for i in index))
-    train = tmp_path / "t.svm"
-    train.write_text("\n".join(rows) + "\n")
     status, printed, err = run_main("auto", train, "--candidates", "linear,exactboost", "--cv", "2", "--no-blend",
                                     "--out", tmp_path / "m.json", "--progress", "none",
                                     "--report", tmp_path / "r.html")
