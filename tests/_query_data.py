@@ -65,3 +65,19 @@ def short_queries(seed: int = 0, n_queries: int = 60, long: int = 12, n_features
     X = rng.normal(size=(qid.size, n_features))
     y = (X[:, 0] + rng.normal(size=qid.size) > 0.5).astype(int)
     return X, y, qid
+
+
+def xgboost_evals(y, scores, qid, names, **params):
+    """XGBoost's eval metrics ``names`` of ``scores`` (per query ``qid``), at full precision: a booster with eta 0 adds
+    nothing to the margins.  The rows reach XGBoost sorted by query (stable), as it needs them; ``params`` are more
+    booster parameters (``ndcg_exp_gain=False``).  Skips the test without XGBoost."""
+    import pytest
+
+    xgb = pytest.importorskip("xgboost")
+    y, scores, qid = np.asarray(y), np.asarray(scores), np.asarray(qid)
+    order = np.argsort(qid, kind="stable")
+    data = xgb.DMatrix(np.zeros((y.shape[0], 1)), label=y[order], qid=qid[order], base_margin=scores[order])
+    record: dict = {}
+    xgb.train({"objective": "rank:pairwise", "eval_metric": list(names), "eta": 0.0, "max_depth": 1, "nthread": 1,
+               **params}, data, num_boost_round=1, evals=[(data, "v")], evals_result=record, verbose_eval=False)
+    return {name: record["v"][name][0] for name in names}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _query_data import xgboost_evals
 
 import rankcore
 from rankcore.metrics import per_query
@@ -153,18 +154,6 @@ def test_trec_eval_conventions_equal_pytrec_eval(seed):
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12, err_msg=spec)
 
 
-def _xgboost_evals(y, scores, qid, names):
-    """XGBoost's eval metrics ``names`` of ``scores`` at full precision: a booster with eta 0 adds nothing."""
-    import xgboost as xgb
-
-    order = np.argsort(qid, kind="stable")
-    data = xgb.DMatrix(np.zeros((y.shape[0], 1)), label=y[order], qid=qid[order], base_margin=scores[order])
-    record: dict = {}
-    xgb.train({"objective": "rank:pairwise", "eval_metric": list(names), "eta": 0.0, "max_depth": 1, "nthread": 1},
-              data, num_boost_round=1, evals=[(data, "v")], evals_result=record, verbose_eval=False)
-    return {name: record["v"][name][0] for name in names}
-
-
 @pytest.mark.parametrize("seed", [0, 1])
 def test_ndcg_lightgbm_convention_equals_xgboost_ndcg(seed):
     # XGBoost's ndcg@k (exp gain, its default) breaks ties by row order and scores a query without a relevant
@@ -172,7 +161,7 @@ def test_ndcg_lightgbm_convention_equals_xgboost_ndcg(seed):
     pytest.importorskip("xgboost")
     y, scores, qid = grouped(seed)
     for k in (1, 3, 10):
-        got = _xgboost_evals(y.astype(np.float64), scores, qid, [f"ndcg@{k}", f"ndcg@{k}-"])
+        got = xgboost_evals(y.astype(np.float64), scores, qid, [f"ndcg@{k}", f"ndcg@{k}-"])
         for name, spec in [(f"ndcg@{k}", f"ndcg@k:{k},convention=lightgbm"),
                            (f"ndcg@{k}-", f"ndcg@k:{k},convention=lightgbm,empty=0")]:
             assert rankcore.evaluate(y, scores, spec, qid=qid)[spec] == pytest.approx(got[name], abs=1e-6), spec

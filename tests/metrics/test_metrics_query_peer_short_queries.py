@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _query_data import xgboost_evals
 
 import rankcore
 
@@ -68,16 +69,6 @@ def test_rankcores_own_convention_still_refuses_k_beyond_every_query(spec):
     with pytest.raises(rankcore.MetricRefusal, match="k = 100 is larger than every query") as caught:
         rankcore.evaluate(relevant if spec.startswith("map") else grades, scores, spec, qid=qid)
     assert caught.value.reason == "k_beyond"
-
-
-def xgboost_evals(y, scores, qid, names):
-    """XGBoost's eval metrics ``names`` of ``scores``: a booster with eta 0 adds nothing to the margins."""
-    xgb = pytest.importorskip("xgboost")
-    data = xgb.DMatrix(np.zeros((y.shape[0], 1)), label=y, qid=qid, base_margin=scores)
-    record: dict = {}
-    xgb.train({"objective": "rank:pairwise", "eval_metric": list(names), "eta": 0.0, "max_depth": 1, "nthread": 1},
-              data, num_boost_round=1, evals=[(data, "v")], evals_result=record, verbose_eval=False)
-    return {name: record["v"][name][0] for name in names}
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 import pytest
+from _query_data import xgboost_evals
 
 import rankcore
 from rankcore.metrics import per_query
@@ -29,16 +30,6 @@ def grouped(seed, *, n_queries=40, max_size=25, grades=5):
         y[qid == q] = 0
     scores = rng.integers(0, 6, size=qid.shape[0]).astype(np.float64)   # many ties
     return y, scores, qid
-
-
-def xgboost_evals(y, scores, qid, names, **params):
-    """XGBoost's eval metrics ``names`` of ``scores``: a booster with eta 0 adds nothing to the margins."""
-    xgb = pytest.importorskip("xgboost")
-    data = xgb.DMatrix(np.zeros((y.shape[0], 1)), label=y, qid=qid, base_margin=scores)
-    record: dict = {}
-    xgb.train({"objective": "rank:pairwise", "eval_metric": list(names), "eta": 0.0, "max_depth": 1, "nthread": 1,
-               **params}, data, num_boost_round=1, evals=[(data, "v")], evals_result=record, verbose_eval=False)
-    return {name: record["v"][name][0] for name in names}
 
 
 @pytest.mark.parametrize("seed", [0, 1])
