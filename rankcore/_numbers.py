@@ -208,9 +208,14 @@ def is_pandas_na(arr: np.ndarray) -> np.ndarray:
     return np.frompyfunc(lambda v: type(v).__name__ == "NAType", 1, 1)(arr).astype(bool)
 
 
+def _missing_items(arr: np.ndarray) -> np.ndarray:
+    """Where an object array holds ``None`` or ``pd.NA`` (pandas is not imported for it)."""
+    return np.frompyfunc(lambda v: v is None or type(v).__name__ == "NAType", 1, 1)(arr).astype(bool)
+
+
 def missing_labels(arr: np.ndarray) -> np.ndarray:
     """Positions of an object array's missing values, ``None`` or ``pd.NA`` (a label column read with them)."""
-    return np.flatnonzero(np.frompyfunc(lambda v: v is None or type(v).__name__ == "NAType", 1, 1)(arr).astype(bool))
+    return np.flatnonzero(_missing_items(arr))
 
 
 def null_mask(values: Any) -> np.ndarray | None:
@@ -238,7 +243,7 @@ def null_mask(values: Any) -> np.ndarray | None:
             isinstance(values, np.ndarray) and values.dtype == object):
         items = np.empty(len(values), dtype=object)
         items[:] = list(values)
-        return np.frompyfunc(lambda v: v is None or type(v).__name__ == "NAType", 1, 1)(items).astype(bool)
+        return _missing_items(items)
     return None
 
 
