@@ -312,19 +312,14 @@ def warn_unused_categories(X: Any, categories: list | None) -> None:
     """
     import warnings
 
-    import pandas as pd
-
     X = as_pandas_frame(X)
     if categories is None or not _is_frame(X):
         return
     for j, kept in enumerate(categories):
         if kept is None or not len(kept):
             continue
-        column = X.iloc[:, j]
         # by value: a level the fit folded (not in ``kept``) is a missing value, not a listed category
-        position = pd.Index(kept).get_indexer(column.cat.categories)
-        own = column.cat.codes.to_numpy()
-        codes = np.where(own >= 0, position[np.maximum(own, 0)] if position.shape[0] else -1, -1)
+        codes = _codes_by_value(X.iloc[:, j], kept)[1]
         if not (codes < 0).any():
             continue
         unused = int(np.count_nonzero(np.bincount(codes[codes >= 0], minlength=len(kept)) == 0))
@@ -338,6 +333,18 @@ def warn_unused_categories(X: Any, categories: list | None) -> None:
                           f"X[{name!r}].cat.remove_unused_categories()", UserWarning, stacklevel=outside_stacklevel())
 
 
+def _codes_by_value(column: Any, kept: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(the ``category`` column's own codes, its rows' positions among ``kept`` by value); -1 for a missing value in
+    both, and in the second for a level ``kept`` does not list.  O(n + K) for K categories."""
+    import pandas as pd
+
+    own = column.cat.codes.to_numpy()
+    position = pd.Index(kept).get_indexer(column.cat.categories) if len(kept) else np.full(
+        len(column.cat.categories), -1)
+    return own, (np.where(own >= 0, position[np.maximum(own, 0)], -1) if position.shape[0]
+                 else np.full(own.shape[0], -1))
+
+
 def warn_unlisted_categories(X: Any, categories: list | None) -> None:
     """Warn once per ``category`` column whose rows hold levels ``categories`` (an init model's) do not list.
 
@@ -349,21 +356,17 @@ def warn_unlisted_categories(X: Any, categories: list | None) -> None:
     """
     import warnings
 
-    import pandas as pd
-
     X = as_pandas_frame(X)
     if categories is None or not _is_frame(X):
         return
     for j, kept in enumerate(categories):
         if kept is None:
             continue
-        column = X.iloc[:, j]
-        given = column.cat.categories
-        position = pd.Index(kept).get_indexer(given) if len(kept) else np.full(len(given), -1)
-        if len(kept) and len(given) and _kind(kept) != _kind(given) and not (position >= 0).any():
+        given = X.iloc[:, j].cat.categories
+        own, codes = _codes_by_value(X.iloc[:, j], kept)
+        if len(kept) and len(given) and _kind(kept) != _kind(given) and not (codes >= 0).any():
             continue
-        own = column.cat.codes.to_numpy()
-        unlisted = (own >= 0) & (position[np.maximum(own, 0)] < 0) if position.shape[0] else np.zeros(0, bool)
+        unlisted = (own >= 0) & (codes < 0)
         if not unlisted.any():
             continue
         levels = np.unique(own[unlisted])
