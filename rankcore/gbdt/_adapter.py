@@ -16,8 +16,19 @@ import numpy as np
 from ..base import N_JOBS, check_parameters, random_state_kind, resolve_parameter
 from ..objectives import Objective
 from ..spec import Component, Parameter
+from ..validation import ArgumentRefusal
 
 __all__ = ["ObjectiveAdapter", "MetricAdapter", "relevance_labels", "query_sizes"]
+
+
+def label_count(labels: Any, *, what: str) -> int:
+    """The number of rows of the library's labels: one label a row (a column of them is one too)."""
+    shape = np.shape(labels)
+    if len(shape) > 1 and int(np.prod(shape)) != shape[0]:
+        # XGBoost's multi-target labels (n, t): read as one list of n·t rows, they would not count the rows
+        raise ValueError(f"{what}: expected one label per row, got labels of shape {shape} "
+                         "(multi-target and multi-output models are not supported)")
+    return int(np.prod(shape))
 
 
 def relevance_labels(labels: Any, task: str, *, what: str) -> np.ndarray:
@@ -26,7 +37,9 @@ def relevance_labels(labels: Any, task: str, *, what: str) -> np.ndarray:
     Bipartite: exactly two distinct finite values, the greater is relevant ->
     int8 0/1.  Graded: finite float64 grades.
     """
-    y = np.asarray(labels, dtype=np.float64).ravel()
+    y = np.asarray(labels, dtype=np.float64)
+    label_count(y, what=what)
+    y = y.ravel()
     if y.size == 0:
         raise ValueError(f"{what}: expected at least one label, got none")
     if not np.isfinite(y).all():
@@ -40,6 +53,28 @@ def relevance_labels(labels: Any, task: str, *, what: str) -> np.ndarray:
             f"got {values.size} distinct value(s) {values[:5].tolist()}"
         )
     return np.ascontiguousarray(y == values[1], dtype=np.int8)
+
+
+#: The data sets of the libraries with an adapter, by the top-level module of their class.
+_LIBRARY_DATA = {"lightgbm": ("LightGBM", "lightgbm.Dataset"), "xgboost": ("XGBoost", "xgboost.DMatrix")}
+
+
+def refuse_other_library(adapter: Any, data: Any, own: str) -> None:
+    """Refuse the other library's data set (``data``): ``adapter`` is the ``own`` library's.
+
+    Called by the other library, an adapter would read its data set as a scikit-learn call's scores and
+    fail on the labels or the types with a message that names neither; the refusal names the adapter to use.
+    """
+    library = type(data).__module__.partition(".")[0]
+    if library == own or library not in _LIBRARY_DATA:
+        return
+    from ..validation import ArgumentTypeRefusal
+
+    kind = "objective" if isinstance(adapter, ObjectiveAdapter) else "metric"
+    name, data_set = _LIBRARY_DATA[library]
+    raise ArgumentTypeRefusal.said(
+        kind, f"{adapter!r} is for {_LIBRARY_DATA[own][0]}, and {name} called it with its {data_set}; give "
+        f"{name} its own: rankcore.gbdt.{library}_{kind}({adapter.spec!r})")
 
 
 def _weights(weight: Any, n: int, *, what: str) -> np.ndarray | None:
@@ -81,6 +116,22 @@ def query_sizes(group: Any, n: int, *, what: str) -> np.ndarray | None:
     return sizes.astype(np.int64)
 
 
+def _refuse_single_grade_queries(y: np.ndarray, sizes: np.ndarray, *, what: str) -> None:
+    """Refuse training queries that all have a single grade, as rankcore's own fits do.
+
+    No pair is there to order: the objectives within queries would give every row a zero gradient, and the
+    library would grow a constant model without a word.
+    """
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    single = int(np.count_nonzero(np.minimum.reduceat(y, starts) == np.maximum.reduceat(y, starts)))
+    if single == sizes.shape[0]:
+        message = (f"{what}: ranking within queries needs a query with two grades, got {single} "
+                   f"{'query' if single == 1 else 'queries'} (the library's groups), each with a single grade in the "
+                   "labels: no pair to order (rankcore's own fits refuse such data; an objective of pairs would give "
+                   "every row a zero gradient and the library would grow a constant model)")
+        raise ArgumentRefusal(message, parameter="label", detail=message)
+
+
 def consecutive_queries(sizes: np.ndarray):
     """The :class:`rankcore.metrics.Queries` of consecutive blocks of ``sizes`` rows (query q: the q-th block)."""
     from ..metrics import Queries
@@ -117,7 +168,10 @@ def _scores(preds: Any, n: int, *, what: str) -> np.ndarray:
         raise ValueError(f"{what}: expected one raw score per row ({n}), got an array of shape {s.shape} "
                          "(multi-class and multi-output models are not supported)")
     if not np.isfinite(s).all():
-        raise ValueError(f"{what}: the library passed non-finite raw scores")
+        row = int(np.flatnonzero(~np.isfinite(s))[0])
+        # the first round's scores are the base_margin / init_score: the one input of the user's they can come from
+        raise ValueError(f"{what}: the library passed non-finite raw scores ({s[row]} at row {row}); they start at "
+                         "the data's base_margin (XGBoost) or init_score (LightGBM): give finite ones")
     return np.ascontiguousarray(s)
 
 
@@ -242,6 +296,7 @@ class ObjectiveAdapter:
             self.objective.check_target(y, w)
             self._bound = self.objective.bind(y, w, n_threads=self.n_threads, **extra)
         else:
+            _refuse_single_grade_queries(y, sizes, what=f"objective {self.spec!r}")
             self._bound = self.objective.bind(y, w, n_threads=self.n_threads, queries=consecutive_queries(sizes),
                                               **extra)
         self._offset = None
@@ -264,7 +319,7 @@ class ObjectiveAdapter:
         ``initial``: the scores the library starts a fit from when they are not all equal (XGBoost's
         ``base_margin``), so that a call at them starts a randomized objective's noise afresh."""
         what = f"objective {self.spec!r}"
-        n = np.asarray(labels).size
+        n = label_count(labels, what=what)
         # already of a per-row loss's order (LambdaMART's λ): LightGBM's own lambdarank passes them as they are
         scale = 1.0 if self.objective.per_row_gradient else float(n)
         sizes = query_sizes(group, n, what=what)

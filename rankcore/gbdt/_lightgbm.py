@@ -28,11 +28,36 @@ from typing import Any
 
 import numpy as np
 
-from ._adapter import MetricAdapter, ObjectiveAdapter
-
 from ..validation import ArgumentRefusal
+from ._adapter import MetricAdapter, ObjectiveAdapter, refuse_other_library
 
 __all__ = ["LightGBMObjective", "LightGBMMetric", "lightgbm_objective", "lightgbm_metric"]
+
+#: What LightGBM keeps of a value that is not finite: labels and weights are float32, NaN kept as 0 and anything
+#: at or beyond ±1e38 (±inf too) as ±1e38; init scores are float64, ±inf (and beyond ±1e300) kept as ±1e300.
+#: The objective sees only what is kept, so these values are the trace of an infinite input.
+_KEPT_LABEL = float(np.float32(1e38))
+_KEPT_SCORE = 1e300
+
+
+def _refuse_kept_infinity(what: str, name: str, values: Any, limit: float) -> None:
+    """Refuse ``values`` that hold LightGBM's stand-in ``limit`` for an infinite ``name``."""
+    if values is None:
+        return
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    beyond = np.flatnonzero(np.abs(v) >= limit)
+    if beyond.size:
+        row = int(beyond[0])
+        message = (f"{what}: {name} holds {v[row]:g} at row {row}: LightGBM keeps an infinite {name} (and one "
+                   f"beyond ±{limit:g}) as ±{limit:g}, and NaN as 0; give finite values")
+        raise ArgumentRefusal(message, parameter=name, detail=message, row=row)
+
+
+def _refuse_kept_infinities(what: str, labels: Any, scores: Any, weight: Any) -> None:
+    """Refuse what LightGBM kept of infinite labels, weights or init scores (the scores start at the init scores)."""
+    _refuse_kept_infinity(what, "label", labels, _KEPT_LABEL)
+    _refuse_kept_infinity(what, "weight", weight, _KEPT_LABEL)
+    _refuse_kept_infinity(what, "init_score", scores, _KEPT_SCORE)
 
 
 def _is_dataset(obj: Any) -> bool:
@@ -52,6 +77,7 @@ class LightGBMObjective(ObjectiveAdapter):
     """
 
     def __call__(self, first: Any, second: Any, weight: Any = None, group: Any = None):
+        refuse_other_library(self, second, "lightgbm")
         if _is_dataset(second):                      # native: (preds, train_data)
             position = getattr(second, "get_position", lambda: None)()
             if position is not None:
@@ -63,9 +89,12 @@ class LightGBMObjective(ObjectiveAdapter):
             start = second.get_init_score()
             # a fit from an init_score starts there, not at equal scores: a randomized objective's noise restarts
             initial = start if start is not None and np.asarray(start).size else None
+            _refuse_kept_infinities(f"objective {self.spec!r}", second.get_label(), first, second.get_weight())
             return self.gradient_hessian(second.get_label(), first, second.get_weight(), second.get_group(),
                                          initial=initial)
-        return self.gradient_hessian(first, second, weight, group)   # scikit-learn: (y_true, y_pred, weight, group)
+        # scikit-learn: (y_true, y_pred, weight, group)
+        _refuse_kept_infinities(f"objective {self.spec!r}", first, second, weight)
+        return self.gradient_hessian(first, second, weight, group)
 
 
 class LightGBMMetric(MetricAdapter):
@@ -81,9 +110,12 @@ class LightGBMMetric(MetricAdapter):
     """
 
     def __call__(self, first: Any, second: Any, weight: Any = None, group: Any = None):
+        refuse_other_library(self, second, "lightgbm")
         if _is_dataset(second):                      # native: (preds, eval_data)
+            _refuse_kept_infinities(f"metric {self.spec!r}", second.get_label(), first, None)
             value = self.evaluate(second.get_label(), first, second.get_weight(), second.get_group())
         else:                                        # scikit-learn: (y_true, y_pred, weight, group)
+            _refuse_kept_infinities(f"metric {self.spec!r}", first, second, None)
             value = self.evaluate(first, second, weight, group)
         return self.spec, value, self.greater_is_better
 

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from ..validation import ArgumentRefusal
-from ._adapter import MetricAdapter, ObjectiveAdapter
+from ._adapter import MetricAdapter, ObjectiveAdapter, refuse_other_library
 
 __all__ = ["XGBoostObjective", "XGBoostMetric", "xgboost_objective", "xgboost_metric"]
 
@@ -100,6 +100,16 @@ def _ranker_caller(metric: Any) -> Any:
     return None
 
 
+def _called_per_query(frame: Any) -> bool:
+    """Whether ``frame`` is XGBRanker's wrapper (``ltr_metric_decorator``) calling a metric on one query's rows.
+
+    Its ``task`` calls the metric in a thread pool; XGBClassifier's wrapper (``_metric_decorator``) and a direct
+    call pass the whole set.
+    """
+    return frame is not None and frame.f_code.co_name == "task" and \
+        frame.f_globals.get("__name__") == "xgboost.sklearn"
+
+
 def _guessing_early_stopping(metric: Any) -> bool:
     """Whether an early-stopping callback of the XGBoost fit that calls ``metric`` has no direction yet.
 
@@ -144,6 +154,7 @@ class XGBoostObjective(ObjectiveAdapter):
     """
 
     def __call__(self, first: Any, second: Any, sample_weight: Any = None):
+        refuse_other_library(self, second, "xgboost")
         if _is_dmatrix(second):                      # native: (predt, dtrain), within its queries if any
             margin = second.get_base_margin()
             # a fit from a base_margin starts there, not at equal scores: the noise restarts at it
@@ -184,10 +195,13 @@ class XGBoostMetric(MetricAdapter):
                 f"rounds=..., maximize={self.maximize})] in place of early_stopping_rounds= (metric.maximize)")
 
     def __call__(self, first: Any, second: Any, sample_weight: Any = None):
+        refuse_other_library(self, second, "xgboost")
         self._check_direction()
         if _is_dmatrix(second):                      # native: (predt, dmatrix), per query when it has groups
             return self.name, self.evaluate(second.get_label(), first, second.get_weight(), second.get_group())
-        try:                                         # scikit-learn: (y_true, y_score)
+        if not _called_per_query(sys._getframe(1)):  # scikit-learn: (y_true, y_score) of the whole set
+            return self.evaluate(first, second, sample_weight)
+        try:                                         # XGBRanker's: (y_true, y_score) of one query
             return self.evaluate(first, second, sample_weight)
         except ValueError as exc:
             # a query of one class (a bipartite metric) or too short for k: XGBRanker's own way of calling it
