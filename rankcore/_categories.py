@@ -26,7 +26,8 @@ from ._frames import as_pandas_frame
 
 __all__ = ["encode_categories", "check_numeric_categories", "categories_to_state", "categories_from_state",
            "category_columns", "FittedOnNumbers", "NUMBERS_FIT", "warn_no_category_matches", "wide_integer_columns",
-           "refuse_inexact_ids", "warn_unused_categories", "fold_rare_categories", "warn_unlisted_categories"]
+           "refuse_inexact_ids", "warn_unused_categories", "fold_rare_categories", "warn_unlisted_categories",
+           "folded_level_counts", "CategoryFoldWarning"]
 
 #: Integers beyond ±2**53 are not all float64 numbers: two such ids may read as one.
 EXACT_INTEGERS = 2 ** 53
@@ -34,6 +35,16 @@ EXACT_INTEGERS = 2 ** 53
 #: The refusal of a ``category`` column given to a model fitted on numbers (an array): what follows "column 'c' is a
 #: pandas 'category' column, ".
 NUMBERS_FIT = "but the model kept no categories (it was fitted on numbers); pass the column's values as in fit"
+
+
+class CategoryFoldWarning(UserWarning):
+    """A fit reads some levels of a category column as missing values: it kept only the most frequent ones
+    (:func:`fold_rare_categories`), or the init model it continues does not list them
+    (:func:`warn_unlisted_categories`).
+
+    Its own class so that the command line can hold it back until the fit has been accepted: a fit refused after
+    its columns were encoded (its weights, its validation data) reads nothing as missing.
+    """
 
 
 class FittedOnNumbers(list):
@@ -172,8 +183,27 @@ def fold_rare_categories(frame: Any, categories: list, max_categories: int) -> l
                       f"{max_categories}: the fit keeps the {max_categories} most frequent and reads the other "
                       f"{used - max_categories} as missing values ({share:.1%} of the training rows, "
                       f"{folded_rows} rows), here and when the model scores; categories_ lists the kept ones",
-                      UserWarning, stacklevel=outside_stacklevel())
+                      CategoryFoldWarning, stacklevel=outside_stacklevel())
     return out
+
+
+def folded_level_counts(frame: Any, categories: list) -> list | None:
+    """Per column of ``frame``, how many levels its rows hold where the fit kept fewer (``categories``, folded by
+    :func:`fold_rare_categories`), else None; None when no column was folded.
+
+    A model file records it (``category_levels_seen``), so that ``rankcore info`` can say a column was folded and
+    how much of it the model reads as missing.  O(n) per column whose dtype lists more categories than were kept.
+    """
+    counts = [None] * len(categories)
+    for j, kept in enumerate(categories):
+        column = frame.iloc[:, j]
+        if kept is None or len(column.cat.categories) <= len(kept):
+            continue
+        codes = column.cat.codes.to_numpy()
+        used = int(np.unique(codes[codes >= 0]).shape[0])
+        if used > len(kept):
+            counts[j] = used
+    return counts if any(c is not None for c in counts) else None
 
 
 def wide_integer_columns(dtypes: Any, columns: Any) -> list[int]:
@@ -377,7 +407,7 @@ def warn_unlisted_categories(X: Any, categories: list | None) -> None:
                       f"({shown}; {rows} row{'' if rows == 1 else 's'}) that the init model does not list: the "
                       "continuation reads them as missing values, as the model scores them, and keeps the model's "
                       "categories_, so its new trees cannot split on them until a model is fitted anew",
-                      UserWarning, stacklevel=outside_stacklevel())
+                      CategoryFoldWarning, stacklevel=outside_stacklevel())
 
 
 def categories_to_state(categories: list) -> list:

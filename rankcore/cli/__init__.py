@@ -22,7 +22,7 @@ import os
 import sys
 import warnings
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "release_held_warnings"]
 
 #: Subcommand modules, in the order ``--help`` lists them.
 SUBCOMMANDS = ("fit", "score", "explain", "evaluate", "compare", "auto", "export", "info", "plugins", "demo")
@@ -63,7 +63,9 @@ class _Parser(argparse.ArgumentParser):
         words = join_negative_values(sys.argv[1:] if args is None else [str(w) for w in args])
         # a bare `--` ends the options: the words after it are positional (a file named `--metric`), kept as given
         end = words.index("--") if "--" in words else len(words)
-        return super().parse_known_args([*map(self._plural_meant, words[:end]), *words[end:]], namespace)
+        words = [*map(self._plural_meant, words[:end]), *words[end:]]
+        self._words = words             # for error(): an unknown option behind argparse's complaint
+        return super().parse_known_args(words, namespace)
 
     def _plural_meant(self, word: str) -> str:
         # options are never abbreviated, but a plural option's singular (--metric, --feature-name, --within-query)
@@ -93,7 +95,28 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {_clean(message)}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {_clean(self._unknown_option_first(message))}\n")
+
+    def _unknown_option_first(self, message: str) -> str:
+        """``message``, or when the words parsed hold an option this parser does not know that nearly spells one of
+        its own, that option with its hint: argparse's complaint is then its consequence.
+
+        An unknown option's value is read as a positional word: ``plugins --famil price`` complained that
+        ``price`` is no subcommand, ``plugins new --dri x ...`` that ``x`` is no family, without a word about the
+        option.  Only words before a subcommand's name are this parser's (the rest are the subcommand's).
+        """
+        from ._peer_options import peer_option_hint
+
+        if message.startswith("unrecognized arguments"):
+            return message          # parse_args's own, with its hint
+        words = getattr(self, "_words", [])
+        words = words[:words.index("--")] if "--" in words else words
+        commands = [a.choices for a in self._actions if isinstance(a, argparse._SubParsersAction)]
+        ends = [i for i, w in enumerate(words) if any(w in choices for choices in commands)]
+        unknown = [w for w in words[:ends[0] if ends else len(words)]
+                   if w.startswith("--") and w.split("=", 1)[0] not in self._option_string_actions]
+        hint = peer_option_hint(self, argparse.Namespace(), unknown) if unknown else ""
+        return f"unrecognized arguments: {' '.join(unknown)}{hint}" if hint else message
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -140,7 +163,10 @@ def _run_command(args, read_stdin) -> int:
         with warnings.catch_warnings():
             if not args.debug:      # one line each, like the errors (--debug: Python's form, with the place)
                 warnings.showwarning = _show_warning
-            return int(args._run(args) or EXIT_OK)
+            _HELD.clear()
+            status = int(args._run(args) or EXIT_OK)
+            release_held_warnings()
+            return status
     except BrokenPipeError:
         # the reader went away (`rankcore score ... | head`): not an error; keep Python
         # from complaining again when it flushes stdout at exit
@@ -149,6 +175,7 @@ def _run_command(args, read_stdin) -> int:
         return EXIT_OK
     except (CommandError, ValueError, TypeError, OSError, ImportError, ArithmeticError) as exc:
         # user input: files, values, specs, parameters, a missing optional extra, numeric blow-ups
+        _HELD.clear()           # a held warning was about a fit the refusal undid
         if args.debug:
             raise
         plugin = _raising_plugin(exc)
@@ -158,6 +185,7 @@ def _run_command(args, read_stdin) -> int:
         print(f"rankcore: error: {f'{plugin}: ' if plugin else ''}{_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
+        _HELD.clear()
         print("rankcore: interrupted", file=sys.stderr)
         return 130
     except MemoryError as exc:
@@ -228,11 +256,32 @@ def _replace_unencodable() -> None:
                 reconfigure(errors="replace")
 
 
+#: Warnings held back until the fit they are about has been accepted (:func:`release_held_warnings`).
+_HELD: list[str] = []
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """Print a warning raised during a command as one line ``rankcore: warning: ...`` on stderr."""
+    """Print a warning raised during a command as one line ``rankcore: warning: ...`` on stderr.
+
+    A category column folded at fit (:class:`rankcore._categories.CategoryFoldWarning`) is held until the fit
+    returns: a fit refused after its columns were encoded (weights, validation data) folded nothing, and the
+    refusal alone is said.
+    """
+    from .._categories import CategoryFoldWarning
     from ._stdin import shown
 
-    print(f"rankcore: warning: {_clean(shown(str(message)))}", file=sys.stderr if file is None else file)
+    said = f"rankcore: warning: {_clean(shown(str(message)))}"
+    if file is None and isinstance(category, type) and issubclass(category, CategoryFoldWarning):
+        _HELD.append(said)
+        return
+    print(said, file=sys.stderr if file is None else file)
+
+
+def release_held_warnings() -> None:
+    """Print the warnings held while a fit ran (:func:`_show_warning`): called once the fit has been accepted."""
+    for said in _HELD:
+        print(said, file=sys.stderr)
+    _HELD.clear()
 
 
 def _one_line(exc: BaseException) -> str:

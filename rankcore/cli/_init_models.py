@@ -22,6 +22,7 @@ import warnings
 
 import numpy as np
 
+from .._categories import CategoryFoldWarning
 from . import CommandError
 from ._columns import categories_as_fitted, model_categorical, model_features
 from .datasets import same_label as _same_label
@@ -185,7 +186,7 @@ def _warn_unlisted(source: str, name: str, path: str | None, unlisted: list, row
     warnings.warn(f"{source}: column {name!r} holds {len(unlisted)} categor{'y' if len(unlisted) == 1 else 'ies'} "
                   f"the model {path} does not list ({shown}; {rows} row{'' if rows == 1 else 's'}): the continuation "
                   "reads them as missing values, as the model scores them, and keeps the model's categories, so its "
-                  "new trees cannot split on them until a model is fitted anew", UserWarning, stacklevel=2)
+                  "new trees cannot split on them until a model is fitted anew", CategoryFoldWarning, stacklevel=2)
 
 
 def _key(value):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 
 from . import CommandError
@@ -265,9 +266,35 @@ def _save(estimator, path: str) -> None:
     try:
         save_model(estimator, path)
     except TypeError as exc:
-        raise CommandError(f"--out: {exc}") from None
+        raise CommandError(f"--out: {_unsavable_choice(estimator) or exc}") from None
     except OSError as exc:
         raise CommandError(f"--out: cannot write {path!r}: {exc.strerror or exc}") from None
+
+
+def _unsavable_choice(estimator) -> str | None:
+    """Why the chosen model cannot be written, in the command's words, when a candidate of it is one whose models a
+    model file cannot hold (lightgbm, xgboost: another library's model, kept only by pickle); None otherwise.
+
+    Names the best candidate of the leaderboard that can be written, for ``--candidates`` to choose it.
+    """
+    from ..registry import registry
+
+    savable = {e.name: bool(getattr(e.cls, "savable", True)) for e in registry().all_entries()
+               if e.family == "candidate"}
+    names = [row.name for row in estimator.leaderboard_]
+    chosen = str(estimator.best_candidate_)
+    # a candidate spec (lightgbm:objective=...), or a blend's members: blend(lightgbm+trees)
+    parts = {part.split(":", 1)[0] for part in re.split(r"[()+\s]+", chosen) if part}
+    unsavable = [n for n in savable if not savable[n] and n in parts]
+    if not unsavable:
+        return None
+    scored = [n for n in names if savable.get(n.split(":", 1)[0], False) and n != chosen]
+    advice = (f"run again with --candidates {scored[0]} (the best of the others that can be written) or a list of "
+              "such candidates" if scored else "run again with --candidates naming ones that can be written "
+              f"({', '.join(n for n in savable if savable[n])})")
+    return (f"the chosen candidate {chosen!r} holds a {' and '.join(unsavable)} model, which a rankcore model file "
+            f"cannot hold (it is another library's model, kept only by pickle): nothing was written; {advice}, or "
+            "use the library's model in Python (rankcore.AutoRanker with pickle or joblib)")
 
 
 def _position_line(estimator, data) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from . import CommandError
+from . import CommandError, release_held_warnings
 from ._common import (
     add_data_options,
     add_force_option,
@@ -283,6 +283,7 @@ def run(args) -> int:
         if error is None:
             raise
         raise error from None
+    release_held_warnings()     # the fit was accepted: its folded category columns are said before its outcome
     if qid is None:     # the file's label fitted as 1: what a continuation (--init-model) must rank first too
         record_relevant_label(outcome.estimator, data.relevant_label(args.positive), data.y)
     try:

@@ -69,6 +69,9 @@ def describe_model(model: Any, header: dict) -> dict:
     if categorical:
         counts = {} if kept is None or names is None else {n: len(c) for n, c in zip(names, kept) if c is not None}
         described["categorical"] = {name: counts.get(name) for name in categorical}
+        folded = _folded(model, names, counts)
+        if folded:
+            described["folded_categories"] = folded
     if getattr(model, "ranks_within_queries_", False):
         described["within_queries"] = True
         if hasattr(model, "n_queries_"):
@@ -79,8 +82,8 @@ def describe_model(model: Any, header: dict) -> dict:
         relevant, other = model.__dict__.get("relevant_label_"), model.__dict__.get("other_label_")
         labels = [other, relevant] if relevant is not None and other is not None else \
             list(getattr(model, "classes_", [relevant]))
-        described["classes"] = [_plain(c) for c in labels]
-        described["ranked_first"] = _plain(labels[-1] if relevant is None else relevant)
+        described["classes"] = [_label(c) for c in labels]
+        described["ranked_first"] = _label(labels[-1] if relevant is None else relevant)
     for key, attribute in (("chosen", "best_candidate_"), ("metric", "metric_"), ("best_score", "best_score_"),
                            ("objective", "objective_spec_"), ("learner", "learner_spec_"),
                            ("n_iter", "n_iter_"), ("stop_reason", "stop_reason_"),
@@ -90,6 +93,15 @@ def describe_model(model: Any, header: dict) -> dict:
             described[key] = _named(key, value) if key in ("objective", "learner") else _plain(_spec_of(value))
     described["params"] = _set_params(model, header.get("params") or {})
     return described
+
+
+def _folded(model: Any, names: list | None, kept: dict) -> dict:
+    """``{column: {"kept": K, "seen": N}}`` of the category columns the fit folded: more levels in the training rows
+    than the trees' bins, the K most frequent kept and the other N - K read as missing values whenever it scores."""
+    seen = getattr(model, "category_levels_seen_", None)
+    if seen is None or names is None:
+        return {}
+    return {name: {"kept": kept.get(name), "seen": int(n)} for name, n in zip(names, seen) if n is not None}
 
 
 def _named(family: str, spec: Any) -> str:
@@ -131,6 +143,19 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def _label(value: Any) -> Any:
+    """A label as the user wrote it, as far as the model knows: a whole number as an integer (``1``, not ``1.0``).
+
+    The data files' readers read numeric labels as float64 (whether a CSV file wrote ``1`` or ``1.0`` is not
+    kept), so a label column of integers comes back as ``1.0``; every other message of the command line shows such
+    a label as ``1`` already.
+    """
+    value = _plain(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 2 ** 53:
+        return int(value)
+    return value
+
+
 def _lines(path: str, d: dict) -> list[str]:
     """The human-readable form of :func:`describe_model`'s dict."""
     from .. import __version__
@@ -156,7 +181,8 @@ def _lines(path: str, d: dict) -> list[str]:
         shown = ", ".join(names[:SHOWN_FEATURES]) + (f", ... and {more} more" if more > 0 else "")
         lines.append(f"features: {d['n_features']}, by name: {shown}")
     if "categorical" in d:         # as the features: the first SHOWN_FEATURES (a frame of thousands of them)
-        said = [name if n is None else f"{name} ({n} categor{'y' if n == 1 else 'ies'})"
+        folded = d.get("folded_categories", {})
+        said = [_categories_said(name, n, folded.get(name))
                 for name, n in list(d["categorical"].items())[:SHOWN_FEATURES]]
         more = len(d["categorical"]) - SHOWN_FEATURES
         lines.append("categories: " + ", ".join(said) + (f", ... and {more} more" if more > 0 else ""))
@@ -169,3 +195,15 @@ def _lines(path: str, d: dict) -> list[str]:
     lines.append("parameters set: " + (", ".join(f"{k}={v!r}" for k, v in params.items()) if params
                                        else "none (every parameter at its default)"))
     return lines
+
+
+def _categories_said(name: str, n: int | None, folded: dict | None) -> str:
+    """``c (12 categories)``, or of a column folded at fit ``c (255 most frequent of 300 categories kept, the other
+    45 read as missing)``."""
+    if n is None:
+        return name
+    if folded is None:
+        return f"{name} ({n} categor{'y' if n == 1 else 'ies'})"
+    other = folded["seen"] - n
+    return (f"{name} ({n} most frequent of {folded['seen']} categories kept, the other {other} read as missing: "
+            "folded at fit, more than the trees' max_bins)")

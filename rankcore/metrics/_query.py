@@ -368,7 +368,13 @@ MAP_CONVENTIONS = {
     "rankcore": ("average", "skip"),
     "lightgbm": ("first", "1"),
     "xgboost": ("first", "1"),
+    # trec_eval's map_cut.K: ties by document id (here row order), a query without a relevant document 0, and
+    # the divisor R (MAP_DIVISORS); a query shorter than K is read whole (PEERS_CAPPING_K)
+    "trec_eval": ("first", "0"),
 }
+
+#: ``map@k``'s divisor under each convention when the spec leaves ``denominator`` out (others: ``min``).
+MAP_DIVISORS = {"trec_eval": "relevant"}
 
 
 class MeanAveragePrecisionAtK(QueryMetric):
@@ -378,8 +384,9 @@ class MeanAveragePrecisionAtK(QueryMetric):
     at their place, divided by min(R, k) (``denominator=min``, default:
     LightGBM's and XGBoost's ``map@k``) or by R (``denominator=relevant``:
     trec_eval's ``map_cut.k``), R the query's relevant rows.  ``convention``
-    sets (ties, empty) to a library's (:data:`MAP_CONVENTIONS`); an explicit
-    ``ties``/``empty`` overrides it.
+    sets (ties, empty) to a library's (:data:`MAP_CONVENTIONS`), and
+    ``convention=trec_eval`` the divisor R too (:data:`MAP_DIVISORS`); an
+    explicit ``ties``/``empty``/``denominator`` overrides it.
     """
 
     name = "map@k"
@@ -387,22 +394,29 @@ class MeanAveragePrecisionAtK(QueryMetric):
         _K,
         _TIES,
         _EMPTY,
-        Parameter("denominator", str, default="min", choices=("min", "relevant"),
-                  doc="AP@k's divisor: min(R, k) (LightGBM, XGBoost) or R, the query's relevant rows (trec_eval)"),
+        # "" (the default) takes the convention's: R for trec_eval, else min(R, k)
+        Parameter("denominator", str, default="", choices=("min", "relevant"),
+                  doc="AP@k's divisor: min(R, k) (LightGBM, XGBoost; the default) or R, the query's relevant rows "
+                      "(trec_eval; the default of convention=trec_eval)"),
         Parameter("convention", str, default="rankcore", choices=tuple(MAP_CONVENTIONS),
                   doc="the library whose tie rule and empty-query value the defaults follow"),
     )
-    examples = ("map@k:10", "map@k:5,convention=lightgbm", "map@k:0.5,ties=first,empty=0,denominator=relevant")
+    examples = ("map@k:10", "map@k:5,convention=lightgbm", "map@k:0.5,ties=first,empty=0,denominator=relevant",
+                "map@k:10,convention=trec_eval")
 
     @property
     def default_conventions(self) -> tuple[str, str]:  # type: ignore[override]
         return MAP_CONVENTIONS[self.convention]
 
+    def _validate(self) -> None:
+        super()._validate()
+        self.denominator_rule = self.denominator or MAP_DIVISORS.get(self.convention, "min")
+
     def bind_ranked(self, y, queries, blocks):
         relevant = y > 0
         k = cutoffs(self.k, queries.sizes)
         n_relevant = np.bincount(queries.codes, weights=relevant.astype(np.float64), minlength=queries.n_queries)
-        divisor = np.minimum(n_relevant, k) if self.denominator == "min" else n_relevant
+        divisor = np.minimum(n_relevant, k) if self.denominator_rule == "min" else n_relevant
         ties = self.ties_rule
         return lambda ranking: average_precision(ranking, relevant, divisor, ties, k)
 

@@ -26,8 +26,8 @@ from .._setup import EstimatorSetup
 from .._threadsafe import fits_on_a_copy
 from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, resolve_parameter
 from ..spec import ParameterError
-from .._categories import (FittedOnNumbers, category_columns, refuse_inexact_ids, warn_unlisted_categories,
-                           warn_unused_categories)
+from .._categories import (FittedOnNumbers, category_columns, folded_level_counts, refuse_inexact_ids,
+                           warn_unlisted_categories, warn_unused_categories)
 from .._frames import as_pandas_frame
 from ..validation import (ArgumentRefusal, check_bipartite_target, check_categorical_features,
                           check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, int_seed,
@@ -271,6 +271,9 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             elif categories is not None:
                 self.categories_ = categories
                 warn_unused_categories(X, categories)
+                seen = folded_level_counts(X, categories)
+                if seen is not None:        # recorded for `rankcore info`: the levels kept of those the rows held
+                    self.category_levels_seen_ = seen
             elif category_columns(X):       # read by their values; LightGBM would read such a column's codes
                 self.category_columns_read_as_values_ = category_columns(X)
             from_frame = [j for j, c in enumerate(categories or ()) if c is not None]

@@ -83,6 +83,11 @@ ATTRIBUTES_DOC = """
         per column, the categories of a ``category`` column (None for the
         other columns).  A DataFrame scored later is encoded by its values
         against them; a category they do not list scores as a missing value.
+    category_levels_seen_ : list of (int or None)
+        Set only where the fit folded a ``category`` column (more levels in
+        the training rows than the trees' ``max_bins``; ``categories_``
+        keeps the most frequent): per column, how many levels its rows held
+        (None for the other columns).  ``rankcore info`` says it.
     training_curve_ : TrainingCurve
         ``objective_values_`` and ``validation_scores_`` per iteration
         (:class:`rankcore.base.TrainingCurve`).

@@ -227,6 +227,9 @@ PUSH_FITTED = (
     Fitted("validation_metric_", "validation_metric", optional=True),
     Fitted("evals_result_", "evals_result", evals_to_state, optional=True),
     Fitted("categories_", "categories", categories_to_state, optional=True),
+    # a category column of more levels than the trees' bins, folded at fit: how many levels its rows held
+    Fitted("category_levels_seen_", "category_levels_seen", lambda seen: [None if c is None else int(c) for c in seen],
+           optional=True),
     # fitted on a DataFrame whose 'category' columns a learner not splitting by category groups read by their values
     Fitted("category_columns_read_as_values_", "category_columns_read_as_values", lambda cols: [int(j) for j in cols],
            optional=True),

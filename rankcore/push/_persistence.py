@@ -43,6 +43,22 @@ def _check_read_as_values(state: dict, n_features: int, fail) -> tuple[int, ...]
     return tuple(cols)
 
 
+def _check_levels_seen(state: dict, categories: list | None, fail) -> list | None:
+    """The file's ``category_levels_seen`` (absent: None): per column None, or for a category column folded at fit
+    the number of levels its rows held, more than the categories the file keeps."""
+    seen = state.get("category_levels_seen")
+    if seen is None:
+        return None
+    kept = categories or []
+    ok = isinstance(seen, list) and len(seen) == len(kept) and any(c is not None for c in seen) and all(
+        c is None or (isinstance(c, int) and not isinstance(c, bool) and k is not None and c > len(k))
+        for c, k in zip(seen, kept))
+    if not ok:
+        fail("category_levels_seen must hold one entry per column: null, or for a category column more levels "
+             f"than its categories, got {seen!r}")
+    return seen
+
+
 def restore_push_state(estimator, state: dict, setup) -> None:
     """Check a push model file's ``state`` against the parameters' ``setup`` and set the fitted attributes.
 
@@ -122,6 +138,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         estimator.evals_result_ = evals
     if categories is not None:
         estimator.categories_ = categories
+    if (seen := _check_levels_seen(state, categories, fail)) is not None:
+        estimator.category_levels_seen_ = seen
     if read_as_values:
         estimator.category_columns_read_as_values_ = read_as_values
     if n_queries is not None:

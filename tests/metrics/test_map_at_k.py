@@ -21,7 +21,7 @@ def test_map_at_k_spec_forms():
     assert resolve("metric", "map@5").spec == "map@k:5"
     assert resolve("metric", "map@5:convention=lightgbm").spec == "map@k:5,convention=lightgbm"
     metric = resolve("metric", "map@k:3,convention=xgboost,empty=0")
-    assert (metric.ties_rule, metric.empty_rule, metric.denominator) == ("first", "0", "min")
+    assert (metric.ties_rule, metric.empty_rule, metric.denominator_rule) == ("first", "0", "min")
     assert metric.greater_is_better and metric.task == "graded"
     with pytest.raises(SpecError, match="denominator"):
         resolve("metric", "map@k:3,denominator=hits")
@@ -90,3 +90,21 @@ def test_map_at_k_chooses_an_auto_ranker():
     assert auto.metric_ == "map@k:5"
     assert auto.score(X, y, qid=qid) == pytest.approx(
         per_query(y, auto.decision_function(X), "map@k:5", qid=qid).mean, abs=1e-12)
+
+
+def test_map_at_k_trec_eval_convention_is_map_cut():
+    # trec_eval's map_cut.K: Σ precision at the relevant rows of the first K places, / R (all relevant rows); a
+    # query without a relevant row is 0 and a query shorter than K is read whole.  By hand: query 0 ranks
+    # relevant, not, relevant (R = 2): map_cut.1 = 1/2, map_cut.2 = 1/2, map_cut.3 = map_cut.5 = (1 + 2/3)/2;
+    # query 1 (two rows, none relevant) is 0.  The tie of rows 3 and 4 goes by row order (trec_eval: by docno).
+    y = np.array([1, 0, 1, 0, 0])
+    s = np.array([0.9, 0.8, 0.7, 0.5, 0.5])
+    qid = np.array([0, 0, 0, 1, 1])
+    for k, want in ((1, 0.5), (2, 0.5), (3, 5 / 6), (5, 5 / 6), (1000, 5 / 6)):
+        spec = f"map@k:{k},convention=trec_eval"
+        assert rankcore.evaluate(y, s, spec, qid=qid)[spec] == pytest.approx(want / 2, abs=1e-15), k
+    metric = resolve("metric", "map@k:5,convention=trec_eval")
+    assert (metric.ties_rule, metric.empty_rule, metric.denominator_rule) == ("first", "0", "relevant")
+    # an explicit denominator still overrides the convention's: min(R, k) = 1 at k = 1
+    assert rankcore.evaluate(y[:3], s[:3], "map@k:1,convention=trec_eval,denominator=min")[
+        "map@k:1,convention=trec_eval,denominator=min"] == 1.0
