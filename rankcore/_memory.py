@@ -129,7 +129,7 @@ def available_memory() -> int | None:
     return min(known, default=None)
 
 
-def check_allocation(parameter: str, n_bytes: int, what: str) -> None:
+def check_allocation(parameter: str, n_bytes: int, what: str, advice: str | None = None) -> None:
     """Refuse ``parameter`` up front when the arrays it sizes, ``n_bytes`` in all, exceed :func:`available_memory`.
 
     Parameters
@@ -140,6 +140,8 @@ def check_allocation(parameter: str, n_bytes: int, what: str) -> None:
         The bytes the arrays would take (a Python int: no overflow).
     what : str
         What they are, for the message ("the runs' stump tables (n_runs x (n_rounds + 1))").
+    advice : str, optional
+        What to change, ending the message; default ``"choose a smaller {parameter}"``.
 
     Raises
     ------
@@ -152,6 +154,6 @@ def check_allocation(parameter: str, n_bytes: int, what: str) -> None:
     available = available_memory()
     if available is None or n_bytes <= available:
         return
+    advice = f"choose a smaller {parameter}" if advice is None else advice
     raise ArgumentRefusal.said(parameter, f"{what} would take {n_bytes / 2**30:,.1f} GiB, more than the "
-                                          f"{available / 2**30:,.1f} GiB of memory available; choose a smaller "
-                                          f"{parameter}")
+                                          f"{available / 2**30:,.1f} GiB of memory available; {advice}")

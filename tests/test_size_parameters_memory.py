@@ -56,3 +56,15 @@ def test_largest_max_thresholds_is_no_cap():
     capped = ExactBoost(n_runs=2, n_rounds=3, random_state=0, max_thresholds=2**31 - 1).fit(X, y)
     free = ExactBoost(n_runs=2, n_rounds=3, random_state=0).fit(X, y)
     np.testing.assert_array_equal(capped.decision_function(X), free.decision_function(X))
+
+
+def test_kernel_ranker_refuses_an_exact_decomposition_beyond_the_memory(little_memory):
+    # 16 * 40**2 = 25,600 bytes > 10,000: before, the m x m arrays were allocated (the second one only after the
+    # O(m³) reduction, hours at 30,000 rows) and a MemoryError naming nothing ended the fit
+    X, y = data()
+    with pytest.raises(ValueError, match=r"^solver: the exact decomposition's two 40 x 40 arrays would take .*"
+                                         r"use solver='nystroem' \(n_components landmarks\) or solver='auto'"
+                       ) as caught:
+        KernelRanker(solver="exact").fit(X, y)
+    assert caught.value.parameter == "solver"
+    assert KernelRanker(solver="exact").fit(X[:20], y[:20]).solver_ == "exact"      # 6,400 bytes fit

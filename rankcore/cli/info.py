@@ -91,6 +91,9 @@ def describe_model(model: Any, header: dict) -> dict:
         value = getattr(model, attribute, None)
         if value is not None:
             described[key] = _named(key, value) if key in ("objective", "learner") else _plain(_spec_of(value))
+    kernel_model = _kernel_model(model)
+    if kernel_model:
+        described["kernel_model"] = kernel_model
     described["params"] = _set_params(model, header.get("params") or {})
     return described
 
@@ -102,6 +105,20 @@ def _folded(model: Any, names: list | None, kept: dict) -> dict:
     if seen is None or names is None:
         return {}
     return {name: {"kept": kept.get(name), "seen": int(n)} for name, n in zip(names, seen) if n is not None}
+
+
+def _kernel_model(model: Any) -> dict:
+    """A kernel ranker's fitted kernel, filter, λ and solver, and the rows it stores (the file's size grows with
+    them, as does the time of every prediction); empty for other models."""
+    support = getattr(model, "support_", None)
+    kernel = getattr(model, "kernel_", None)
+    if support is None or kernel is None:
+        return {}
+    filter_ = getattr(model, "filter_", None)
+    lam = getattr(model, "lam_", None)
+    return {"kernel": _spec_of(kernel), "filter": None if filter_ is None else _spec_of(filter_),
+            "lam": None if lam is None else float(lam), "solver": getattr(model, "solver_", None),
+            "support_rows": int(support.shape[0])}
 
 
 def _named(family: str, spec: Any) -> str:
@@ -191,6 +208,11 @@ def _lines(path: str, d: dict) -> list[str]:
         lines.append(f"ranks within queries{queries}: score with the rows' query ids")
     elif "classes" in d:
         lines.append(f"labels: {', '.join(map(str, d['classes']))}; ranked first: {d['ranked_first']}")
+    kernel = d.get("kernel_model")
+    if kernel:
+        fitted = ", ".join(f"{k} {v:.6g}" if isinstance(v, float) else f"{k} {v}"
+                           for k, v in kernel.items() if k != "support_rows" and v is not None)
+        lines.append(f"{fitted or 'a path of models'}; {kernel['support_rows']:,} support rows stored")
     params = d["params"]
     lines.append("parameters set: " + (", ".join(f"{k}={v!r}" for k, v in params.items()) if params
                                        else "none (every parameter at its default)"))

@@ -1,4 +1,4 @@
-"""The built-in kernels: ``rbf``, ``laplacian``, ``poly``, ``linear``.
+"""The built-in kernels: ``rbf``, ``laplacian``, ``poly``, ``linear``, ``tanimoto``.
 
 Length scales follow docs/theory/kernel_ranking.md#kernels: ``gamma`` *divides*.
 
@@ -9,6 +9,7 @@ rbf         exp(−‖x − x'‖² / γ)                          ``rbf`` with 
 laplacian   exp(−‖x − x'‖₁ / γ)                          ``laplacian`` with gamma = 1/γ
 poly        (⟨x, x'⟩ / γ + coef0)^degree                 ``poly`` with gamma = 1/γ
 linear      ⟨x, x'⟩                                      ``linear``
+tanimoto    ⟨x, x'⟩ / (‖x‖² + ‖x'‖² − ⟨x, x'⟩)           none (fingerprints; Jaccard on 0/1)
 =========== ============================================ ===============================
 
 ``gamma="scale"`` (the default) is fixed from the training rows by
@@ -20,8 +21,8 @@ spread is computed without overflow or underflow at any scale; data whose γ
 would fall outside [1e-100, 1e100] (features near 1e±50 and beyond) are
 refused with an error naming ``X``.
 
-Cost of K(X, Y) with n rows, r columns, d features: ``rbf``, ``poly`` and
-``linear`` take one BLAS product (2 n r d flops; n² d for K(X, X)) and one
+Cost of K(X, Y) with n rows, r columns, d features: ``rbf``, ``poly``,
+``linear`` and ``tanimoto`` take one BLAS product (2 n r d flops; n² d for K(X, X)) and one
 parallel elementwise pass (n r kernel values, half of them for K(X, X));
 ``laplacian`` is a direct O(n r d) loop, parallel over rows.  Memory: the
 output only (built in place; see ``_gram.pyx``).
@@ -38,7 +39,7 @@ from ..spec import Parameter
 from . import _gram
 from ._base import GAMMA_MAX, GAMMA_MIN, Kernel, scale_or_positive
 
-__all__ = ["RBF", "Laplacian", "Polynomial", "Linear", "MAX_DEGREE"]
+__all__ = ["RBF", "Laplacian", "Polynomial", "Linear", "Tanimoto", "MAX_DEGREE"]
 
 #: Largest degree of the polynomial kernel.
 MAX_DEGREE = 100
@@ -186,4 +187,45 @@ class Linear(Kernel):
         return np.einsum("ij,ij->i", X, X)
 
 
-BUILTIN_KERNELS = (RBF, Laplacian, Polynomial, Linear)
+#: Rows of the Tanimoto kernel's elementwise pass at a time (a row block's denominators, not a second n x r array).
+_TANIMOTO_ROWS = 256
+
+
+class Tanimoto(Kernel):
+    """Tanimoto (Jaccard) kernel ⟨x, x'⟩ / (‖x‖² + ‖x'‖² − ⟨x, x'⟩), for molecular fingerprints.
+
+    On 0/1 fingerprints it is the Tanimoto similarity |a ∩ b| / |a ∪ b| of
+    the bits set.  It is positive semi-definite on all real vectors: with
+    s = ⟨x, x'⟩ and a + b = ‖x‖² + ‖x'‖² ≥ 2|s|, it is the series
+    Σ_k s^k / (a + b)^k of products of PSD kernels.  Two all-zero rows have
+    similarity 1 (0/0; an empty fingerprint is like itself only), which keeps
+    the Gram matrix PSD.  No parameter: nothing to scale, but dense input only
+    (a sparse fingerprint matrix is refused with the size of its dense copy).
+    """
+
+    name: ClassVar[str] = "tanimoto"
+    aliases: ClassVar[tuple[str, ...]] = ("jaccard",)
+
+    def compute(self, X: np.ndarray, Y: np.ndarray | None, n_threads: int) -> np.ndarray:
+        symmetric = Y is None
+        G = _gram.inner_products(X, X if symmetric else Y, symmetric)
+        if symmetric:
+            _gram.mirror_lower(G, n_threads)
+            sq_x = sq_y = np.diagonal(G).copy()     # the products' own diagonal: K(x, x) = 1 exactly
+        else:
+            sq_x, sq_y = np.einsum("ij,ij->i", X, X), np.einsum("ij,ij->i", Y, Y)
+        for start in range(0, G.shape[0], _TANIMOTO_ROWS):
+            block = G[start:start + _TANIMOTO_ROWS]
+            # (a + b) - s, the same rounding for (i, j) and (j, i): K(X, X) stays exactly symmetric
+            denominator = sq_x[start:start + _TANIMOTO_ROWS, None] + sq_y[None, :]
+            denominator -= block
+            empty = denominator == 0              # only two all-zero rows: a + b - s >= (a + b) / 2
+            np.divide(block, denominator, out=block, where=~empty)
+            block[empty] = 1.0
+        return G
+
+    def diagonal(self, X, *, n_threads=None) -> np.ndarray:
+        return np.ones(np.asarray(X).shape[0])
+
+
+BUILTIN_KERNELS = (RBF, Laplacian, Polynomial, Linear, Tanimoto)

@@ -64,6 +64,10 @@ _KERNEL_OVERRIDES = ("gamma", "degree", "coef0")
 #: such fits 2-4x slower than serial in our measurements (m = 100..800, 2 cores).
 PARALLEL_MIN_ROWS = 1024
 
+#: Bytes of the rows-by-support kernel block ``decision_function`` holds at a time: scoring a library of a
+#: million compounds against 2,700 support rows would otherwise take 21.6 GB at once.
+PREDICT_BLOCK_BYTES = 64 << 20
+
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
@@ -103,6 +107,15 @@ class KernelSetup(EstimatorSetup):
 _LARGEST_LABEL = 1e150
 _LABELS_TOO_LARGE = ("y: the labels are too large for the kernel ranker's solve (its coefficients overflow); scale "
                      "them down, which changes no ranking")
+
+
+def _check_exact_memory(solver: str, m: int) -> None:
+    """Refuse ``solver="exact"`` when its two m x m arrays exceed the memory available now (a ValueError naming
+    ``solver``): the second one is allocated only after the O(m³) reduction -- hours at m = 30,000 -- and NumPy's
+    ``MemoryError`` then names nothing."""
+    if solver == "exact":
+        check_allocation("solver", 16 * m * m, f"the exact decomposition's two {m:,} x {m:,} arrays",
+                         "use solver='nystroem' (n_components landmarks) or solver='auto', or fit fewer rows")
 
 
 def _describe_two(arr: np.ndarray) -> str:
@@ -364,6 +377,7 @@ class KernelRanker(Ranker):
         filters, single_filter = list(setup.filters), setup.single_filter
         mode, lams = setup.lam_mode, setup.lams
         solver, n_components = self._plan(m, filters)
+        _check_exact_memory(solver, m)
         kernel = setup.kernel if isinstance(setup.kernel, CallableKernel) else setup.kernel.with_data(X_arr)
         metric = setup.metric if mode in ("holdout", "apriori") else None
         if metric is not None and not metric.scalar:
@@ -550,11 +564,15 @@ class KernelRanker(Ranker):
         # Same rule as fit: parallel only when the cross-Gram matrix is big.
         big = X_arr.shape[0] * self.support_.shape[0] >= PARALLEL_MIN_ROWS ** 2
         threads = effective_n_threads(self.n_jobs) if big else 1
+        coef = self.dual_coef_.reshape(-1, self.dual_coef_.shape[-1])
+        n = X_arr.shape[0]
+        step = max(1, PREDICT_BLOCK_BYTES // (8 * self.support_.shape[0]))
+        scores = np.empty((n, coef.shape[0]))
         with _blas_limit(threads):
-            K = self.kernel_(X_arr, self.support_, n_threads=threads)
-            coef = self.dual_coef_.reshape(-1, self.dual_coef_.shape[-1])
-            with np.errstate(over="ignore", invalid="ignore"):    # checked below
-                scores = K @ coef.T
+            for start in range(0, n, step):       # bounded memory: one block of kernel rows at a time
+                K = self.kernel_(X_arr[start:start + step], self.support_, n_threads=threads)
+                with np.errstate(over="ignore", invalid="ignore"):    # checked below
+                    scores[start:start + step] = K @ coef.T
         check_finite_scores(scores, owner="KernelRanker.decision_function", X=X_arr)
         return scores.reshape((X_arr.shape[0],) + self.dual_coef_.shape[:-1])
 

@@ -52,7 +52,7 @@ _LAM = sequence_kind("a number > 0, an array of them, 'holdout' or 'apriori'",
 KERNEL_RANKER_PARAMETERS = (
     Parameter("kernel", _KERNEL, default="rbf", doc="""
         A registered kernel spec (``"rbf"``, ``"rbf:100"``, ``"laplacian"``,
-        ``"poly:2"``, ``"linear"``, or a plugin's), a configured
+        ``"poly:2"``, ``"linear"``, ``"tanimoto"`` for fingerprints, or a plugin's), a configured
         :class:`rankcore.Kernel`, or a callable ``func(X, Y) -> Gram matrix``
         (or scikit-learn's pair form ``func(x, y) -> float``).  Length scales
         divide: ``rbf`` is exp(−‖x − x'‖²/γ), so scikit-learn's

@@ -231,10 +231,17 @@ def _extend_at_edge(score, C, losses, lams, fi, li):
     C, losses, lams = C[:, order], losses[:, order], lams[order]
     li = int(np.flatnonzero(order == li)[0])
     at_new_end = lams[li] in (lams.min(), lams.max()) and lams[li] != start
+    # a coarse metric (prec@k on a few held-out positives) ties over much of the grid: the largest of the tied λ
+    # is then taken, at the grid's top, and a wider grid is not what helps
+    ties = int(np.count_nonzero(losses[fi] == losses[fi, li])) - 1
+    how = "every other value of lambda" if ties == losses.shape[1] - 1 else f"{ties} other values of lambda"
+    tied = (f"; its held-out loss is tied with {how}, and the largest of equals in the given grid is taken: "
+            "the metric hardly tells them apart on the held-out rows (a finer one, such as 'auc' or 'pauc:0.1', "
+            "or a larger holdout_size would)") if ties > 0 else ""
     warnings.warn(
         f"lam='holdout': the held-out loss was least at the {side} lambda of the grid ({start:.3g}); the grid was "
         f"extended to [{lams.min():.3g}, {lams.max():.3g}] and the choice is now {float(lams[li]):.3g}"
-        f"{' (at its new end: consider a wider lam_grid)' if at_new_end else ''}.",
+        f"{' (at its new end: consider a wider lam_grid)' if at_new_end and not ties else ''}{tied}.",
         GridEdgeWarning, stacklevel=outside_stacklevel())
     return C, losses, lams, fi, li
 

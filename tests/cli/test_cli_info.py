@@ -156,3 +156,18 @@ def test_info_of_a_command_line_kernel_model_names_the_label_ranked_first(tmp_pa
     status, out, err = run_main("info", tmp_path / "k.json")
     assert status == 0, err
     assert "labels: yes, no; ranked first: no" in out.splitlines(), out
+
+
+def test_info_of_a_kernel_model_says_its_kernel_lambda_solver_and_the_rows_it_stores(tmp_path):
+    # before: only the parameters set (lam='holdout'), not the lambda chosen nor the training rows the file keeps
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(80, 3))
+    model = rankcore.KernelRanker(kernel="rbf:3", lam=0.05, solver="exact").fit(X, (X[:, 0] > 0.5).astype(int))
+    save_model(model, tmp_path / "k.json")
+    status, out, err = run_main("info", tmp_path / "k.json")
+    assert status == 0, err
+    line = "kernel rbf:gamma=3, filter tikhonov, lam 0.05, solver exact; 80 support rows stored"
+    assert line in out.splitlines(), out
+    status, out, err = run_main("info", tmp_path / "k.json", "--json")
+    assert json.loads(out)["kernel_model"] == {"kernel": "rbf:gamma=3", "filter": "tikhonov", "lam": 0.05,
+                                               "solver": "exact", "support_rows": 80}
