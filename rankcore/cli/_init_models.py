@@ -50,8 +50,13 @@ def load_init_model(path: str, config):
     from ..persistence import load_model
 
     if not _takes_init_model(config.kind.cls):
-        raise CommandError(f"--init-model: {config.label} ({config.kind.cls.__name__}) cannot continue a model (its "
-                           "fit takes no init_model); use --model push with the saved model's settings")
+        cls = config.kind.cls
+        # a stream learner continues in Python: --model push would start another model, not continue this one
+        hint = (f"a saved {cls.__name__} model learns from more rows in Python, with "
+                "rankcore.load_model(MODEL).partial_fit(X, y)" if hasattr(cls, "partial_fit")
+                else "use --model push with the saved model's settings")
+        raise CommandError(f"--init-model: {config.label} ({cls.__name__}) cannot continue a model (its "
+                           f"fit takes no init_model); {hint}")
     try:
         model = load_model(path)
     except (OSError, ValueError) as exc:

@@ -126,7 +126,14 @@ def _dense_moments(X: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def _standardization(X) -> tuple[np.ndarray, np.ndarray]:
-    """Column means and scales (standard deviations; 1 for constant columns).
+    """Column means and scales (standard deviations; 1 for constant columns): :func:`_column_scales` without the
+    mask of the columns that vary."""
+    mean, scale, _ = _column_scales(X)
+    return mean, scale
+
+
+def _column_scales(X, columns: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Column means, scales (standard deviations; 1 for constant columns) and the mask of the columns that vary.
 
     Computed on each column divided by a power of two near its largest
     |value|, then scaled back: exact (the same numbers as on the column
@@ -137,6 +144,8 @@ def _standardization(X) -> tuple[np.ndarray, np.ndarray]:
     most 1e-12 of its mean's magnitude (rounding noise) -- a relative rule,
     so the features' units do not matter.  Dense X: O(n·d) in three reads
     (peak, sums, squared deviations) and O(d) memory.
+
+    ``columns`` names X's columns in the messages (X being those columns of the caller's data).
 
     Raises
     ------
@@ -163,10 +172,11 @@ def _standardization(X) -> tuple[np.ndarray, np.ndarray]:
     small = varies & (scale < np.finfo(np.float64).tiny)
     if small.any():
         j = int(np.flatnonzero(small)[0])
+        j = j if columns is None else int(columns[j])
         raise ValueError(f"X: column {j} varies on a scale too small to fit a model in the units of the input "
                          f"(standard deviation {scale[j]:.3g}, a subnormal number): rescale the features")
     scale = np.where(varies, scale, 1.0)
-    return np.ascontiguousarray(mean, dtype=np.float64), np.ascontiguousarray(scale, dtype=np.float64)
+    return np.ascontiguousarray(mean, dtype=np.float64), np.ascontiguousarray(scale, dtype=np.float64), varies
 
 
 def _max_abs(X) -> float:
@@ -256,13 +266,30 @@ class _LinearAtK(Ranker):
         return dict(batch_size=batch_size, n_epochs=n_epochs, k_count=k_count, k_fraction=k_fraction,
                     n_threads=n_threads, eta0=eta0, alpha=alpha, radius=radius, kind=kind, init=init)
 
+    def _call_settings(self, n_rows: int) -> dict:
+        """:meth:`_epoch_settings` for a ``partial_fit`` call of ``n_rows`` rows, a count ``k`` above them refused
+        in the words of a stream (an hour with fewer events than k), not of a training set."""
+        try:
+            return self._epoch_settings(n_rows)
+        except ArgumentRefusal as exc:
+            k = self.k
+            count = isinstance(k, numbers.Real) and not isinstance(k, (bool, np.bool_)) and float(k) >= 1
+            if exc.parameter != "k" or not (count and float(k) > n_rows):
+                raise
+            raise ArgumentRefusal.said(
+                "k", f"a count is the top of the rows of each partial_fit call, and this call has {n_rows} "
+                f"row(s), fewer than k = {k!r}; give k as a fraction of the rows (the same in every call)") from None
+
     def _init_state(self, X, y01: np.ndarray, params: dict) -> None:
         """Standardization, the starting weights and empty records, from the first data seen."""
         d = X.shape[1]
         if self.standardize:
-            self.feature_mean_, self.feature_scale_ = _standardization(X)
+            self.feature_mean_, self.feature_scale_, varies = _column_scales(X)
+            # scaled later, by the first partial_fit call in which they vary (_scale_new_columns)
+            self.unscaled_features_ = np.flatnonzero(~varies).astype(np.int64)
         else:
             self.feature_mean_, self.feature_scale_ = np.zeros(d), np.ones(d)
+            self.unscaled_features_ = np.zeros(0, dtype=np.int64)
         start = np.zeros(d, dtype=np.float64)
         if params["init"] == "logistic" and 0 < int(y01.sum()) < y01.shape[0]:
             # BLAS within the fit's threads (an idle OpenBLAS pool busy-waits after each call)
@@ -297,6 +324,48 @@ class _LinearAtK(Ranker):
         if self.standardize and hasattr(X, "indptr"):
             return np.ascontiguousarray(self.feature_mean_ / self.feature_scale_)
         return np.zeros(X.shape[1])
+
+    def _check_standardize_kept(self) -> None:
+        """Refuse ``standardize=False`` on a model that learned in standardized units (``set_params`` mid-stream).
+
+        Its weights are in the units of ``feature_mean_``/``feature_scale_``;
+        raw rows would be added to them and the model silently ruined.  The
+        other way round is harmless: a model fitted without standardization
+        has mean 0 and scale 1, which standardize nothing.
+        """
+        if not self.standardize and (self.feature_mean_.any() or (self.feature_scale_ != 1.0).any()):
+            raise ArgumentRefusal.said(
+                "standardize", "the model was fitted with standardize=True and its weights are in standardized "
+                "units: it cannot be turned off between partial_fit calls; set it back to True, or fit anew")
+
+    def _scale_new_columns(self, X) -> None:
+        """Give a scale to the columns constant in every call so far that vary in this one (``X``).
+
+        The first call fixes the standardization, and a column constant there
+        (an indicator never on in the first hour) got scale 1: were it to vary
+        later on a scale of 1e6, its steps would be a million times too large
+        and the model ruined.  Its weight is still (about) 0 -- a constant
+        column moves no shift-invariant surrogate -- so it takes its mean and
+        scale from the first call in which it varies; its weights in
+        standardized units are multiplied by the new scale, which leaves
+        ``coef_`` as it was.  O(n·c) for c such columns; new arrays (published
+        ones are never changed in place).
+        """
+        columns = getattr(self, "unscaled_features_", None)
+        if not self.standardize or columns is None or columns.size == 0:
+            return
+        mean, scale, varies = _column_scales(X[:, columns], columns)
+        if not varies.any():
+            return
+        now = columns[varies]
+        factor = scale[varies] / self.feature_scale_[now]
+        self.feature_mean_, self.feature_scale_ = self.feature_mean_.copy(), self.feature_scale_.copy()
+        self.iterate_, self.average_ = self.iterate_.copy(), self.average_.copy()
+        self.feature_mean_[now], self.feature_scale_[now] = mean[varies], scale[varies]
+        self.iterate_[now] *= factor
+        self.average_[now] *= factor
+        self.coef_ = (self.average_ if self.average and self.n_averaged_ else self.iterate_) / self.feature_scale_
+        self.unscaled_features_ = columns[~varies]
 
     def _run_pass(self, Z, y01: np.ndarray, order: np.ndarray, params: dict, center: np.ndarray,
                   peak: float) -> None:
@@ -467,8 +536,10 @@ class _LinearAtK(Ranker):
         Each call continues from the current weights, average and step
         counter and appends one entry to the per-epoch records.  The rows are
         not shuffled: the caller's order is the stream's order.  The first
-        call fixes the standardization and the warm start; a count ``k`` is
-        translated with n = the rows of each call.
+        call fixes the standardization and the warm start (a column constant
+        there is scaled by the first call in which it varies); a count ``k``
+        is translated with n = the rows of each call.  One call on a new model
+        is ``fit`` with ``n_epochs=1, shuffle=False``.
 
         Parameters
         ----------
@@ -528,11 +599,14 @@ class _LinearAtK(Ranker):
                 f"y: labels must be one of {classes_.tolist()!r}, got {np.unique(y_arr[unknown])[:5].tolist()!r}"
             )
         y01 = np.ascontiguousarray(y_arr == classes_[1], dtype=np.int8)
-        params = self._epoch_settings(X.shape[0])
+        params = self._call_settings(X.shape[0])
         if first:
             self._init_state(X, y01, params)
             self.classes_ = classes_
             self.n_features_in_ = X.shape[1]
+        else:
+            self._check_standardize_kept()
+            self._scale_new_columns(X)
         Z = self._standardized(X)
         self._run_pass(Z, y01, np.arange(X.shape[0], dtype=np.intp), params, self._center(X), _max_abs(Z))
         if hasattr(self, "validation_scores_"):      # a pass without validation data
@@ -620,6 +694,9 @@ class PerceptronAtK(_LinearAtK):
         Iterates in the average (0 with ``average=False``).
     feature_mean_, feature_scale_ : ndarray of shape (n_features,)
         The standardization (zeros and ones with ``standardize=False``).
+    unscaled_features_ : ndarray of int64
+        The columns constant in every call so far (scale 1): ``partial_fit``
+        scales each by the first call in which it varies.
     classes_ : ndarray of shape (2,)
         ``classes_[1]`` is the relevant class.
     n_features_in_ : int
@@ -689,7 +766,7 @@ class SGDAtK(_LinearAtK):
 
     Attributes
     ----------
-    coef_, iterate_, average_, n_averaged_, feature_mean_, feature_scale_, classes_,
+    coef_, iterate_, average_, n_averaged_, feature_mean_, feature_scale_, unscaled_features_, classes_,
     n_features_in_, feature_names_in_, t_, n_iter_, mistakes_per_epoch_,
     loss_per_epoch_, n_skipped_batches_ :
         As in :class:`PerceptronAtK`.

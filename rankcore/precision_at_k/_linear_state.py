@@ -58,6 +58,7 @@ def restore_linear_state(estimator, state: dict) -> None:
         fail("feature_scale_ must be positive")
     if not np.allclose(features["average_"] / features["feature_scale_"], coef, rtol=1e-12, atol=0.0):
         fail("coef_ must equal average_ / feature_scale_")
+    unscaled = _unscaled_features(state, features["feature_scale_"], fail)
     validation = state.get("validation_scores_")
     if validation is not None and not (isinstance(validation, np.ndarray) and validation.dtype == np.float64
                                        and validation.shape == (state["n_iter_"],)):
@@ -78,6 +79,24 @@ def restore_linear_state(estimator, state: dict) -> None:
     estimator.n_averaged_ = state.get("n_averaged_", 0)
     for key, arr in features.items():
         setattr(estimator, key, arr)
+    if unscaled is not None:
+        estimator.unscaled_features_ = unscaled
     for key in STATE_ARRAYS:
         setattr(estimator, key, state[key].astype(np.float64))
 
+
+
+def _unscaled_features(state: dict, scale: np.ndarray, fail) -> np.ndarray | None:
+    """The checked ``unscaled_features_``: increasing column indices, each of scale 1 (None when not saved)."""
+    columns = state.get("unscaled_features_")
+    if columns is None:
+        return None
+    d = scale.shape[0]
+    if not (isinstance(columns, np.ndarray) and columns.ndim == 1 and columns.dtype.kind in "iu"):
+        fail("unscaled_features_ must be a 1-D array of column indices")
+    columns = columns.astype(np.int64)
+    if columns.size and not (columns[0] >= 0 and columns[-1] < d and (np.diff(columns) > 0).all()):
+        fail(f"unscaled_features_ must hold increasing column indices in [0, {d})")
+    if not (scale[columns] == 1.0).all():
+        fail("unscaled_features_ must name columns of feature_scale_ 1 (not scaled yet)")
+    return columns

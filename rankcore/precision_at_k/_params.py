@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..base import N_JOBS, Fitted, float64_array, random_state_kind, string_list
+from ..base import N_JOBS, Fitted, float64_array, int64_array, random_state_kind, string_list
 from ..spec import Kind, Parameter
 
 __all__ = ["PERCEPTRON_PARAMETERS", "SGD_PARAMETERS", "LINEAR_FITTED", "STATE_ARRAYS", "FEATURE_ARRAYS"]
@@ -50,7 +50,8 @@ _COMMON_TAIL = (
         (Polyak-Ruppert); False: the last iterate."""),
     Parameter("standardize", bool, default=True, doc="""
         Centre and scale each feature on the data of ``fit`` (or of the first
-        ``partial_fit`` call) inside the model; sparse input is centred
+        ``partial_fit`` call; a column constant there: of the first call in
+        which it varies) inside the model; sparse input is centred
         implicitly (never densified: the same model as dense input).  The
         result does not depend on the features' scale (1e-300 to 1e300).
         ``coef_`` is in the units of the input either way."""),
@@ -113,7 +114,9 @@ def _labels(classes):
 _SAVED = (("coef_", float64_array), ("classes_", _labels), ("n_features_in_", int), ("t_", int), ("n_iter_", int),
           ("n_skipped_batches_", int))
 _SAVED_IF_SET = (("n_averaged_", int),) + tuple((name, float64_array) for name in FEATURE_ARRAYS) + (
-    ("feature_names_in_", string_list), ("validation_scores_", float64_array))
+    ("feature_names_in_", string_list), ("validation_scores_", float64_array),
+    # the columns constant in every partial_fit call so far (absent from models saved before it existed)
+    ("unscaled_features_", int64_array))
 
 LINEAR_FITTED = (tuple(Fitted(name, name, dump) for name, dump in _SAVED)
                  + tuple(Fitted(name, name, float64_array) for name in STATE_ARRAYS)

@@ -95,6 +95,17 @@ def test_what_cannot_be_continued_is_one_error_naming_the_option(files, tmp_path
     assert not (tmp_path / "m.json").exists()
 
 
+def test_a_stream_learner_is_pointed_to_partial_fit_not_to_another_model(files, tmp_path):
+    # sgd@k was told to "use --model push", which starts another model instead of continuing its own
+    status, _, err = run_main("fit", files / "more.csv", "--drop", "prior,query", "--label", "grade", "--positive",
+                              "3", "--model", "sgd@k", "--init-model", files / "first.json", "--quiet",
+                              "-o", tmp_path / "m.json")
+    one_line_error(status, err, "--init-model: sgd@k (SGDAtK) cannot continue a model (its fit takes no init_model); "
+                   "a saved SGDAtK model learns from more rows in Python, with "
+                   "rankcore.load_model(MODEL).partial_fit(X, y)")
+    assert "--model push" not in err and not (tmp_path / "m.json").exists()
+
+
 def test_the_model_file_must_be_readable_and_is_never_overwritten(files, tmp_path):
     status, _, err = run_main("fit", files / "more.csv", *QUERIES, "--drop", "prior",
                               "--init-model", tmp_path / "nosuch.json", "-o", tmp_path / "m.json")
