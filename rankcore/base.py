@@ -44,6 +44,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags
 
 from ._argument_refusal import ArgumentRefusal, said_again
+from ._callbacks import check_callbacks, run_callbacks
 from ._caller import outside_stacklevel
 from ._state_fields import checked_relevant_label, relevant_label_to_state
 from ._threadsafe import fits_on_a_copy, reads_a_snapshot
@@ -330,36 +331,6 @@ class IterationInfo:
     ranker: Any = None
     validation_score: float | None = None
     elapsed: float = 0.0
-
-
-def check_callbacks(callbacks) -> tuple[Callable[[IterationInfo], Any], ...]:
-    """Validate ``fit(callbacks=...)``: None, one callable, or a sequence of callables."""
-    if callbacks is None:
-        return ()
-    if callable(callbacks):
-        return (callbacks,)
-    if isinstance(callbacks, (str, bytes)) or not isinstance(callbacks, Sequence):
-        raise TypeError(f"callbacks: expected a callable or a list of callables, got {type(callbacks).__name__}")
-    for i, cb in enumerate(callbacks):
-        if not callable(cb):
-            raise TypeError(f"callbacks[{i}]: expected a callable taking an IterationInfo, got {cb!r}")
-    return tuple(callbacks)
-
-
-def run_callbacks(callbacks, info: IterationInfo) -> str | None:
-    """Call every callback; the first truthy return value stops the fit.
-
-    A returned string is the reason (``stop_reason_`` where the estimator
-    records one); any other truthy value stops with the reason ``"callback"``.
-    The callbacks after the one that stops are still called with this
-    iteration, which the model keeps (a logger after a stopper sees it).
-    """
-    reason = None
-    for cb in callbacks:
-        answer = cb(info)
-        if answer and reason is None:
-            reason = answer if isinstance(answer, str) else "callback"
-    return reason
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ continues the previous value, so ``metric=pauc:0.1,mcclish`` works).
 
 from __future__ import annotations
 
+import io
 import itertools
 import time
 from collections.abc import Mapping
@@ -26,6 +27,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .._thread_output import capture_stdout
 from . import CommandError
 from ._common import parse_value, registered_names, scalar_metric, seed, split_specs, thread_count
 from ._constraints import deferred_constraints
@@ -547,23 +549,23 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
              "init_model": init_model}
     queries = {name: value for name, value in given.items() if value is not None}
     try:
-        if config.kind.live:
-            fit_kwargs = dict(queries)
-            if on_eval_set:
-                # set unwatched too (it changes nothing then): the model's parameters do not depend on --quiet
-                estimator.set_params(**{config.kind.cls.monitor_parameter: monitor[0]})
-            if watched:
-                fit_kwargs.update(_eval_set_kwargs(monitor, monitor_init, eval_metric))
+        with _estimator_prints(task):
+            if config.kind.live:
+                fit_kwargs = dict(queries)
+                if on_eval_set:
+                    # set unwatched too (it changes nothing then): the model's parameters do not depend on --quiet
+                    estimator.set_params(**{config.kind.cls.monitor_parameter: monitor[0]})
+                fit_kwargs.update(_eval_set_kwargs(monitor, monitor_init, eval_metric) if watched else {})
 
-            def report(info):
-                if task.total is None:      # n_iter left to the estimator: its plan, for one line in ten
-                    task.total = info.n_iter
-                task.update(info.iteration, info.objective, info.validation_score)
+                def report(info):
+                    if task.total is None:      # n_iter left to the estimator: its plan, for one line in ten
+                        task.total = info.n_iter
+                    task.update(info.iteration, info.objective, info.validation_score)
 
-            estimator.fit(X, y, callbacks=[report], **fit_kwargs)
-        else:
-            task.keep_alive()
-            estimator.fit(X, y, **queries)
+                estimator.fit(X, y, callbacks=[report], **fit_kwargs)
+            else:
+                task.keep_alive()
+                estimator.fit(X, y, **queries)
     except BaseException:
         task.abort()
         raise
@@ -582,6 +584,13 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
             summary.insert(0, f"{monitor_name} {score:.4f}")
     task.close("  ".join(part for part in summary if part))
     return FitOutcome(estimator, seconds, curve, score, held_out if held_out_recorded(curve) else None)
+
+
+def _estimator_prints(task):
+    """Where what an estimator prints while it fits (``--param verbose=2``) goes: to the progress' stream (stderr),
+    never to stdout, which carries results (``--out /dev/stdout``: the model file); nowhere with ``--quiet`` or
+    ``--progress none``."""
+    return capture_stdout(io.StringIO() if task.mode == "none" else task.stream)       # this thread's prints alone
 
 
 def _monitor_score(estimator, monitor: tuple, monitor_init=None) -> float:

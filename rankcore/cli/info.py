@@ -173,6 +173,15 @@ def _label(value: Any) -> Any:
     return value
 
 
+def _scores_said(value: float | dict) -> str:
+    """A best score as a line says it: ``0.8629``, or a push model's per eval set (``best_score_``:
+    ``{set: {metric: value}}``) as ``validation_0 auc 0.8629``."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return ", ".join(f"{name} {metric} {score:.6g}" for name, metrics in value.items()
+                     for metric, score in metrics.items())
+
+
 def _lines(path: str, d: dict) -> list[str]:
     """The human-readable form of :func:`describe_model`'s dict."""
     from .. import __version__
@@ -180,7 +189,7 @@ def _lines(path: str, d: dict) -> list[str]:
     version = d["rankcore_version"]
     written = f"written by rankcore {version}" + ("" if version == __version__ else f" (this is {__version__})")
     lines = [f"{path}: {d['estimator']} ({d['format']}, {written}); checksum and structure verified"]
-    what = [f"{k.replace('_', ' ')} {d[k]:.6g}" if isinstance(d[k], float) else f"{k} {d[k]}"
+    what = [f"{k.replace('_', ' ')} {_scores_said(d[k])}" if isinstance(d[k], (float, dict)) else f"{k} {d[k]}"
             for k in ("chosen", "metric", "best_score", "objective", "learner") if k in d]
     if "n_iter" in d:
         stop = d.get("stop_reason")

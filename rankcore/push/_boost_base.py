@@ -45,7 +45,7 @@ from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
 from ._click_model import fit_click_model
 from ._persistence import restore_push_state
 from ._predictions import BoostPredictions
-from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
+from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks, say
 from ._peer_names import PEER_NAMES, names_peer_fit_arguments
 from ..objectives import PositionEffects, curvature_unit
 from ._row_inputs import RowInputs, check_init_score, warn_nothing_kept, warn_one_sided_init
@@ -515,8 +515,8 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         report them with ``verbose``."""
         self.n_queries_, self.n_queries_without_pairs_ = queries.n_queries, n_single
         if setup.params.verbose:
-            print(f"ranking within {self.n_queries_} queries ({self.n_queries_without_pairs_} with a single grade: "
-                  "no pair to order)", file=sys.stdout, flush=True)
+            say(f"ranking within {self.n_queries_} queries ({self.n_queries_without_pairs_} with a single grade: "
+                "no pair to order)")
 
     def _make_backend_factory(self, setup: BoostSetup, seed):
         """A function (X, y, w) -> (layout, backend) preparing the learner and objective on some rows."""
@@ -647,6 +647,8 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         # early stopping that kept every iteration stopped nothing: the refit that made the model says why it ended
         # (a hold-out as cross-validation: the hold-out fit's own reason is not the model's)
         stop_reason = "early_stopping" if best_n < n_iter else None
+        if setup.params.verbose:        # the refit's table alone would read as a fit of best_n iterations asked for
+            say(_selection_line(plan, best_n, n_iter, scoring.name))
         layout, backend = fit_on(X, y, w, queries, inputs)
         # best_n = 0 (no iteration helps on validation data) runs no iteration: the constant model
         result, records, _, _ = self._boost(backend, layout, setup, None, user_callbacks, n_iter=best_n,
@@ -684,8 +686,9 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         sets = () if validation is None else validation.sets
         watched = None if validation is None else validation.watched_set
         to_loss = setup.validation.to_loss
-        progress = Progress(0 if silent else setup.params.verbose, n_iter,
-                            setup.validation.name if sets else None, stream=sys.stdout)
+        # a continuation's callbacks count from the init model's first weak ranker (CountedCallbacks): the lines too
+        progress = Progress(0 if silent else setup.params.verbose, n_iter, _score_columns(sets, setup.validation.name),
+                            stream=sys.stdout, first=getattr(user_callbacks, "first", 0))
         best = {"iteration": 0, "loss": math.inf}
         # a learner that sums its rankers natively (trees) adds α·h of the validation rows in one
         # parallel pass with the fit's threads (ValidationSet.add)
@@ -701,7 +704,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
                 loss = to_loss(score)
                 if loss <= best["loss"]:             # ties: the later iteration
                     best.update(iteration=record.iteration, loss=loss)
-            progress.update(record, score)
+            progress.update(record, [score] if len(sets) == 1 else [one.curve[-1] for one in sets])
             if user_callbacks:
                 info = IterationInfo(record.iteration, n_iter, record.value, record.alpha, record.ranker,
                                      score, progress.elapsed())
@@ -724,7 +727,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         records = result.records
         if stop_early and best["iteration"] < len(records):
             records = records[: best["iteration"]]
-        progress.finish(len(records), self._stop_reason(result))
+        progress.finish(len(records), self._stop_reason(result), len(result.records))
         return result, records, [] if watched is None else watched.curve, best
 
     @staticmethod
@@ -818,6 +821,21 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
 
     def _restore_fitted_state(self, state: dict, setup: BoostSetup) -> None:
         restore_push_state(self, state, setup)
+
+
+def _selection_line(plan, best_n: int, n_iter: int, metric: str) -> str:
+    """What ``verbose`` says of ``early_stopping=True`` without ``eval_set`` before the refit's table."""
+    how = (f"a hold-out of {plan.folds[0][1].shape[0]} rows" if plan.kind == "holdout"
+           else f"{len(plan.folds)}-fold cross-validation")
+    return f"early stopping chose {best_n} of {n_iter} iterations ({how}, {metric}); the refit on every row:"
+
+
+def _score_columns(sets: tuple, metric: str) -> list[str]:
+    """The verbose table's score columns: ``val <metric>`` for one set (a hold-out, or one ``eval_set``), else a
+    column per set named by its name (``eval_names``), as LightGBM logs every set."""
+    if len(sets) == 1:
+        return [f"val {metric}"]
+    return [f"{one.name} {metric}" for one in sets]
 
 
 def _log_objective(estimator) -> bool:

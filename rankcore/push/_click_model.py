@@ -46,6 +46,7 @@ import numpy as np
 from .._held_warnings import held_warnings
 from ..objectives import check_positions, sigmoid
 from ..spec import Kind, read_float, read_int
+from ._progress import say
 
 __all__ = ["PositionBias", "POSITION_BIAS", "e_step", "m_step_propensities", "initial_propensities",
            "check_clicks", "check_both_kinds", "fit_click_model", "MIN_PROPENSITY", "DEFAULT_ROUNDS", "DEFAULT_TOL",
@@ -382,15 +383,15 @@ def round_stops_rounds(model, moved: float, rounds: int, bias: PositionBias, *, 
         return True
     if verbose:
         posteriors = "" if changed is None else f", the posteriors by {changed:.4g} on average"
-        print(f"EM round {rounds} of at most {bias.rounds}: the propensities moved by {moved:.4g} at most"
-              f"{posteriors} (tol {bias.tol:g}, posterior_tol {bias.posterior_tol:g})", flush=True)
+        say(f"EM round {rounds} of at most {bias.rounds}: the propensities moved by {moved:.4g} at most"
+            f"{posteriors} (tol {bias.tol:g}, posterior_tol {bias.posterior_tol:g})")
     if rounds == 1:             # the first round's γ was a constant: its θ barely moves
         return False
     settled = changed is not None and bias.posterior_tol > 0 and changed <= bias.posterior_tol
     if verbose and (moved <= bias.tol or settled):        # say which rule stopped the rounds early
         why = "the propensities moved by at most tol" if moved <= bias.tol else \
             "the posteriors moved by at most posterior_tol on average"
-        print(f"EM stopped after round {rounds}: {why}", flush=True)
+        say(f"EM stopped after round {rounds}: {why}")
     return moved <= bias.tol or settled
 
 

@@ -69,6 +69,10 @@ ATTRIBUTES_DOC = """
         best, which early stopping drops, are not in it).  With
         ``fit(..., eval_metric=[...])`` each set also holds those metrics'
         curves, ``{validation_metric_: ..., "ndcg@k:1": ..., ...}``.
+    best_score_ : dict
+        Fitted with ``eval_set``: ``{set name: {metric: value}}``, every
+        curve of ``evals_result_`` at ``best_iteration_`` (LightGBM's
+        ``best_score_``; an AttributeError without ``eval_set``).
     validation_metric_ : str
         What ``validation_scores_`` holds: a metric spec (``"auc"``;
         ``"pauc:0.1"`` by default when ``early_stopping="auto"`` switched on)

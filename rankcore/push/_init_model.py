@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
+from .._callbacks import CountedCallbacks
 from .._categories import FittedOnNumbers, category_columns
 from .._threadsafe import snapshot
 from ..validation import check_categorical_features
@@ -158,15 +159,10 @@ class InitModel:
 
     def counting_callbacks(self, callbacks: tuple) -> tuple:
         """``callbacks`` that see the iterations counted from the init model's first weak ranker (LightGBM's
-        ``env.iteration`` in a continuation): ``IterationInfo.iteration`` and ``n_iter`` plus its weak rankers."""
-        k = self.n_rankers
-        if not k:
-            return callbacks
-
-        def counted(callback):
-            return lambda info: callback(replace(info, iteration=info.iteration + k, n_iter=info.n_iter + k))
-
-        return tuple(counted(callback) for callback in callbacks)
+        ``env.iteration`` in a continuation): ``IterationInfo.iteration`` and ``n_iter`` plus its weak rankers.
+        The progress display (``verbose``) reads the same count from them, so that its lines, the callbacks and
+        ``best_iteration_`` number an iteration alike."""
+        return CountedCallbacks(callbacks, self.n_rankers)
 
     def position_start(self, ids: np.ndarray):
         """(places, start): the display places of a continuation whose rows show ``ids`` (sorted, distinct) --

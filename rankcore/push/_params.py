@@ -183,7 +183,8 @@ BOOSTING = (
         depend on it."""),
     Parameter("verbose", int, default=0, minimum=0, doc="""
         0: silent; 1: a progress line about every tenth of the iterations;
-        2 or more: every iteration."""),
+        2 or more: every iteration (on stdout: the objective, α and the
+        ``scoring`` score of each validation set)."""),
 )
 
 

@@ -66,6 +66,27 @@ class BoostPredictions:
         s = total.sum()
         return total / s if s > 0 else total
 
+    @property
+    def best_score_(self) -> dict:
+        """Fitted with ``eval_set``: every set's metrics after iteration ``best_iteration_``, ``{set name: {metric:
+        value}}`` as LightGBM's ``best_score_`` (read from ``evals_result_``, whose layout it shares).
+
+        With early stopping that is the model's last iteration; without, the
+        best iteration of the watched set, which the model goes past.
+        """
+        check_is_fitted(self)
+        evals = self.__dict__.get("evals_result_")
+        if evals is None:
+            raise AttributeError("best_score_: the model was fitted without eval_set (its sets' scores are "
+                                 "evals_result_); the watched score is validation_scores_[best_iteration_ - 1]")
+        # the curves are of the fit's own iterations: a continuation's start after its init model's
+        t = int(self.best_iteration_) - int(getattr(self, "init_iterations_", 0))
+        if t < 1:
+            raise AttributeError(f"best_score_: no iteration improved the watched set (best_iteration_ = "
+                                 f"{self.best_iteration_}, before the fit's first): evals_result_ holds no score of it")
+        return {name: {metric: float(curve[t - 1]) for metric, curve in metrics.items()}
+                for name, metrics in evals.items()}
+
     @reads_a_snapshot
     def staged_decision_function(self, X) -> Iterator[np.ndarray]:
         """Scores after each iteration 1, 2, ..., n_iter_ (a generator of arrays)."""

@@ -80,6 +80,21 @@ def test_info_of_an_array_fit_and_of_an_auto_ranker(tmp_path):
     assert "features: 3, by position (fitted on an array)" in out and "labels: 0, 1; ranked first: 1" in out
 
 
+def test_info_says_a_push_models_best_score_per_eval_set_not_a_dict(tmp_path):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + rng.normal(size=300) > 1).astype(int)
+    model = rankcore.boost(learner="trees", n_iter=6, random_state=0).fit(
+        X[:200], y[:200], eval_set=[(X[200:250], y[200:250]), (X[250:], y[250:])], eval_names=["a", "b"])
+    save_model(model, tmp_path / "m.json")
+    status, out, err = run_main("info", tmp_path / "m.json")
+    assert status == 0, err
+    a, b = model.best_score_["a"]["auc"], model.best_score_["b"]["auc"]
+    assert f"best score a auc {a:.6g}, b auc {b:.6g}; " in out.splitlines()[1], out
+    status, out, err = run_main("info", tmp_path / "m.json", "--json")
+    assert json.loads(out)["best_score"] == {"a": {"auc": a}, "b": {"auc": b}}
+
+
 def test_info_refuses_a_damaged_file_as_every_command_does(query_model, tmp_path):
     path, _ = query_model
     damaged = tmp_path / "damaged.json"

@@ -119,3 +119,26 @@ def test_push_fits_report_every_iteration_through_callbacks(with_monitor):
         assert scores == list(model.validation_scores_)
     else:
         assert scores == [None] * model.n_iter_
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_an_estimators_own_verbose_lines_never_reach_stdout(tmp_path, quiet):
+    """--param verbose=2 prints the push table: on stderr (stdout carries the model with --out /dev/stdout), and
+    nowhere with --quiet."""
+    import json
+
+    import numpy as np
+
+    from _cli_run import run_main
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=80) > 0).astype(int)
+    data = tmp_path / "train.csv"
+    data.write_text("a,b,c,label\n" + "".join(f"{r[0]},{r[1]},{r[2]},{v}\n" for r, v in zip(X, y)))
+    model = tmp_path / "model.json"
+    status, out, err = run_main("fit", data, "--n-iter", "3", "--param", "verbose=2", "--out", model,
+                                *(["--quiet"] if quiet else ["--progress", "lines"]))
+    assert status == 0 and out == ""
+    assert ("iter       objective" in err) is not quiet and (err == "") is quiet
+    json.loads(model.read_text())               # the file is the model alone

@@ -1,0 +1,157 @@
+"""Watching a push fit as a LightGBM user does: the verbose table, callbacks that fail, continuations."""
+
+import re
+
+import numpy as np
+import pytest
+
+import rankcore
+
+STUMPS = dict(learner="stumps", random_state=0, n_jobs=1)
+
+
+def _data(seed=0, n=200):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    return X, (X[:, 0] + rng.normal(size=n) > 0.3).astype(int)
+
+
+def test_a_failing_callback_is_named_and_its_error_kept():
+    X, y = _data()
+
+    def watcher(info):
+        if info.iteration == 3:
+            raise KeyError("lost the log file")
+
+    with pytest.raises(KeyError, match="lost the log file") as caught:
+        rankcore.boost(n_iter=6, **STUMPS).fit(X, y, callbacks=[lambda info: None, watcher])
+    assert caught.value.__notes__ == ["raised by callbacks[1] (test_a_failing_callback_is_named_and_its_error_kept."
+                                      "<locals>.watcher) after iteration 3; the fit was abandoned"]
+
+
+@pytest.mark.parametrize("make", [lambda: rankcore.ExactBoost(n_runs=2, n_rounds=6, random_state=0),
+                                  lambda: rankcore.SGDAtK(n_epochs=6, random_state=0)], ids=["exactboost", "sgd"])
+def test_every_iterative_estimator_names_a_failing_callback(make):
+    X, y = _data(1)
+
+    class Budget:
+        def __call__(self, info):
+            if info.iteration == 2:
+                raise RuntimeError("over budget")
+
+    with pytest.raises(RuntimeError, match="over budget") as caught:
+        make().fit(X, y, callbacks=Budget())
+    assert caught.value.__notes__ == ["raised by callbacks[0] (test_every_iterative_estimator_names_a_failing_"
+                                      "callback.<locals>.Budget) after iteration 2; the fit was abandoned"]
+
+
+def test_a_continuations_callback_failure_counts_from_the_init_models_first():
+    X, y = _data(2)
+    first = rankcore.boost(n_iter=3, **STUMPS).fit(X, y)
+
+    def fails(info):
+        if info.iteration == 5:
+            raise ValueError("stop here")
+
+    with pytest.raises(ValueError, match="stop here") as caught:
+        rankcore.boost(n_iter=4, **STUMPS).fit(X, y, init_model=first, callbacks=fails)
+    assert "(test_a_continuations_callback_failure_counts_from_the_init_models_first.<locals>.fails) after " \
+           "iteration 5;" in caught.value.__notes__[0]
+
+
+def test_a_continuations_verbose_lines_count_as_its_callbacks_and_best_iteration(capsys):
+    X, y = _data(3)
+    first = rankcore.boost(n_iter=3, **STUMPS).fit(X, y)
+    seen = []
+    more = rankcore.boost(n_iter=4, verbose=2, **STUMPS).fit(X, y, init_model=first, eval_set=(X[:60], y[:60]),
+                                                             callbacks=lambda info: seen.append(info.iteration))
+    lines = capsys.readouterr().out.splitlines()
+    shown = [int(line.split()[0]) for line in lines[1:-1]]
+    assert shown == seen == [4, 5, 6, 7]
+    assert more.best_iteration_ in shown
+    assert re.match(r"stopped \(n_iter\) with 7 weak rankers \(3 of the init model\) in ", lines[-1])
+    # a fit without an init model is numbered from 1, as before
+    rankcore.boost(n_iter=2, verbose=2, **STUMPS).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert [int(line.split()[0]) for line in lines[1:-1]] == [1, 2]
+    assert lines[-1].startswith("stopped (n_iter) with 2 weak rankers in ")
+
+
+def test_the_verbose_table_shows_every_eval_set_as_lightgbm_logs_them(capsys):
+    X, y = _data(4)
+    Xa, ya = _data(5, n=80)
+    model = rankcore.boost(n_iter=3, verbose=2, **STUMPS).fit(X, y, eval_set=[(X, y), (Xa, ya)],
+                                                              eval_names=["train", "valid"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["iter", "objective", "alpha", "train", "auc", "valid", "auc", "elapsed"]
+    shown = np.array([[float(v) for v in line.split()[3:5]] for line in lines[1:4]])
+    np.testing.assert_allclose(shown[:, 0], model.evals_result_["train"]["auc"], atol=5e-7)
+    np.testing.assert_allclose(shown[:, 1], model.evals_result_["valid"]["auc"], atol=5e-7)
+
+
+def test_a_long_metric_spec_is_shown_whole_not_cut_into_another(capsys):
+    X, y = _data(6)
+    model = rankcore.boost(n_iter=2, verbose=2, scoring="prec@k:0.35", **STUMPS).fit(X, y, eval_set=(X, y))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[3:5] == ["val", "prec@k:0.35"]         # was "prec@k:0.3", another metric
+    assert float(lines[2].split()[3]) == pytest.approx(model.validation_scores_[-1], abs=5e-7)
+
+
+def test_the_last_line_says_where_early_stopping_stopped_and_what_it_kept(capsys):
+    X, y = _data(7, n=400)
+    Xa, ya = _data(8, n=150)
+    seen = []
+    model = rankcore.boost(n_iter=200, early_stopping=True, n_iter_no_change=3, verbose=1, **STUMPS).fit(
+        X, y, eval_set=(Xa, ya), callbacks=lambda info: seen.append(info.iteration))
+    assert model.stop_reason_ == "early_stopping" and model.n_iter_ == model.best_iteration_ < len(seen)
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert re.fullmatch(rf"stopped \(early_stopping\) after iteration {len(seen)} in \d+\.\d\ds, keeping the best "
+                        rf"{model.best_iteration_} weak rankers", last)
+
+
+class _ClosedPipe:
+    """stdout of ``python fit.py | head`` once head has exited: every write fails."""
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_stdout_does_not_end_a_verbose_fit(monkeypatch):
+    X, y = _data(9)
+    quiet = rankcore.boost(n_iter=5, **STUMPS).fit(X, y)
+    monkeypatch.setattr("sys.stdout", _ClosedPipe())
+    loud = rankcore.boost(n_iter=5, verbose=2, **STUMPS).fit(X, y, eval_set=(X, y))
+    np.testing.assert_array_equal(loud.decision_function(X), quiet.decision_function(X))
+
+
+def test_the_refit_after_cross_validation_says_what_early_stopping_chose(capsys):
+    X, y = _data(10, n=300)
+    model = rankcore.boost(n_iter=40, early_stopping=True, verbose=2, **STUMPS).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (f"early stopping chose {model.best_iteration_} of 40 iterations (5-fold cross-validation, "
+                        f"auc); the refit on every row:")
+    assert len(lines) == 1 + 1 + model.n_iter_ + 1          # the line, the header, an iteration each, the last
+
+
+def test_best_score_is_every_sets_score_at_best_iteration_as_lightgbms():
+    X, y = _data(11, n=300)
+    Xa, ya = _data(12, n=120)
+    model = rankcore.boost(n_iter=60, early_stopping=True, n_iter_no_change=4, **STUMPS).fit(
+        X, y, eval_set=[(X, y), (Xa, ya)], eval_names=["train", "valid"], eval_metric=["prec@k:10"])
+    assert model.best_score_ == {name: {metric: curve[model.best_iteration_ - 1] for metric, curve in sets.items()}
+                                 for name, sets in model.evals_result_.items()}
+    assert model.best_score_["valid"]["auc"] == model.validation_scores_.max() == model.validation_scores_[-1]
+    # without early stopping: the best iteration's scores, not the last one's
+    whole = rankcore.boost(n_iter=30, early_stopping=False, **STUMPS).fit(X, y, eval_set=(Xa, ya))
+    assert whole.best_score_["validation_0"]["auc"] == whole.validation_scores_[whole.best_iteration_ - 1]
+    # a continuation's curves start after its init model's iterations, best_iteration_ counts them
+    first = rankcore.boost(n_iter=2, **STUMPS).fit(X, y)
+    more = rankcore.boost(n_iter=8, **STUMPS).fit(X, y, eval_set=(Xa, ya), init_model=first)
+    assert more.best_iteration_ > more.init_iterations_ == 2
+    assert more.best_score_["validation_0"]["auc"] == \
+        more.evals_result_["validation_0"]["auc"][more.best_iteration_ - more.init_iterations_ - 1]
+    with pytest.raises(AttributeError, match=r"^best_score_: the model was fitted without eval_set"):
+        rankcore.boost(n_iter=3, **STUMPS).fit(X, y).best_score_
