@@ -76,7 +76,8 @@ def category_columns(X: Any) -> tuple[int, ...]:
 
 
 def encode_categories(X: Any, fitted: list | None, *, name: str = "X", feature_names: Any = None,
-                      warn: bool = True, max_categories: int | None = None) -> tuple[Any, list | None]:
+                      warn: bool = True, max_categories: int | None = None,
+                      sample_weight: Any = None) -> tuple[Any, list | None]:
     """``X`` with its ``category`` columns replaced by float64 codes (missing and unseen values: NaN).
 
     Parameters
@@ -101,6 +102,9 @@ def encode_categories(X: Any, fitted: list | None, *, name: str = "X", feature_n
         trees' ``max_bins``).  A column whose rows hold more levels keeps the
         most frequent ones (:func:`fold_rare_categories`, which warns) and
         its other levels become NaN, as values the fit does not list.
+    sample_weight : array-like, optional
+        The fit's row weights: with ``max_categories``, a level's frequency
+        is the total weight of its rows (see :func:`fold_rare_categories`).
 
     Returns
     -------
@@ -123,7 +127,7 @@ def encode_categories(X: Any, fitted: list | None, *, name: str = "X", feature_n
         is_cat = _category_columns(X)
         categories = [X.iloc[:, j].cat.categories.to_numpy() if c else None for j, c in enumerate(is_cat)]
         if max_categories is not None:
-            categories = fold_rare_categories(X, categories, int(max_categories))
+            categories = fold_rare_categories(X, categories, int(max_categories), sample_weight)
         return _codes(X, categories), categories
     if not _is_frame(X):
         fitted_cat = [j for j, c in enumerate(fitted) if c is not None]
@@ -151,40 +155,74 @@ def encode_categories(X: Any, fitted: list | None, *, name: str = "X", feature_n
     return _codes(X, fitted, warn), fitted
 
 
-def fold_rare_categories(frame: Any, categories: list, max_categories: int) -> list:
+def fold_rare_categories(frame: Any, categories: list, max_categories: int, sample_weight: Any = None) -> list:
     """``categories`` with each column of more levels held by rows than ``max_categories`` cut to its most frequent.
 
     The trees split a column of at most ``max_bins`` categories; a column of
-    more (an item id) keeps the ``max_categories`` levels most rows hold
+    more (an item id) keeps the ``max_categories`` most frequent levels
     (ties: the earlier category), listed in the column's category order, and
     its other levels -- no longer listed -- read as missing values, at fit
-    and whenever the model scores.  A column within the limit is kept as its
-    dtype lists it, unused categories included (as before).  Warns once per
-    folded column, naming it, the levels kept and folded and the share of
-    rows folded.  O(n + K log K) per column of K categories.
+    and whenever the model scores.  A level's frequency is the number of its
+    rows, or with ``sample_weight`` their total weight (ties: more rows
+    first): the trees' bins of a number column are weighted quantiles, a
+    weight of 2 fits as the row twice, and a level held only by rows of
+    weight 0 (dropped rows) is kept only when fewer levels have weight.  A
+    column is folded when its rows, of any weight, hold more levels than
+    ``max_categories``: the trees bin every row.  A column within the limit is kept as its dtype lists it, unused
+    categories included (as before).  Warns once per folded column, naming
+    it, the levels kept and folded and the share of rows (or weight)
+    folded.  O(n + K log K) per column of K categories.
     """
-    import warnings
-
     out = list(categories)
+    weights = _fold_weights(sample_weight, frame.shape[0])
     for j, kept in enumerate(categories):
         if kept is None or len(kept) <= max_categories:
             continue
         codes = frame.iloc[:, j].cat.codes.to_numpy()
-        counts = np.bincount(codes[codes >= 0], minlength=len(kept))
-        used = int(np.count_nonzero(counts))
+        present = codes >= 0
+        rows = np.bincount(codes[present], minlength=len(kept))
+        used = int(np.count_nonzero(rows))        # levels the rows hold, whatever their weight: the trees' bins
         if used <= max_categories:
             continue
-        # most rows first; a stable sort keeps the category order among equal counts
-        top = np.sort(np.argsort(-counts, kind="stable")[:max_categories])
+        mass = rows if weights is None else np.bincount(codes[present], weights=weights[present], minlength=len(kept))
+        # most weight first, then most rows; a stable sort keeps the category order among equal ones
+        top = np.sort(np.lexsort((-rows, -mass))[:max_categories])
         out[j] = kept[top]
-        folded_rows = int(codes.shape[0] - np.count_nonzero(codes < 0) - counts[top].sum())
-        share = folded_rows / max(codes.shape[0], 1)
-        warnings.warn(f"X: column {frame.columns[j]!r} holds {used} categories, more than the trees' max_bins="
-                      f"{max_categories}: the fit keeps the {max_categories} most frequent and reads the other "
-                      f"{used - max_categories} as missing values ({share:.1%} of the training rows, "
-                      f"{folded_rows} rows), here and when the model scores; categories_ lists the kept ones",
-                      CategoryFoldWarning, stacklevel=outside_stacklevel())
+        _warn_folded(frame.columns[j], used, max_categories, codes, top, weights)
     return out
+
+
+def _fold_weights(sample_weight: Any, n: int) -> np.ndarray | None:
+    """The fit's row weights as float64 when they are ``n`` finite numbers >= 0, else None (rows are counted;
+    the fit's own check refuses such weights right after, naming them)."""
+    if sample_weight is None:
+        return None
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0) or not w.sum() > 0:
+        return None
+    return w
+
+
+def _warn_folded(column: Any, used: int, max_categories: int, codes: np.ndarray, top: np.ndarray,
+                 weights: np.ndarray | None) -> None:
+    """The warning of a folded column: the levels kept and folded, the share of the training rows (or weight)."""
+    import warnings
+
+    folded = codes >= 0
+    folded[folded] = ~np.isin(codes[folded], top)
+    folded_rows = int(np.count_nonzero(folded))
+    if weights is None:
+        share = f"{folded_rows / max(codes.shape[0], 1):.1%} of the training rows, {folded_rows} rows"
+    else:
+        share = (f"{weights[folded].sum() / weights.sum():.1%} of the training weight, {folded_rows} rows; "
+                 "the levels of most weight are kept")
+    warnings.warn(f"X: column {column!r} holds {used} categories, more than the trees' max_bins="
+                  f"{max_categories}: the fit keeps the {max_categories} most frequent and reads the other "
+                  f"{used - max_categories} as missing values ({share}), here and when the model scores; "
+                  f"categories_ lists the kept ones", CategoryFoldWarning, stacklevel=outside_stacklevel())
 
 
 def folded_level_counts(frame: Any, categories: list) -> list | None:

@@ -253,10 +253,33 @@ def nulls_at(source: Any, arr: np.ndarray, first: int) -> tuple[bool, int]:
 
     Both are needed where a column holds nulls and NaN alike: each kind is then counted as itself.
     """
-    nulls = null_mask(source) if arr.ndim == 1 else None
+    nulls = null_mask(source) if arr.ndim == 1 else frame_null_mask(source) if arr.ndim == 2 else None
     if nulls is None or nulls.shape != arr.shape:
         return False, 0
-    return bool(nulls[first]), int(nulls.sum())
+    return bool(nulls.reshape(-1)[first]), int(nulls.sum())
+
+
+def frame_null_mask(frame: Any) -> np.ndarray | None:
+    """Where a pandas, Polars or Arrow frame holds a missing value (:func:`null_mask` of each column), as an
+    (n_rows, n_columns) array; None for anything else, or a frame without a null.
+
+    A frame's nulls become NaN in the matrix the learners read: this lets the message about that NaN say
+    "missing value (null)".  O(n·d), called only once a NaN was found.
+    """
+    library = type(frame).__module__.partition(".")[0]
+    if not hasattr(frame, "columns") or library not in ("pandas", "polars", "pyarrow"):
+        return None
+    if hasattr(frame, "iloc"):
+        columns = [frame.iloc[:, j] for j in range(frame.shape[1])]
+    elif hasattr(frame, "num_columns"):                              # an Arrow table: ``columns`` are its data
+        columns = list(frame.columns)
+    else:
+        columns = frame.get_columns()
+    masks = [null_mask(column) for column in columns]
+    if not any(mask is not None and mask.any() for mask in masks):
+        return None
+    n = len(frame)
+    return np.column_stack([np.zeros(n, dtype=bool) if mask is None else mask for mask in masks])
 
 
 def large_integers_among_floats(items: list) -> bool:

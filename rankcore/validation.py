@@ -70,8 +70,11 @@ def _describe(values: np.ndarray, limit: int = 5) -> str:
 
 
 #: Said after "got NaN" for a feature matrix: who takes missing values, and the other way out.
-NAN_HINT = ('; NaN marks a missing value: the push estimators with learner="trees" (rankcore.boost(learner="trees")) '
-            "fit data with missing values, or impute them first (e.g. sklearn.impute.SimpleImputer)")
+_MISSING_ADVICE = ('the push estimators with learner="trees" (rankcore.boost(learner="trees")) fit data with missing '
+                   "values, or impute them first (e.g. sklearn.impute.SimpleImputer)")
+NAN_HINT = "; NaN marks a missing value: " + _MISSING_ADVICE
+#: after a null (pd.NA, a Polars null) of a frame, which the caller wrote as missing: the same advice
+NULL_HINT = "; " + _MISSING_ADVICE
 
 
 def _location(arr: np.ndarray, flat: int) -> str:
@@ -96,29 +99,40 @@ def ordered_labels(y: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
     Numbers of at most two values (the usual binary target) are read in three
     passes instead of a sort (``np.unique`` sorts: 14 ms of 10⁵ float32
     labels, a seventh of a one-thread tree fit's setup); the same result.
+    A label −0.0 (``y * -1`` on zeros, a CSV's "-0") is the label 0: the
+    labels returned say 0.0, whichever zero comes first.
     """
     if y.dtype.kind in "biuf" and y.ndim == 1 and y.shape[0] > 0:
         low, high = y.min(), y.max()                      # NaN in y: both NaN, no match below
         is_high = y == high
         if low == high:
-            return y[:1].copy(), np.zeros(y.shape[0], dtype=np.intp)
+            return _plus_zero(y[:1].copy()), np.zeros(y.shape[0], dtype=np.intp)
         if np.count_nonzero(is_high) + np.count_nonzero(y == low) == y.shape[0]:
-            return np.array([low, high], dtype=y.dtype), is_high.astype(np.intp)
+            return _plus_zero(np.array([low, high], dtype=y.dtype)), is_high.astype(np.intp)
     if y.dtype != object:
-        return np.unique(y, return_inverse=True)
+        labels, inverse = np.unique(y, return_inverse=True)
+        return _plus_zero(labels), inverse
     try:
         return np.unique(y, return_inverse=True)
     except TypeError:
         raise TypeError(f"{name}: labels of mixed types cannot be ordered") from None
 
 
+def _plus_zero(labels: np.ndarray) -> np.ndarray:
+    """Float labels with −0.0 made +0.0 (in place), so that ``classes_`` and messages show the zero as 0.0."""
+    if labels.dtype.kind == "f":
+        labels += 0.0                                     # −0.0 + 0.0 = +0.0; every other value unchanged
+    return labels
+
+
 def _check_finite(arr: np.ndarray, name: str, *, locate=None, nan_hint: str = "", allow_nan: bool = False,
-                  source: Any = None) -> None:
+                  source: Any = None, null_hint: str = "") -> None:
     """Refuse NaN (unless ``allow_nan``) and ±inf, saying where the first one is and how many there are.
 
     ``locate(flat)`` words the position of a flat index (default: row and
     column of a 2-D array, the position in a 1-D one); ``nan_hint`` follows a
-    NaN's message; ``source``: the column read, whose nulls are said as such."""
+    NaN's message and ``null_hint`` a missing value's; ``source``: the column
+    (or frame) read, whose nulls are said as such."""
     if arr.dtype.kind != "f":
         return
     found = first_not_finite(arr, allow_nan)
@@ -135,7 +149,7 @@ def _check_finite(arr: np.ndarray, name: str, *, locate=None, nan_hint: str = ""
     besides = "" if not others else f"; and {others} NaN or infinite value{'s' * (others > 1)}" if null_first \
         else f"; and {others} missing value{'s' * (others > 1)} (null)"
     raise ArgumentRefusal.said(name, f"expected {expected}, got {what} {where} ({count - others} in all{besides})"
-                                     f"{nan_hint if is_nan and not null_first else ''}")
+                                     f"{null_hint if null_first else nan_hint if is_nan else ''}")
 
 
 #: Integers of larger magnitude are not all representable in float64.
@@ -338,7 +352,7 @@ def check_k(k: Any, n: int, *, name: str = "k") -> int:
 
 def check_matrix(
     X: Any, *, name: str = "X", dtype: Any = np.float64, accept_sparse: bool = False, min_rows: int = 1,
-    allow_nan: bool = False,
+    allow_nan: bool = False, null_source: Any = None,
 ) -> Any:
     """Validate a 2-D feature matrix of finite numbers.
 
@@ -359,6 +373,10 @@ def check_matrix(
     allow_nan : bool, default False
         Accept NaN (missing values, for learners that handle them); infinite
         values are refused either way.
+    null_source : frame, optional
+        The frame ``X`` was read from (a Polars or Arrow table made pandas):
+        its nulls, which became NaN, are refused as missing values (nulls),
+        not as NaN.  Default: ``X`` itself.
 
     Returns
     -------
@@ -390,8 +408,19 @@ def check_matrix(
     if arr.shape[0] < min_rows or arr.shape[1] < 1:
         raise _shape_refusal(name, arr.shape, min_rows)
     arr = np.ascontiguousarray(arr, dtype=dtype)
-    _check_finite(arr, name, allow_nan=allow_nan, nan_hint=NAN_HINT)
+    _check_finite(arr, name, allow_nan=allow_nan, nan_hint=NAN_HINT, null_hint=NULL_HINT,
+                  source=X if null_source is None else null_source,
+                  locate=lambda flat: _frame_location(arr, flat, X))
     return arr
+
+
+def _frame_location(arr: np.ndarray, flat: int, X: Any) -> str:
+    """:func:`_location` of a 2-D array read from ``X``, with the column's name when ``X`` is a frame."""
+    where = _location(arr, flat)
+    names = column_names(X)
+    if names is None or arr.ndim != 2 or len(names) != arr.shape[1]:
+        return where
+    return f"{where} ({list(names)[flat % arr.shape[1]]!r})"
 
 
 def _sparse_frame(X: Any, name: str, accept_sparse: bool) -> Any:
@@ -672,7 +701,8 @@ def check_eval_columns(X: Any, feature_names: Any, *, name: str = "eval_set X") 
 
 
 def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: list | None = None,
-                         feature_names: Any = None, fold: bool = False) -> tuple[Any, list | None]:
+                         feature_names: Any = None, fold: bool = False, null_source: Any = None,
+                         sample_weight: Any = None) -> tuple[Any, list | None]:
     """Validate a feature matrix for a learner, as far as the learner declares it can take it.
 
     * float32 stays float32, anything else becomes float64;
@@ -690,7 +720,10 @@ def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: l
     * ``fold`` (a fit, ``categories`` None): a ``category`` column whose rows
       hold more levels than the learner's ``max_bins`` keeps its most
       frequent ones, the others read as missing values
-      (:func:`rankcore._categories.fold_rare_categories`, which warns).
+      (:func:`rankcore._categories.fold_rare_categories`, which warns), by
+      the total ``sample_weight`` of their rows when it is given.
+    * ``null_source``: the frame ``X`` was read from, when the caller made a
+      Polars or Arrow table pandas already: its nulls are refused as such.
 
     Returns
     -------
@@ -700,10 +733,12 @@ def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: l
         (None for a column that is not categorical); else None.
     """
     found = None
+    given = X if null_source is None else null_source     # its nulls, NaN in the pandas frame, are named as nulls
     X = as_pandas_frame(X, name)          # once here: the checks below read it as the pandas frame it stands for
     if getattr(learner, "accept_categorical", False):
         limit = getattr(learner, "max_bins", None) if fold and categories is None else None
-        X, found = encode_categories(X, categories, name=name, feature_names=feature_names, max_categories=limit)
+        X, found = encode_categories(X, categories, name=name, feature_names=feature_names, max_categories=limit,
+                                     sample_weight=sample_weight)
     else:
         check_numeric_categories(X, f"the learner {getattr(learner, 'spec', learner)!r}", name=name)
     if is_sparse_frame(X):      # its stored values as CSR (or refused), before np.asarray below reads every cell
@@ -711,7 +746,7 @@ def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: l
     sparse = hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse")
     dtype = np.float32 if getattr(X if sparse else np.asarray(X), "dtype", None) == np.float32 else np.float64
     arr = check_matrix(X, name=name, dtype=dtype, allow_nan=bool(getattr(learner, "allow_nan", False)),
-                       accept_sparse=sparse and bool(getattr(learner, "accept_sparse", False)))
+                       accept_sparse=sparse and bool(getattr(learner, "accept_sparse", False)), null_source=given)
     return arr, found
 
 

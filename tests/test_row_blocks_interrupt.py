@@ -73,3 +73,29 @@ def test_leaves_blocks_give_the_same_leaves(monkeypatch, growth, sparse):
     calls = counting(monkeypatch, *kernels[growth, sparse])
     np.testing.assert_array_equal(model.apply(rows), whole)
     assert len(calls) == 3
+
+
+def test_shap_interaction_blocks_give_the_same_bits(monkeypatch):
+    # (before: one tree_interactions call took every row of a batch of trees)
+    from rankcore.learners.trees import _interaction_values, _shap_interactions
+
+    X, y = data(120)
+    model = PushBoost(learner="trees:max_depth=3", n_iter=5, random_state=0).fit(X, y)
+    whole = model.feature_interactions(X)
+    monkeypatch.setattr(_contributions, "SHAP_BLOCK_WORK", 1)          # one row per call
+    calls = counting(monkeypatch, _shap_interactions, "tree_interactions")
+    monkeypatch.setattr(_interaction_values, "by_cells", lambda rankers, n: False)
+    np.testing.assert_array_equal(model.feature_interactions(X), whole)
+    assert len(calls) == X.shape[0]
+
+
+def test_interventional_shap_interaction_blocks_give_the_same_bits(monkeypatch):
+    from rankcore.learners.trees import _treeshap_interventional_interactions
+
+    X, y = data(120)
+    model = PushBoost(learner="trees:max_depth=3", n_iter=5, random_state=0).fit(X, y)
+    whole = model.feature_interactions(X, background=X[:15])
+    monkeypatch.setattr(_contributions, "SHAP_BLOCK_WORK", 1)          # one row per call
+    calls = counting(monkeypatch, _treeshap_interventional_interactions, "interventional_interactions")
+    np.testing.assert_array_equal(model.feature_interactions(X, background=X[:15]), whole)
+    assert len(calls) == X.shape[0]

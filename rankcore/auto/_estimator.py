@@ -52,6 +52,10 @@ __all__ = ["AutoRanker", "DEFAULT_METRIC"]
 #: The metric of ``metric=None`` on one list (within queries: :data:`QUERY_METRIC`, ``ndcg@k:10`` per query).
 DEFAULT_METRIC = "pauc:0.1"
 
+#: The most levels a category column keeps at fit: the trees candidates' ``max_bins``, within which they split it by
+#: groups of categories (a column of more keeps its most frequent, the others read as missing values).
+CATEGORY_LIMIT = 255
+
 
 def _held_out_scale(scores: np.ndarray, model) -> np.ndarray:
     """A fold's out-of-fold scores on the scale ``model`` scores on: standardized by themselves for a fold bag."""
@@ -448,18 +452,20 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
 
     def _check_data(self, X, y, sample_weight=None):
         """(X, 0/1 labels, the weights or None) of a fit on one list."""
-        X_arr = self._check_X(X)
+        X_arr = self._check_X(X, sample_weight)
         y01, classes = check_bipartite_target(y)
         check_same_length(X=X_arr, y=y01)
         self.classes_ = classes
         return X_arr, y01, row_weights(sample_weight, X_arr.shape[0], None)
 
-    def _check_X(self, X) -> np.ndarray:
+    def _check_X(self, X, sample_weight=None) -> np.ndarray:
         reject_1d(X)
         validate_data(self, X, reset=True, skip_check_array=True)
-        # a DataFrame's category columns: every candidate sees a value's position among the categories
+        # a DataFrame's category columns: every candidate sees a value's position among the categories; a column of
+        # more levels than the trees split by groups keeps its most frequent (by weight), as the push's fit does --
+        # the trees would otherwise split its positions as numbers
         X_frame = X
-        X, categories = encode_categories(X, None)
+        X, categories = encode_categories(X, None, max_categories=CATEGORY_LIMIT, sample_weight=sample_weight)
         if categories is not None and any(c is not None for c in categories):
             self.categories_ = categories
             warn_unused_categories(X_frame, categories)        # as the push's fit: they do not score as missing
@@ -470,7 +476,7 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
     def _check_query_data(self, X, y, qid, group, sample_weight=None) -> tuple:
         """(X, grades, the weights or None, the queries) of a fit within queries, the rows in the canonical order
         (:mod:`._queries`): the weights follow their rows."""
-        X_arr = self._check_X(X)
+        X_arr = self._check_X(X, sample_weight)
         n = X_arr.shape[0]
         queries = check_queries(qid, group, n)
         grades = check_grades(y, n)

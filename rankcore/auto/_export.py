@@ -251,8 +251,7 @@ class TreeExport:
         ``f0, f1, ...``.  A DataFrame's ``category`` column cannot be
         written: a ``trees`` candidate splits it by groups of categories,
         which the engines read no sets for (:meth:`to_xgboost_model` writes
-        them), or -- oblivious trees, more
-        categories than ``max_bins`` -- as numbers, the category's position
+        them), or -- oblivious trees -- as numbers, the category's position
         in ``categories_`` the candidates read, where an engine holds its
         value; both are refused (``to_lightgbm`` holds them).  The file is
         written atomically.

@@ -97,6 +97,18 @@ class Kernel(Component):
         """
         raise NotImplementedError(f"kernel {self.name!r} does not implement compute(X, Y, n_threads)")
 
+    def for_rows_of(self, X: np.ndarray) -> "Kernel":
+        """This kernel with whatever its values take from the rows ``X`` of ``K(X, Y)`` fixed from all of them.
+
+        A caller that computes ``K(X, Y)`` in blocks of rows (a model scoring
+        many rows: each block is one call, between which Ctrl-C is delivered)
+        asks for this kernel first, so that ``K(X[a:b], Y)`` are the rows a:b
+        of ``K(X, Y)`` bit for bit.  The default returns ``self``: a kernel
+        whose value at (x, y) reads x and y only.  (The built-in ``rbf``
+        centres the rows on X's mean, which a block would change.)
+        """
+        return self
+
     def with_data(self, X: np.ndarray) -> "Kernel":
         """This kernel with its data-dependent parameters fixed from the training rows ``X``.
 

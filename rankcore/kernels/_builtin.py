@@ -30,6 +30,7 @@ output only (built in place; see ``_gram.pyx``).
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import ClassVar
 
@@ -100,10 +101,19 @@ class RBF(Kernel):
     def with_data(self, X: np.ndarray) -> Kernel:
         return _with_scale(self, X, np.var, 2)
 
+    def for_rows_of(self, X: np.ndarray) -> Kernel:
+        # the centre of the rows' |x|^2 + |y|^2 - 2<x,y> is X's mean: fixed once, the rows of a block get the values
+        # of the whole call
+        fixed = copy.copy(self)
+        fixed._center = X.mean(axis=0) if X.shape[0] else 0.0
+        return fixed
+
     def compute(self, X: np.ndarray, Y: np.ndarray | None, n_threads: int) -> np.ndarray:
         # Distances are translation invariant: center on X's mean to keep the
         # |x|^2 + |y|^2 - 2<x,y> cancellation small (Design C of _gram.pyx).
-        center = X.mean(axis=0) if X.shape[0] else 0.0
+        center = self.__dict__.get("_center")
+        if center is None:
+            center = X.mean(axis=0) if X.shape[0] else 0.0
         Xc = np.ascontiguousarray(X - center)
         sq_x = np.einsum("ij,ij->i", Xc, Xc)
         if Y is None:

@@ -59,6 +59,7 @@ def restore_linear_state(estimator, state: dict) -> None:
     if not np.allclose(features["average_"] / features["feature_scale_"], coef, rtol=1e-12, atol=0.0):
         fail("coef_ must equal average_ / feature_scale_")
     unscaled = _unscaled_features(state, features["feature_scale_"], fail)
+    _check_score_reach(coef, features["feature_mean_"], features["feature_scale_"], fail)
     validation = state.get("validation_scores_")
     if validation is not None and not (isinstance(validation, np.ndarray) and validation.dtype == np.float64
                                        and validation.shape == (state["n_iter_"],)):
@@ -100,3 +101,21 @@ def _unscaled_features(state: dict, scale: np.ndarray, fail) -> np.ndarray | Non
     if not (scale[columns] == 1.0).all():
         fail("unscaled_features_ must name columns of feature_scale_ 1 (not scaled yet)")
     return columns
+
+
+def _check_score_reach(coef: np.ndarray, mean: np.ndarray, scale: np.ndarray, fail) -> None:
+    """Refuse coefficients whose products with the training rows' magnitude add up past float64's largest number.
+
+    Each coefficient may be finite while ⟨w, x⟩ overflows on rows like the training ones: ``decision_function``
+    would then raise ``FloatingPointError`` on them, where the file can be refused on load -- as the push
+    models' weak rankers are.  A feature's training magnitude is |feature_mean_| + feature_scale_ (the rows
+    within one scale of the mean; 1 for a model fitted without standardizing), so the bound is
+    Σ |coef_j| (|mean_j| + scale_j).  A fit keeps its training scores finite, far below it.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        reach = np.cumsum(np.abs(coef) * (np.abs(mean) + scale))
+    past = np.flatnonzero(~np.isfinite(reach))
+    if past.size:
+        fail(f"coef_: the coefficients times the features' training magnitude (|feature_mean_| + feature_scale_) "
+             f"add up past the largest float64 by coef_[{int(past[0])}]: a row like the training ones would "
+             f"score inf")

@@ -248,12 +248,14 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
     # fit
     # ------------------------------------------------------------------
     def _check_X(self, X, *, reset: bool, learner=None, init_categories: list | None = None,
-                 continuing: bool = False) -> np.ndarray:
+                 continuing: bool = False, sample_weight=None) -> np.ndarray:
         """``X`` checked and encoded; ``init_categories`` (a fit continuing a model: the model's categories, see
         :meth:`InitModel.categories_for`) reads the frame's category columns by the model's categories.
         ``continuing`` (an ``init_model``): no column is folded -- the model's categories are kept, and a frame
-        not read by them has category columns the continuation refuses, which a fold's warning would precede."""
+        not read by them has category columns the continuation refuses, which a fold's warning would precede.
+        ``sample_weight`` (a fit): a folded column keeps its levels of most weight."""
         reject_1d(X)
+        given = X
         X = as_pandas_frame(X)        # a Polars or Arrow table: its names, categories and nulls as pandas reads them
         validate_data(self, X, reset=reset, skip_check_array=True)
         # sparse X and category columns as far as the learner takes them; a fit keeps categories, read by value
@@ -263,7 +265,8 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         # a continuation keeps the init model's levels instead: its trees read their codes
         X_arr, categories = check_learner_matrix(X, learner, categories=fitted,
                                                  feature_names=getattr(self, "feature_names_in_", None),
-                                                 fold=reset and not continuing)
+                                                 fold=reset and not continuing, null_source=given,
+                                                 sample_weight=sample_weight)
         if reset:
             if categories is not None and init_categories is not None:
                 self.categories_ = list(categories)
@@ -441,7 +444,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             X = as_pandas_frame(X)
         X_arr = self._check_X(X, reset=True, learner=setup.learner,
                               init_categories=None if init_model is None else init_model.categories_for(X),
-                              continuing=init_model is not None)
+                              continuing=init_model is not None, sample_weight=sample_weight)
         # columns the learner names (trees:interactions=age+income) become indices before anything reads them
         setup = self._with_column_names(setup, getattr(self, "feature_names_in_", None))
         n = X_arr.shape[0]
@@ -456,12 +459,16 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             setup = self._query_setup(setup, categorical=bool(getattr(self, "_categorical_columns", ())))
             setup.objective.check_queries(rows.queries)
             y_clean, classes, queries = rows.take(check_grades(y, n, objective=setup.objective)), None, rows.queries
-            n_single = single_grade_queries(y_clean, queries)
-            check_some_query_ranks(queries.n_queries, n_single)
+            check_some_query_ranks(queries.n_queries, single_grade_queries(y_clean, queries))
+            given_w = row_weights(sample_weight, n, queries)
+            # a query of weight 0 (or whose rows of positive weight share one grade) is a dropped query: no pair
+            # (weights that leave no query a pair are the objective's refusal, which names them)
+            n_single = single_grade_queries(y_clean, queries, None if given_w is None else rows.take(given_w))
             setup = self._for_ranked_queries(setup, queries.n_queries - n_single)
             X_arr = rows.take(X_arr)
         params, objective, learner = setup.params, setup.objective, setup.learner
-        given_w = row_weights(sample_weight, n, queries)         # in the rows' given order (an eval_set of them)
+        if rows is None:
+            given_w = row_weights(sample_weight, n, queries)     # in the rows' given order (an eval_set of them)
         if given_w is not None and not objective.supports_sample_weight:
             raise ArgumentRefusal.said("sample_weight",
                                        f"the objective {objective.spec!r} does not support sample weights")

@@ -116,7 +116,9 @@ ATTRIBUTES_DOC = """
     n_queries_without_pairs_ : int
         Of them, the queries whose rows share one grade: no pair to order,
         so the push takes nothing from them (a QueryRMSE term, as in the
-        per-query default, still pulls their scores together).
+        per-query default, still pulls their scores together).  With
+        ``sample_weight`` only the rows of positive weight count: a query
+        whose rows all weigh 0 (a dropped query) is one of them.
     ranks_within_queries_ : bool
         Whether the model was fitted within queries.
     position_ids_ : ndarray of int64

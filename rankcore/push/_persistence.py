@@ -289,8 +289,9 @@ def _check_queries(state: dict, fail) -> tuple[int, int] | None:
     for name, value in (("n_queries", n), ("n_queries_without_pairs", single)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             fail(f"{name} must be a non-negative integer, got {value!r}")
-    if not 0 <= single < n:
-        fail(f"n_queries_without_pairs must be below n_queries ({n}): some query must order a pair, got {single!r}")
+    # all of them when the weights left no pair (an objective that takes such weights fits its model all the same)
+    if n < 1 or single > n:
+        fail(f"n_queries must be positive and n_queries_without_pairs at most n_queries, got {n!r} and {single!r}")
     return n, single
 
 

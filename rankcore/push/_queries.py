@@ -199,13 +199,20 @@ def check_rows(objective, y: np.ndarray, w, queries) -> None:
         objective.check_target(y, w)
 
 
-def single_grade_queries(y: np.ndarray, queries: Queries) -> int:
+def single_grade_queries(y: np.ndarray, queries: Queries, weights: np.ndarray | None = None) -> int:
     """How many queries have a single grade among their rows (no pair to order).
 
-    O(n) when the rows are in query order (as a fit holds them), else a
-    stable sort by query first: each query's lowest and highest grade.
+    With ``weights`` (one a row, in the rows' order) only the rows of
+    positive weight count: a query whose rows all weigh 0 -- a dropped query
+    -- has no pair either, and is counted.  O(n) when the rows are in query
+    order (as a fit holds them), else a stable sort by query first: each
+    query's lowest and highest grade.
     """
     codes, grades = queries.codes, np.asarray(y, dtype=np.float64)
+    if weights is not None:
+        kept = np.asarray(weights) > 0
+        dropped = queries.n_queries - np.unique(codes[kept]).shape[0]
+        return dropped + single_grade_queries(grades[kept], _Codes(codes[kept]))
     if codes.shape[0] == 0:
         return 0
     if np.any(codes[1:] < codes[:-1]):
@@ -234,6 +241,13 @@ def row_weights(sample_weight, n: int, queries: Queries | None) -> np.ndarray | 
                 "(np.repeat(w, group) for group sizes); the push weighs a pair by the product of its rows' weights "
                 "(docs: ranking within queries, Weights)") from None
         raise
+
+
+class _Codes:
+    """The query codes of some rows, as :func:`single_grade_queries` reads a :class:`Queries`."""
+
+    def __init__(self, codes: np.ndarray) -> None:
+        self.codes = codes
 
 
 def check_some_query_ranks(n_queries: int, n_single: int) -> None:

@@ -64,9 +64,17 @@ _KERNEL_OVERRIDES = ("gamma", "degree", "coef0")
 #: such fits 2-4x slower than serial in our measurements (m = 100..800, 2 cores).
 PARALLEL_MIN_ROWS = 1024
 
-#: Bytes of the rows-by-support kernel block ``decision_function`` holds at a time: scoring a library of a
-#: million compounds against 2,700 support rows would otherwise take 21.6 GB at once.
-PREDICT_BLOCK_BYTES = 64 << 20
+#: Cross-Gram entries (rows scored times support rows) per kernel call of ``decision_function``: 32 MB.  The
+#: kernels run without the GIL, where Ctrl-C cannot reach them, and one call took every row (and an n x m matrix
+#: of memory); Python raises the ``KeyboardInterrupt`` between blocks.
+SCORE_BLOCK_ENTRIES = 1 << 22
+
+
+def score_row_blocks(n_rows: int, n_support: int) -> list[tuple[int, int]]:
+    """The (start, stop) row ranges ``decision_function`` scores in, about :data:`SCORE_BLOCK_ENTRIES` kernel
+    values each (one empty range for no rows)."""
+    step = max(1, SCORE_BLOCK_ENTRIES // max(1, n_support))
+    return [(start, min(start + step, n_rows)) for start in range(0, n_rows, step)] or [(0, 0)]
 
 
 def _is_number(value: Any) -> bool:
@@ -486,11 +494,11 @@ class KernelRanker(Ranker):
         threads = self._n_threads
         if 8 * m * m <= self._memory_budget:
             K = self._gram(X)
-            exact = None
-            if m <= EXACT_MAX_SAMPLES and 16 * m * m <= self._memory_budget:
-                def exact(min_eigenvalue=None):  # the fallback for (filter, λ) that miss their bound
-                    return ExactSpectrum(np.array(K, order="C", copy=True), y, n_threads=threads,
-                                         min_eigenvalue=min_eigenvalue)
+
+            def exact_spectrum(min_eigenvalue=None):  # the fallback for (filter, λ) that miss their bound
+                return ExactSpectrum(np.array(K, order="C", copy=True), y, n_threads=threads,
+                                     min_eigenvalue=min_eigenvalue)
+            exact = exact_spectrum if m <= EXACT_MAX_SAMPLES and 16 * m * m <= self._memory_budget else None
             operator = DenseOperator(K)
         else:
             block = max(1, min(KRYLOV_BLOCK, self._memory_budget // (8 * m)))
@@ -565,14 +573,16 @@ class KernelRanker(Ranker):
         big = X_arr.shape[0] * self.support_.shape[0] >= PARALLEL_MIN_ROWS ** 2
         threads = effective_n_threads(self.n_jobs) if big else 1
         coef = self.dual_coef_.reshape(-1, self.dual_coef_.shape[-1])
-        n = X_arr.shape[0]
-        step = max(1, PREDICT_BLOCK_BYTES // (8 * self.support_.shape[0]))
-        scores = np.empty((n, coef.shape[0]))
+        scores = np.empty((X_arr.shape[0], coef.shape[0]))
+        kernel = self.kernel_.for_rows_of(X_arr)
         with _blas_limit(threads):
-            for start in range(0, n, step):       # bounded memory: one block of kernel rows at a time
-                K = self.kernel_(X_arr[start:start + step], self.support_, n_threads=threads)
+            for start, stop in score_row_blocks(X_arr.shape[0], self.support_.shape[0]):
+                K = kernel(X_arr[start:stop], self.support_, n_threads=threads)
                 with np.errstate(over="ignore", invalid="ignore"):    # checked below
-                    scores[start:start + step] = K @ coef.T
+                    for k in range(coef.shape[0]):
+                        # each row's own pairwise sum, not BLAS's K @ coef.T: its rounding depends on the rows
+                        # around (how many, which thread), a block's would differ from the whole call's
+                        scores[start:stop, k] = np.multiply(K, coef[k]).sum(axis=1)
         check_finite_scores(scores, owner="KernelRanker.decision_function", X=X_arr)
         return scores.reshape((X_arr.shape[0],) + self.dual_coef_.shape[:-1])
 

@@ -178,3 +178,55 @@ def test_init_model_continues_on_other_rows_folding_as_the_model_did():
     assert len(said) == 1 and "X: column " in said[0], said
     np.testing.assert_array_equal(more.categories_[1], model.categories_[1])
     assert more.n_iter_ == model.n_iter_ + 3
+
+
+def _weighted(seed=2, n=600, levels=40):
+    rng = np.random.default_rng(seed)
+    item = rng.integers(0, levels, size=n)
+    frame = pd.DataFrame({"x": rng.normal(size=n), "item": pd.Categorical(item, categories=np.arange(levels))})
+    y = ((frame["x"] + 0.8 * (item % 3 == 0) + 0.3 * rng.normal(size=n)) > 0.4).astype(int).to_numpy()
+    return frame, y, rng
+
+
+def test_with_sample_weight_the_levels_of_most_weight_are_kept():
+    frame, y, rng = _weighted()
+    w = rng.integers(0, 4, size=len(frame)).astype(float)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = rankcore.boost(learner="trees:max_bins=8", n_iter=4, random_state=0).fit(frame, y, sample_weight=w)
+    codes = frame["item"].cat.codes.to_numpy()
+    weight = np.bincount(codes, weights=w, minlength=40)
+    top = np.sort(np.argsort(-weight, kind="stable")[:8])
+    rows = np.bincount(codes, minlength=40)
+    assert not np.array_equal(top, np.sort(np.argsort(-rows, kind="stable")[:8]))    # the two orders differ here
+    np.testing.assert_array_equal(model.categories_[1], frame["item"].cat.categories[top])
+    folded = ~np.isin(codes, top)
+    said = [str(c.message) for c in caught if "most frequent" in str(c.message)]
+    assert len(said) == 1 and f"({w[folded].sum() / w.sum():.1%} of the training weight, {folded.sum()} rows" in said[0]
+
+
+def test_whole_weights_fold_as_the_rows_repeated():
+    frame, y, rng = _weighted(3)
+    w = rng.integers(0, 3, size=len(frame))
+    repeated = np.repeat(np.arange(len(frame)), w)
+
+    def fit(X, y, **kw):
+        return rankcore.boost(learner="trees:max_bins=8", n_iter=4, random_state=0).fit(X, y, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        weighted = fit(frame, y, sample_weight=w.astype(float))
+        copies = fit(frame.iloc[repeated].reset_index(drop=True), y[repeated])
+    np.testing.assert_array_equal(weighted.categories_[1], copies.categories_[1])
+
+
+def test_a_level_held_only_by_rows_of_weight_zero_is_not_kept():
+    frame, y, _ = _weighted(4, levels=12)
+    item = frame["item"].to_numpy().copy()
+    item[:60] = 99                                        # the most rows of any level, all of weight 0
+    frame["item"] = pd.Categorical(item, categories=[*range(12), 99])
+    w = np.ones(len(frame))
+    w[:60] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = rankcore.boost(learner="trees:max_bins=8", n_iter=4, random_state=0).fit(frame, y, sample_weight=w)
+    assert 99 not in model.categories_[1].tolist() and len(model.categories_[1]) == 8

@@ -34,7 +34,8 @@ def _tampered(change):
 @pytest.mark.parametrize("change, message", [
     (lambda s: s.pop("n_queries_without_pairs"), "n_queries and n_queries_without_pairs go together"),
     (lambda s: s.update(n_queries=-1), "n_queries must be a non-negative integer, got -1"),
-    (lambda s: s.update(n_queries_without_pairs=24), "n_queries_without_pairs must be below n_queries"),
+    (lambda s: s.update(n_queries_without_pairs=s["n_queries"] + 1), "n_queries_without_pairs at most n_queries"),
+    (lambda s: s.update(n_queries=0, n_queries_without_pairs=0), "n_queries must be positive"),
     (lambda s: s.update(task="bipartite"), "task 'bipartite' does not match"),
     # read as a model of one list, its per-query objective is not the one its parameters give
     (lambda s: (s.pop("n_queries"), s.pop("n_queries_without_pairs")), "objective 'push:exp,identity,true,none,0,"

@@ -35,7 +35,7 @@ def test_decision_function_scores_many_rows_a_block_at_a_time(monkeypatch):
         return compute(self, A, B, n_threads)
 
     monkeypatch.setattr(kernel_type, "compute", counting)
-    monkeypatch.setattr(_estimator, "PREDICT_BLOCK_BYTES", 8 * 60 * 7, raising=False)
+    monkeypatch.setattr(_estimator, "SCORE_BLOCK_ENTRIES", 60 * 7)
     blocked = model.decision_function(X_new)
     assert seen and max(seen) <= 7 and sum(seen) == 50
     np.testing.assert_allclose(blocked, whole, rtol=1e-12, atol=1e-14)
@@ -45,7 +45,7 @@ def test_decision_function_blocks_keep_a_path_s_axes(monkeypatch):
     X, y = _data()
     model = KernelRanker(lam=[1e-1, 1e-2, 1e-3], filter=["tikhonov", "showalter"], solver="exact").fit(X, y)
     whole = model.decision_function(X[:25])
-    monkeypatch.setattr(_estimator, "PREDICT_BLOCK_BYTES", 8 * 60 * 4)
+    monkeypatch.setattr(_estimator, "SCORE_BLOCK_ENTRIES", 60 * 4)
     blocked = model.decision_function(X[:25])
     assert blocked.shape == whole.shape == (25, 2, 3)
     np.testing.assert_allclose(blocked, whole, rtol=1e-12, atol=1e-14)

@@ -62,9 +62,10 @@ def test_a_nullable_frame_without_missing_values_fits_every_learner(data):
         np.testing.assert_array_equal(got.decision_function(frame), expected.decision_function(X.astype(float)))
 
 
-def test_na_for_a_learner_without_missing_values_is_the_nan_error(data):
+def test_na_for_a_learner_without_missing_values_is_refused_as_a_missing_value(data):
     X, y = data
-    with pytest.raises(ValueError, match=r"X: expected finite numbers, got NaN at row 3, column 1"):
+    with pytest.raises(ValueError, match=r"X: expected finite numbers, got a missing value \(null\) at row 3, "
+                                         r"column 1 \('b'\)"):
         rankcore.boost(learner="stumps", n_iter=5).fit(nullable(X, [(3, "b")]), y)
 
 

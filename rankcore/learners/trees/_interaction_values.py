@@ -27,8 +27,8 @@ import numpy as np
 from ...validation import INTERACTION_MAX_BYTES, check_finite_scores, check_interaction_size
 from . import _shap_interactions
 from ._binning import is_sparse
-from ._contributions import (batches, by_cells, cell_levels, check_explainable, concatenated, expected_value,
-                             kernel_arguments, local_features, starts)
+from ._contributions import (_depth, batches, by_cells, cell_levels, check_explainable, concatenated, expected_value,
+                             kernel_arguments, local_features, shap_row_blocks, starts)
 
 __all__ = ["forest_interactions"]
 
@@ -75,11 +75,17 @@ def forest_interactions(rankers, alphas, X, n_threads: int = 1, *, max_bytes=INT
 
 
 def _explain_batch(rankers, nodes: list, alphas: np.ndarray, X: np.ndarray, out: np.ndarray, n_threads: int) -> None:
-    """Add the trees' α-weighted matrices (``tree_interactions``) to each row's block of ``out``."""
+    """Add the trees' α-weighted matrices (``tree_interactions``) to each row's block of ``out``, in blocks of rows
+    (:func:`~._contributions.shap_row_blocks`), between which Ctrl-C is delivered: each row's values are its own,
+    the same whatever the blocks."""
     arguments = kernel_arguments(rankers, nodes, alphas, X.shape[1])
     if arguments[-2].shape[0] == 0:          # no tree splits: every tree is a leaf, its values all 0
         return
-    _shap_interactions.tree_interactions(X, *arguments, out, int(n_threads))
+    # a row's TreeSHAP takes O(L · D²) steps a tree, once unconditioned and twice per feature the tree splits on
+    work = sum((1 + 2 * int(np.unique(m["feature"][m["left"] >= 0]).shape[0])) * int((m["left"] < 0).sum())
+               * (_depth(m["left"], m["right"]) + 1) ** 2 for m in nodes)
+    for start, stop in shap_row_blocks(X.shape[0], work):
+        _shap_interactions.tree_interactions(X[start:stop], *arguments, out[start:stop], int(n_threads))
 
 
 def _add_cell_blocks(rankers, nodes: list, alphas: np.ndarray, X: np.ndarray, out: np.ndarray,

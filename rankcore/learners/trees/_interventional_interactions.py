@@ -31,7 +31,8 @@ import numpy as np
 
 from ...validation import INTERACTION_MAX_BYTES, check_finite_scores, check_interaction_size
 from . import _treeshap_interventional_interactions as _kernel
-from ._contributions import BATCH_NODES, CELL_ENTRIES, batches, cell_levels, concatenated, starts
+from ._contributions import (BATCH_NODES, CELL_ENTRIES, batches, cell_levels, concatenated, shap_row_blocks,
+                             starts)
 from ._interventional import _categories, _form_depth, _scores, _walk_arguments, checked_inputs, subset_weights
 
 __all__ = ["forest_interventional_interactions"]
@@ -87,10 +88,12 @@ def forest_interventional_interactions(rankers, alphas, X, background, n_threads
     else:
         for first, batch in batches(rankers):
             trees = rankers[first:first + len(batch)]
-            _kernel.interventional_interactions(
-                X, Z, players, *_walk_arguments(trees, batch, d),
-                np.ascontiguousarray(alphas[first:first + len(batch)]), *_categories(trees, batch),
-                subset_weights(max(map(_form_depth, batch))), out, int(n_threads))
+            arguments = (*_walk_arguments(trees, batch, d), np.ascontiguousarray(alphas[first:first + len(batch)]),
+                         *_categories(trees, batch), subset_weights(max(map(_form_depth, batch))))
+            # in blocks of rows, between which Ctrl-C is delivered: each row's values are its own, as in one call
+            for start, stop in shap_row_blocks(n, Z.shape[0] * sum(m["left"].shape[0] for m in batch)):
+                _kernel.interventional_interactions(X[start:stop], Z, players, *arguments, out[start:stop],
+                                                    int(n_threads))
     _main_effects(out, Z.shape[0], n_threads)
     out[:, G, G] = np.mean(_scores(rankers, alphas, Z, oblivious))
     return check_finite_scores(out, owner=owner, X=X)
