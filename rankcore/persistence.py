@@ -366,7 +366,9 @@ def save_model(estimator: Any, path: str | os.PathLike) -> None:
     Parameters
     ----------
     estimator : fitted rankcore estimator
+        The model to save.
     path : str or path-like
+        The file to write (replaced atomically when it exists).
 
     Raises
     ------
@@ -658,6 +660,16 @@ def _followed(target: str) -> str:
 
 def load_model(path: str | os.PathLike) -> Any:
     """Load an estimator saved by :func:`save_model`, validating everything.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The model file :func:`save_model` wrote.
+
+    Returns
+    -------
+    estimator
+        The fitted estimator, of the class named in the file.
 
     Raises
     ------

@@ -239,6 +239,11 @@ class Registry:
             The arguments do not fit the component's parameters.
         TypeError
             ``spec`` is neither a string nor a component of this family.
+
+        Returns
+        -------
+        Component
+            The configured component (``spec`` itself when it is one already).
         """
         table = self._family(family)
         base = _base_class(family)
@@ -610,7 +615,20 @@ def unregister_plugin(name: str) -> None:
 
 
 def resolve(family: str, spec: Any) -> Component:
-    """Shortcut for ``registry().resolve(family, spec)``."""
+    """Shortcut for ``registry().resolve(family, spec)``.
+
+    Parameters
+    ----------
+    family : str
+        One of :data:`FAMILIES` (``"loss"``, ``"metric"``, ...).
+    spec : str or Component
+        ``"pow:16"``, or an instance of a registered class of this family.
+
+    Returns
+    -------
+    Component
+        The configured component (see :meth:`Registry.resolve` for the errors).
+    """
     return registry().resolve(family, spec)
 
 

@@ -851,6 +851,9 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = self.random_state is None
+        # fit refuses sparse X when no candidate asked for reads it: the class-wide accepts_sparse would overstate it
+        tags.input_tags.sparse = any(declared_attribute("candidate", spec, "accepts_sparse", False)
+                                     for spec in self._asked_specs())
         return tags
 
     def _allows_nan(self) -> bool:

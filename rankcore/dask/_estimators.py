@@ -148,6 +148,15 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
 
     _local_class: type
 
+    def _allows_nan(self) -> bool:
+        """No: each chunk is checked and NaN refused whatever the learner (the in-memory trees take it)."""
+        return False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False          # the distributed fit reads dense chunks only, even with the trees
+        return tags
+
     # ------------------------------------------------------------------
     @names_peer_fit_arguments(constructor=None)
     @fits_on_a_copy

@@ -195,8 +195,8 @@ class ObjectiveAdapter:
     objective : str or rankcore.Objective
         A spec (``"push:exp,pow:4"``, ``"prec@k-avg:0.05"``) or a configured
         objective.
-    random_state : int, default 0
-        Seeds the tie-break offset of non-smooth objectives (see below).
+    random_state : int or None, default 0
+        Seeds the tie-break offset of non-smooth objectives and a randomized objective's noise (see below).
     n_jobs : int or None, default None
         Threads of rankcore's kernels (None: every core).
 

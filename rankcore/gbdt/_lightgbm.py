@@ -126,10 +126,36 @@ def lightgbm_objective(spec: Any, *, random_state: int | None = 0, n_jobs: int |
     ``LGBMClassifier(objective=lightgbm_objective("push:exp,pow:4"))`` trains a
     P-Norm Push forest; natively, ``lightgbm.train({"objective": obj, ...}, data)``.
     See :class:`rankcore.gbdt.ObjectiveAdapter` (scaling, curvature, ties).
+
+    Parameters
+    ----------
+    spec : str or Objective
+        A registered objective's spec (``"push:exp,pow:4"``) or a configured objective.
+    random_state : int or None, default=0
+        Seeds the tie-break offset of non-smooth objectives and a randomized objective's noise
+        (see :class:`~rankcore.gbdt.ObjectiveAdapter`).
+    n_jobs : int or None, default=None
+        Threads of rankcore's kernels (None: every core).
+
+    Returns
+    -------
+    LightGBMObjective
+        The objective, to pass as LightGBM's custom objective.
     """
     return LightGBMObjective(spec, random_state=random_state, n_jobs=n_jobs)
 
 
 def lightgbm_metric(spec: Any) -> LightGBMMetric:
-    """Any registered scalar metric (``"prec@k:100"``, ``"pauc:0.1"``) as a LightGBM evaluation metric."""
+    """Any registered scalar metric (``"prec@k:100"``, ``"pauc:0.1"``) as a LightGBM evaluation metric.
+
+    Parameters
+    ----------
+    spec : str or Metric
+        A registered scalar metric's spec (``"prec@k:100"``) or a configured metric.
+
+    Returns
+    -------
+    LightGBMMetric
+        The metric, to pass as LightGBM's custom evaluation metric.
+    """
     return LightGBMMetric(spec)

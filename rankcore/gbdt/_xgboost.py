@@ -212,10 +212,37 @@ class XGBoostMetric(MetricAdapter):
 
 
 def xgboost_objective(spec: Any, *, random_state: int | None = 0, n_jobs: int | None = None) -> XGBoostObjective:
-    """Any registered objective as an XGBoost custom objective (``obj=`` or ``XGBClassifier(objective=...)``)."""
+    """Any registered objective as an XGBoost custom objective (``obj=`` or ``XGBClassifier(objective=...)``).
+
+    Parameters
+    ----------
+    spec : str or Objective
+        A registered objective's spec (``"push:exp,pow:4"``) or a configured objective.
+    random_state : int or None, default=0
+        Seeds the tie-break offset of non-smooth objectives and a randomized objective's noise
+        (see :class:`~rankcore.gbdt.ObjectiveAdapter`).
+    n_jobs : int or None, default=None
+        Threads of rankcore's kernels (None: every core).
+
+    Returns
+    -------
+    XGBoostObjective
+        The objective, to pass as XGBoost's custom objective.
+    """
     return XGBoostObjective(spec, random_state=random_state, n_jobs=n_jobs)
 
 
 def xgboost_metric(spec: Any) -> XGBoostMetric:
-    """Any registered scalar metric as an XGBoost custom metric; mind ``maximize`` (see the module docs)."""
+    """Any registered scalar metric as an XGBoost custom metric; mind ``maximize`` (see the module docs).
+
+    Parameters
+    ----------
+    spec : str or Metric
+        A registered scalar metric's spec (``"prec@k:100"``) or a configured metric.
+
+    Returns
+    -------
+    XGBoostMetric
+        The metric, to pass as XGBoost's custom evaluation metric.
+    """
     return XGBoostMetric(spec)

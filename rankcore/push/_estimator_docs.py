@@ -121,6 +121,10 @@ ATTRIBUTES_DOC = """
         whose rows all weigh 0 (a dropped query) is one of them.
     ranks_within_queries_ : bool
         Whether the model was fitted within queries.
+    task_ : str
+        ``"bipartite"`` (two labels, the greater relevant) or ``"graded"``
+        (relevance grades): the labels the objective took, as
+        ``KernelRanker``'s ``target_type_``.
     position_ids_ : ndarray of int64
         Fitted with ``position``: the distinct display places given, sorted.
     position_effects_ : ndarray of float64

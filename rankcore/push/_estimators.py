@@ -196,6 +196,26 @@ def boost(*, loss: Any = "exp", price: Any = None, objective: Any = None, learne
     is P-Norm Push within each query over relevance grades.  A keyword
     PushBoost does not take is a TypeError naming it (with rankcore's name for
     LightGBM's ``n_estimators``, ``num_leaves``, ``early_stopping_rounds``, ...).
+
+    Parameters
+    ----------
+    loss : str or Loss, default="exp"
+        The loss of the push objective (``"exp"``, ``"logistic"``, ...).
+    price : str, Price or None, default=None
+        The price of the push objective (``"pow:4"``); None: the learner's default.
+    objective : str, Objective or None, default=None
+        Any registered objective instead of the push of ``loss`` and ``price``.
+    learner : str or Learner, default="stumps"
+        The weak learner (``"stumps"``, ``"features"``, ``"thresholds"``, ``"trees"``).
+    n_iter : int or None, default=None
+        Boosting iterations at most (None: :class:`PushBoost`'s default).
+    **params
+        Any other :class:`PushBoost` parameter (``random_state``, ``early_stopping``, ...).
+
+    Returns
+    -------
+    PushBoost
+        The unfitted estimator.
     """
     _check_names(params, learner)
     return PushBoost(loss=loss, price=price, objective=objective, learner=learner, n_iter=n_iter, **params)

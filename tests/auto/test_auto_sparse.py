@@ -232,3 +232,16 @@ def test_small_sparse_data_notes_name_the_blend_that_is_fitted():
     dense = AutoRanker(random_state=0).fit(X, y)          # dense X: the three members, as before
     assert {row.name: row for row in dense.leaderboard_}["trees"].note.endswith(
         "keeps the blend of linear, kernel, exactboost")
+
+
+@pytest.mark.parametrize("candidates, reads", [("auto", True), (["linear"], True), (["kernel", "trees"], True),
+                                               (["exactboost"], False), (["kernel", "stumps:n_iter=5"], False)])
+def test_the_sparse_tag_says_whether_a_candidate_asked_for_reads_sparse_input(candidates, reads):
+    """The sparse tag was True for every AutoRanker, though fit refuses sparse X when no candidate listed reads it:
+    scikit-learn's machinery (check_estimator, meta-estimators) then sent sparse input to a fit that refuses it."""
+    auto = AutoRanker(candidates=candidates, random_state=0)
+    assert auto.__sklearn_tags__().input_tags.sparse is reads
+    if not reads:
+        X, y = _data(n=60)
+        with pytest.raises(ArgumentRefusal, match="candidates"):
+            auto.fit(sp.csr_matrix(X), y)

@@ -94,6 +94,15 @@ def test_nan_in_X_is_refused_by_name(dask_client):  # noqa: F811
         _within_timeout(lambda: DaskPushBoost(placement="distributed", learner="trees", n_iter=2).fit(Xd, yd))
 
 
+@pytest.mark.parametrize("learner", ["trees", "trees:max_depth=3", "stumps"])
+def test_the_tags_refuse_nan_and_sparse_x_as_the_distributed_fit_does(learner):
+    """The Dask push estimators inherited the in-memory tags: with the trees, allow_nan and sparse were True,
+    though the distributed fit refuses both (above, and ``X sparse`` in test_dask_push.py)."""
+    tags = DaskPushBoost(learner=learner).__sklearn_tags__()
+    assert tags.input_tags.allow_nan is False and tags.input_tags.sparse is False
+    assert rankcore.PushBoost(learner=learner).__sklearn_tags__().input_tags.allow_nan is learner.startswith("trees")
+
+
 @pytest.mark.parametrize("placement", ["auto", "one_worker", "distributed"])
 def test_a_category_column_is_refused_by_name(dask_client, placement):  # noqa: F811
     # a learner that does not split by category groups: on Dask such a column is refused, not read as its values
