@@ -169,7 +169,12 @@ def _run_command(args, read_stdin) -> int:
             return status
     except BrokenPipeError:
         # the reader went away (`rankcore score ... | head`): not an error; keep Python
-        # from complaining again when it flushes stdout at exit
+        # from complaining again when it flushes stdout at exit.  The fits were accepted (`compare ... | head`
+        # stopped reading their table): their held warnings go to stderr, which may still be read
+        try:
+            release_held_warnings()
+        except OSError:         # stderr went away too (`2>&1 | head`)
+            _HELD.clear()
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK

@@ -65,8 +65,11 @@ def refuse_other_library(adapter: Any, data: Any, own: str) -> None:
     Called by the other library, an adapter would read its data set as a scikit-learn call's scores and
     fail on the labels or the types with a message that names neither; the refusal names the adapter to use.
     """
-    library = type(data).__module__.partition(".")[0]
-    if library == own or library not in _LIBRARY_DATA:
+    # the first class of the data set's lineage from a library with an adapter: a user's subclass of
+    # xgboost.DMatrix (defined in their own module) is XGBoost's data set all the same
+    libraries = (str(getattr(c, "__module__", "")).partition(".")[0] for c in type(data).__mro__)
+    library = next((name for name in libraries if name in _LIBRARY_DATA), own)
+    if library == own:
         return
     from ..validation import ArgumentTypeRefusal
 

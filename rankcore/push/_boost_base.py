@@ -438,13 +438,14 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         setup = self._setup_record()
         user_callbacks = check_callbacks(callbacks)
-        if init_model is not None:           # they count the iterations from the init model's first, as LightGBM's
-            user_callbacks = init_model.counting_callbacks(user_callbacks)
-        if init_model is not None:     # its categories read the frame (a Polars one as pandas reads it), once
-            X = as_pandas_frame(X)
-        X_arr = self._check_X(X, reset=True, learner=setup.learner,
-                              init_categories=None if init_model is None else init_model.categories_for(X),
+        if init_model is not None:
+            # the callbacks count the iterations from the init model's first, as LightGBM's; its categories read
+            # the frame (a Polars one as pandas reads it), once
+            user_callbacks, X = init_model.counting_callbacks(user_callbacks), as_pandas_frame(X)
+        init_categories = None if init_model is None else init_model.categories_for(X)
+        X_arr = self._check_X(X, reset=True, learner=setup.learner, init_categories=init_categories,
                               continuing=init_model is not None, sample_weight=sample_weight)
+        self._keep_init_folds(init_model, init_categories)
         # columns the learner names (trees:interactions=age+income) become indices before anything reads them
         setup = self._with_column_names(setup, getattr(self, "feature_names_in_", None))
         n = X_arr.shape[0]
@@ -516,6 +517,13 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         if stopping.fallback and self.stop_reason_ == "n_iter":
             self.stop_reason_ = NO_VALIDATION
         return self
+
+    def _keep_init_folds(self, init_model: InitModel | None, init_categories: list | None) -> None:
+        """A continuation keeps its init model's categories: a column folded then is still folded, and
+        ``category_levels_seen_`` (which ``rankcore info`` says) carries over."""
+        seen = getattr(init_model and init_model.model, "category_levels_seen_", None)
+        if init_categories is not None and seen is not None:
+            self.category_levels_seen_ = list(seen)
 
     def _describe_queries(self, setup: BoostSetup, queries, n_single: int) -> None:
         """Set the queries' fitted attributes (every query given to ``fit``; ``n_single`` of them of one grade) and

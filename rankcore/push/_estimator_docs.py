@@ -91,7 +91,9 @@ ATTRIBUTES_DOC = """
         Set only where the fit folded a ``category`` column (more levels in
         the training rows than the trees' ``max_bins``; ``categories_``
         keeps the most frequent): per column, how many levels its rows held
-        (None for the other columns).  ``rankcore info`` says it.
+        (None for the other columns).  A continuation (``init_model``) keeps
+        its init model's, as it keeps its categories.  ``rankcore info``
+        says it.
     training_curve_ : TrainingCurve
         ``objective_values_`` and ``validation_scores_`` per iteration
         (:class:`rankcore.base.TrainingCurve`).

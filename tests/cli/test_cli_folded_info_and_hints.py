@@ -144,3 +144,40 @@ def test_a_refused_continuation_does_not_warn_of_categories_it_never_read(tmp_pa
     assert status == 2 and "nothing to learn from" in err and "warning" not in err, err
     status, _, err = run_main(*continued, "--drop", "w")
     assert status == 0 and "the model " in err and "does not list" in err, err
+
+
+def test_a_continuation_of_a_folded_model_still_says_the_fold(tmp_path):
+    # the continuation keeps the init model's 255 categories: the levels folded then are still read as missing
+    seen = _item_csv(tmp_path / "d.csv")
+    _item_csv(tmp_path / "e.csv", seed=1)
+    status, _, err = run_main("fit", tmp_path / "d.csv", "--label", "y", "--categorical", "item", "--learner",
+                              "trees", "--n-iter", "2", "-o", tmp_path / "m.json", "-q")
+    assert status == 0, err
+    status, _, err = run_main("fit", tmp_path / "e.csv", "--label", "y", "--categorical", "item", "--learner",
+                              "trees", "--n-iter", "2", "--init-model", tmp_path / "m.json", "-o", tmp_path / "c.json",
+                              "-q")
+    assert status == 0, err
+    assert rankcore.load_model(tmp_path / "c.json").category_levels_seen_ == [None, seen]
+    status, out, err = run_main("info", tmp_path / "c.json", "--json")
+    assert status == 0, err
+    assert json.loads(out)["folded_categories"] == {"item": {"kept": 255, "seen": seen}}
+
+
+def test_a_reader_gone_early_still_gets_the_fold_warning_on_stderr(tmp_path):
+    # `rankcore compare ... | head`: the table's reader went away, but the fits were accepted and folded a column
+    import os
+    import subprocess
+    import sys
+
+    _item_csv(tmp_path / "d.csv", n=1000, levels=800)
+    read, write = os.pipe()
+    os.close(read)                          # the first write to standard output fails with a broken pipe
+    try:
+        done = subprocess.run([sys.executable, "-c", "import sys; from rankcore.cli import main; "
+                               "sys.exit(main(sys.argv[1:]))", "compare", str(tmp_path / "d.csv"), "--label", "y",
+                               "--categorical", "item", "--learner", "trees", "--n-iter", "2", "--no-plots", "-q"],
+                              stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert done.returncode == 0, done.stderr
+    assert "rankcore: warning: X: column 'item' holds" in done.stderr and "most frequent" in done.stderr, done.stderr

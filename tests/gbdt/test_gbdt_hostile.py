@@ -50,6 +50,25 @@ def test_xgboost_refuses_lightgbms_objective_and_metric_naming_its_own():
                   custom_metric=lightgbm_metric("auc"), verbose_eval=False)
 
 
+def test_a_subclass_of_the_other_library_s_data_set_is_refused_as_it_is():
+    # a user's subclass lives in the user's module: its class's module names neither library
+    class Mine(xgb.DMatrix):
+        pass
+
+    class Theirs(lgb.Dataset):
+        pass
+
+    with pytest.raises(TypeError, match=r"^objective: LightGBMObjective\('push:exp,pow:4'\) is for LightGBM, and "
+                                        r"XGBoost called it .*xgboost_objective\('push:exp,pow:4'\)"):
+        xgb.train(XGB, Mine(X, Y), 2, obj=lightgbm_objective("push:exp,pow:4"))
+    with pytest.raises(TypeError, match=r"^objective: XGBoostObjective\('push:exp,pow:4'\) is for XGBoost, and "
+                                        r"LightGBM called it .*lightgbm_objective\('push:exp,pow:4'\)"):
+        lgb.train({**LGB, "objective": xgboost_objective("push:exp,pow:4")}, Theirs(X, Y), 2)
+    # a subclass of its own library's data set trains as the data set does
+    assert lgb.train({**LGB, "objective": lightgbm_objective("push:exp,pow:4")}, Theirs(X, Y), 2).num_trees() == 2
+    assert xgb.train(XGB, Mine(X, Y), 2, obj=xgboost_objective("push:exp,pow:4")).num_boosted_rounds() == 2
+
+
 # ----------------------------------------------------------------------
 # XGBoost's multi-target labels: one label per row, said with the labels' shape
 # ----------------------------------------------------------------------
