@@ -3,16 +3,22 @@ relevant label."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
+from ._argument_refusal import ArgumentRefusal
 from ._categories import categories_from_state
 
 __all__ = ["check_feature_names", "checked_categories", "checked_relevant_label", "relevant_label_to_state",
-           "MAX_LABEL_LENGTH"]
+           "refuse_labels_coded_otherwise", "labels_coded", "MAX_LABEL_LENGTH"]
 
 #: The longest relevant label a model file may record, in characters.
 MAX_LABEL_LENGTH = 4096
+
+#: True while the command line passes labels it has coded itself (:func:`labels_coded`).
+_CODED = contextvars.ContextVar("rankcore_labels_coded", default=False)
 
 
 def check_feature_names(names: Any, n_features: int, fail: Callable[[str], Any]) -> None:
@@ -46,3 +52,58 @@ def checked_relevant_label(label: Any, fail: Callable[[str], Any], key: str = "r
     if not (isinstance(label, (str, bool, int, float)) and finite and len(str(label)) <= MAX_LABEL_LENGTH):
         fail(f"{key} must be one label (a text, a number or a boolean), got {label!r}")
     return label
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two labels are one: numbers by value (1, 1.0 and True alike), texts by text."""
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def labels_coded() -> Iterator[None]:
+    """Within it, labels given to a model are its codes (the command line maps its file's labels itself), and
+    :func:`refuse_labels_coded_otherwise` lets them pass."""
+    token = _CODED.set(True)
+    try:
+        yield
+    finally:
+        _CODED.reset(token)
+
+
+def refuse_labels_coded_otherwise(model: Any, name: str = "y", source: str = "the model") -> None:
+    """Refuse labels ``name`` given in Python to a model the command line fitted on a data file whose labels are
+    also the model's codes but coded otherwise (``--positive 0`` on {0, 1}: ``classes_`` [0, 1] with 1 for the file's
+    0, ``relevant_label_`` 0).
+
+    Such a ``y`` cannot say whether it holds the file's labels or the codes, and read as codes -- what ``classes_``
+    says -- it would turn the ranking upside down without a word.  Models without ``relevant_label_`` (fitted in
+    Python) or whose file labels match their codes (``--positive 1`` on {0, 1}) or differ from them in kind
+    (texts) are not refused.
+
+    Raises
+    ------
+    ValueError
+        An :class:`~rankcore.ArgumentRefusal` naming ``name`` and ``relevant_label_``.
+    """
+    if _CODED.get():
+        return
+    label = vars(model).get("relevant_label_") if hasattr(model, "__dict__") else None
+    classes = getattr(model, "classes_", None)
+    if label is None or classes is None or len(classes) != 2:
+        return
+    codes = list(classes.tolist() if hasattr(classes, "tolist") else classes)
+    other = vars(model).get("other_label_")
+    crossed = [(file_label, code) for file_label, code in ((label, codes[1]), (other, codes[0]))
+               if file_label is not None and not _same(file_label, code) and any(_same(file_label, c) for c in codes)]
+    if not crossed:
+        return
+    raise ArgumentRefusal.said(
+        name, f"{source} was fitted by the command line on a data file's labels coded 1 for {label!r} "
+        f"(relevant_label_, ranked first) and 0 for the others (classes_ {codes}): the file's labels would be read "
+        f"as codes and its ranking turned upside down without a word; give {name} coded ({name} == {label!r} as 1, "
+        "the others as 0) and delete the model's relevant_label_ and other_label_ to say it is")

@@ -68,3 +68,13 @@ def test_kernel_ranker_refuses_an_exact_decomposition_beyond_the_memory(little_m
         KernelRanker(solver="exact").fit(X, y)
     assert caught.value.parameter == "solver"
     assert KernelRanker(solver="exact").fit(X[:20], y[:20]).solver_ == "exact"      # 6,400 bytes fit
+
+
+def test_kernel_ranker_auto_plans_within_the_memory_free_now_instead_of_refusing(little_memory):
+    # solver='auto' chose the exact route within its budget, half the machine's memory, and the memory free now
+    # (10,000 bytes here) then refused it, advising solver='auto' -- the user's own choice
+    X, y = data()
+    model = KernelRanker(solver="auto", lam=1.0).fit(X, y)
+    assert model.solver_ != "exact"
+    exact = KernelRanker(solver="exact", lam=1.0).fit(X[:20], y[:20])
+    assert KernelRanker(solver="auto", lam=1.0).fit(X[:20], y[:20]).solver_ == exact.solver_ == "exact"

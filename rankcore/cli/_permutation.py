@@ -59,6 +59,7 @@ def check_permutation_options(args) -> None:
 def run_permutation(args) -> int:
     import numpy as np
 
+    from .._state_fields import labels_coded
     from ..inspection import permutation_importance
     from ._columns import load_for_model, model_features
     from ._outputs import output_file, output_name
@@ -92,9 +93,11 @@ def run_permutation(args) -> int:
         _check_own_score_in_queries(args, model, spec, data)
         y = query_labels(args, data, [spec] if spec else [], specs_option="--scoring")
     repeats = args.repeats or DEFAULT_REPEATS
-    result = permutation_importance(model, X, y, qid=data.qid, scoring=scoring, n_repeats=repeats,
-                                    random_state=args.random_state or 0,
-                                    within="queries" if args.within_queries else "rows", init_score=data.init_score)
+    with labels_coded():        # y holds the model's codes, mapped from the file's labels above
+        result = permutation_importance(model, X, y, qid=data.qid, scoring=scoring, n_repeats=repeats,
+                                        random_state=args.random_state or 0,
+                                        within="queries" if args.within_queries else "rows",
+                                        init_score=data.init_score)
     if data.qid is None and positive is None:
         announce_positive(args, data)
     names = model_features(model) or list(data.feature_names)

@@ -26,6 +26,7 @@ from ._missing import check_missing, missing_facts
 from ._models import (add_model_options, build_configs, fit_one, models_epilog, monitor_from_params, split_by_category,
                       stop_summary)
 from .._progress import Progress
+from .._state_fields import labels_coded
 from ._progress import add_progress_options
 from ._validation_checks import check_label_coding, warn_if_few_queries, warn_if_training_file, warn_if_training_rows
 from ._queries import (FIT_POSITION_HELP, QUERY_MONITOR, check_click_model_has_positions, check_fit_with_positions,
@@ -273,11 +274,12 @@ def run(args) -> int:
     progress = Progress(args.progress, quiet=args.quiet)
     monitor = (monitor_spec, X_val, y_val) if qid is None else (monitor_spec, X_val, y_val, qid_val)
     try:
-        outcome = fit_one(config, X, y, progress=progress, monitor=monitor, qid=qid, position=data.position,
-                          monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation),
-                          keep_monitor_curve=bool(args.validation), init_score=data.init_score,
-                          monitor_init=init_val, eval_metric=eval_specs, sample_weight=data.weight,
-                          init_model=init_model)
+        with labels_coded():    # y is coded 1 / 0 by --positive, as the init model's labels were
+            outcome = fit_one(config, X, y, progress=progress, monitor=monitor, qid=qid, position=data.position,
+                              monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation),
+                              keep_monitor_curve=bool(args.validation), init_score=data.init_score,
+                              monitor_init=init_val, eval_metric=eval_specs, sample_weight=data.weight,
+                              init_model=init_model)
     except (ValueError, TypeError) as exc:
         error = _fit_error(exc, args, data, init_model, monitor_spec)
         if error is None:

@@ -201,6 +201,28 @@ class Linear(Kernel):
 _TANIMOTO_ROWS = 256
 
 
+#: Largest |x| (a power of two) taken as it is: ‖x‖² of any row stays finite and normal for features in
+#: [2^-300, 2^300]; beyond, both arrays are rescaled first.
+_TANIMOTO_RANGE = 300
+
+
+def _tanimoto_units(X: np.ndarray, Y: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """X and Y divided by one power of two near their largest |value| when that is outside 2^±300.
+
+    The kernel is unchanged by scaling both (x, x') by one factor, but its
+    squared norms are not: features of 1e-200 would underflow to 0 (every
+    similarity 1, a 0/0) and features of 1e200 overflow to inf (NaN).  A
+    power of two scales exactly, so ordinary data are not touched at all
+    and the values are those of the data in units where the largest is ~1.
+    """
+    peak = max((float(np.max(np.abs(A))) for A in (X, Y) if A is not None and A.size), default=0.0)
+    exponent = math.frexp(peak)[1]
+    if peak == 0.0 or not math.isfinite(peak) or abs(exponent) <= _TANIMOTO_RANGE:
+        return X, Y
+    factor = math.ldexp(1.0, -exponent)
+    return X * factor, None if Y is None else Y * factor
+
+
 class Tanimoto(Kernel):
     """Tanimoto (Jaccard) kernel ⟨x, x'⟩ / (‖x‖² + ‖x'‖² − ⟨x, x'⟩), for molecular fingerprints.
 
@@ -218,6 +240,7 @@ class Tanimoto(Kernel):
 
     def compute(self, X: np.ndarray, Y: np.ndarray | None, n_threads: int) -> np.ndarray:
         symmetric = Y is None
+        X, Y = _tanimoto_units(X, Y)
         G = _gram.inner_products(X, X if symmetric else Y, symmetric)
         if symmetric:
             _gram.mirror_lower(G, n_threads)

@@ -48,6 +48,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit
 from .._peer_names import names_peer_fit_arguments, takes_no_sample_weight
+from .._state_fields import refuse_labels_coded_otherwise
 from .._degenerate import warn_if_constant
 from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
 from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries,
@@ -239,12 +240,13 @@ class _LinearAtK(Ranker):
         checked = self._check_params()
         batch_size = checked.batch_size
         n_epochs = checked.n_epochs
-        # k: the top of the whole training set (n_rows), translated to each batch
+        # k: the top of the whole training set (n_rows), translated to each batch -- unless k_per_batch sets the
+        # batches' top, when k only scores (``score``, the validation set): its form is checked, not its size here
         k = checked.k
-        k_total = check_k(k, n_rows)
+        kpb = checked.k_per_batch
+        k_total = check_k(k, n_rows if kpb is None else 2**62)
         k_fraction = float(k) if float(k) < 1 else k_total / n_rows
         k_count = 0
-        kpb = checked.k_per_batch
         if kpb is not None:
             # the per-batch form: a count of each batch or a fraction of each batch
             if 0 < float(kpb) < 1:
@@ -330,13 +332,23 @@ class _LinearAtK(Ranker):
 
         Its weights are in the units of ``feature_mean_``/``feature_scale_``;
         raw rows would be added to them and the model silently ruined.  The
-        other way round is harmless: a model fitted without standardization
-        has mean 0 and scale 1, which standardize nothing.
+        other way round (``standardize=True`` on a model fitted without) is
+        refused too: its mean 0 and scale 1 would standardize nothing while
+        the parameter said otherwise (a column of 1e6 taking steps a million
+        times too large).  A model fitted with it keeps the columns not
+        scaled yet in ``unscaled_features_``, never all of mean 0 and scale 1
+        with none left to scale.
         """
-        if not self.standardize and (self.feature_mean_.any() or (self.feature_scale_ != 1.0).any()):
+        raw = not self.feature_mean_.any() and (self.feature_scale_ == 1.0).all()
+        if not self.standardize and not raw:
             raise ArgumentRefusal.said(
                 "standardize", "the model was fitted with standardize=True and its weights are in standardized "
                 "units: it cannot be turned off between partial_fit calls; set it back to True, or fit anew")
+        if self.standardize and raw and getattr(self, "unscaled_features_", np.zeros(0)).size == 0:
+            raise ArgumentRefusal.said(
+                "standardize", "the model was fitted with standardize=False and its weights are in the units of "
+                "the input: it cannot be turned on between partial_fit calls (nothing would be standardized); set "
+                "it back to False, or fit anew")
 
     def _scale_new_columns(self, X) -> None:
         """Give a scale to the columns constant in every call so far that vary in this one (``X``).
@@ -584,6 +596,7 @@ class _LinearAtK(Ranker):
                 raise ValueError("y: expected finite labels, got NaN or infinite values")
         else:
             check_is_fitted(self)
+            refuse_labels_coded_otherwise(self, source=type(self).__name__)
             classes_ = self.classes_
             if classes is not None:          # as scikit-learn's partial_fit: given again, they must be the same
                 given = ordered_labels(_classes_array(classes), "classes")[0]
@@ -644,6 +657,7 @@ class _LinearAtK(Ranker):
         """
         ignore_score_weights(sample_weight, self)
         scores = self.decision_function(X)
+        refuse_labels_coded_otherwise(self, source=type(self).__name__)
         y_arr = np.asarray(y)
         if y_arr.shape != scores.shape:
             raise ValueError(f"y: expected {scores.shape[0]} labels, got shape {y_arr.shape}")

@@ -80,6 +80,8 @@ def restore_linear_state(estimator, state: dict) -> None:
     estimator.n_averaged_ = state.get("n_averaged_", 0)
     for key, arr in features.items():
         setattr(estimator, key, arr)
+    if unscaled is None and getattr(estimator, "standardize", False):
+        unscaled = _unscaled_in_an_older_file(features)
     if unscaled is not None:
         estimator.unscaled_features_ = unscaled
     for key in STATE_ARRAYS:
@@ -119,3 +121,16 @@ def _check_score_reach(coef: np.ndarray, mean: np.ndarray, scale: np.ndarray, fa
         fail(f"coef_: the coefficients times the features' training magnitude (|feature_mean_| + feature_scale_) "
              f"add up past the largest float64 by coef_[{int(past[0])}]: a row like the training ones would "
              f"score inf")
+
+
+def _unscaled_in_an_older_file(features: dict) -> np.ndarray:
+    """The columns a file written before ``unscaled_features_`` existed left unscaled: scale 1 and weight 0.
+
+    A column constant in the first call gets scale exactly 1 and, standardized to 0 there, a weight of exactly 0
+    until it varies.  Taking a column by mistake does no harm: scaling it later multiplies a weight of 0.
+    Without this, such a file's stream would never scale a column constant in its first call (a scale of 1 for a
+    column of 1e6: steps a million times too large).
+    """
+    candidates = ((features["feature_scale_"] == 1.0) & (features["iterate_"] == 0.0)
+                  & (features["average_"] == 0.0))
+    return np.flatnonzero(candidates).astype(np.int64)

@@ -31,7 +31,10 @@ K = Parameter("k", Kind("an integer count or a fraction in (0, 1) of the trainin
 K_PER_BATCH = Parameter("k_per_batch", Kind("None, an integer count or a fraction in (0, 1) of each batch", _real,
                                             type_doc="int, float or None"), default=None, nullable=True, doc="""
     The per-batch form instead: the k of every batch, as a count (at most
-    the batch size) or a fraction of the batch.  None: translate ``k``.""")
+    the batch size) or a fraction of the batch.  None: translate ``k``.
+    Set, it replaces ``k`` in training, and a count ``k`` above the
+    training rows (or a ``partial_fit`` call's) is not refused: ``k`` then
+    only scores.""")
 
 BATCH_SIZE = Parameter("batch_size", int, default=64, minimum=1, nullable=True, rule="a positive integer", doc="""
     Rows per mini-batch; None uses the whole data as one batch.""")

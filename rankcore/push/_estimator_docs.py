@@ -107,7 +107,10 @@ ATTRIBUTES_DOC = """
         ``--positive``) and 0 (``classes_`` [0, 1]): that file's relevant
         label, which ``rankcore evaluate`` and ``explain --permutation`` read
         the labels with and ``rankcore fit --init-model`` checks.  A
-        continuation (``init_model``) keeps its init model's.
+        continuation (``init_model``) keeps its init model's.  Where that
+        file's labels are the codes the other way round (``--positive 0`` on
+        {0, 1}), ``score`` and ``fit(init_model=...)`` in Python refuse
+        ``y``, which they would otherwise read upside down.
     other_label_ : str, int, float or bool
         Set with ``relevant_label_`` where that file held two labels: the
         one fitted as 0.  ``rankcore evaluate`` refuses a file holding the

@@ -47,6 +47,7 @@ from sklearn.exceptions import NotFittedError
 
 from .._callbacks import CountedCallbacks
 from .._categories import FittedOnNumbers, category_columns
+from .._state_fields import refuse_labels_coded_otherwise
 from .._threadsafe import snapshot
 from ..validation import check_categorical_features
 from ._column_refusal import InitModelColumns
@@ -303,6 +304,8 @@ class InitModel:
                                  f"it with {said}")
 
     def _check_classes(self, classes) -> None:
+        if classes is not None:     # y read as the init model's codes: a command-line fit may code its file otherwise
+            refuse_labels_coded_otherwise(self.model, source=self.source)
         theirs = getattr(self.model, "classes_", None)
         if theirs is not None and classes is not None and not np.array_equal(np.asarray(theirs), classes):
             theirs, classes = np.asarray(theirs).tolist(), np.asarray(classes).tolist()

@@ -13,6 +13,7 @@ from typing import Iterator
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._state_fields import refuse_labels_coded_otherwise
 from .._threadsafe import reads_a_snapshot
 from ..base import ignore_score_weights, require_score_queries
 from ..metrics import Queries, check_queries
@@ -150,6 +151,7 @@ class BoostPredictions:
         if getattr(self, "task_", "bipartite") == "graded":
             y_clean = check_graded_labels(y, name="y")
         else:
+            refuse_labels_coded_otherwise(self, source=type(self).__name__)
             y_arr = np.asarray(y)
             if y_arr.ndim != 1 or not np.isin(y_arr, self.classes_).all():
                 raise ValueError("y: expected labels among the training classes "

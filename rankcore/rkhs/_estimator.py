@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._blas import blas_limit as _blas_limit
 from .._peer_names import names_peer_fit_arguments
 from .._degenerate import warn_constant
+from .. import _memory
 from .._memory import check_allocation
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .._setup import EstimatorSetup
@@ -297,6 +298,14 @@ class KernelRanker(Ranker):
                                               cutoff=any(f.name == "cutoff" for f in filters))
         if solver == "auto":
             solver = auto
+            available = _memory.available_memory()
+            if solver == "exact" and available is not None and 16 * m * m > available:
+                # the default budget is half the machine's memory, and less may be free now: 'auto' then plans
+                # within what is free (a route that fits) instead of choosing the route _check_exact_memory refuses
+                self._memory_budget = min(self._memory_budget, int(available))
+                solver, self.solver_plan_ = plan_solver(m, int(self.n_components), self._memory_budget,
+                                                        min(EXACT_AUTO_LIMIT, EXACT_MAX_SAMPLES),
+                                                        cutoff=any(f.name == "cutoff" for f in filters))
         if solver == "exact" and m > EXACT_MAX_SAMPLES:
             raise ValueError(
                 f"solver: the exact decomposition supports at most {EXACT_MAX_SAMPLES} samples (32-bit LAPACK "

@@ -117,10 +117,14 @@ def test_standardize_cannot_be_turned_off_mid_stream(cls):
         model.partial_fit(X, y)
     assert info.value.parameter == "standardize"
     assert model.coef_ is coef                       # the refused call changed nothing
-    # the other way is harmless: mean 0 and scale 1 standardize nothing
-    plain = cls(standardize=False, random_state=0).partial_fit(X, y)
+    # the other way round standardized nothing while the parameter said it did: refused as well
     turned_on = cls(standardize=False, random_state=0).partial_fit(X, y).set_params(standardize=True)
-    np.testing.assert_array_equal(turned_on.partial_fit(X, y).coef_, plain.partial_fit(X, y).coef_)
+    with pytest.raises(ArgumentRefusal, match="standardize: the model was fitted with standardize=False"):
+        turned_on.partial_fit(X, y)
+    turned_on.set_params(standardize=False).partial_fit(X, y)
+    # a model fitted with it whose first call had every column constant at 0 is not taken for one fitted without
+    X0 = np.zeros_like(X)
+    cls(random_state=0).partial_fit(X0, y).partial_fit(X, y)
 
 
 @pytest.mark.parametrize("cls", LEARNERS)
@@ -132,6 +136,20 @@ def test_a_count_k_above_a_calls_rows_is_refused_in_words_of_a_stream(cls):
                                               r"this call has 30 row\(s\), fewer than k = 50; give k as a fraction"):
         model.partial_fit(X, y)
     cls(k=0.05, random_state=0).partial_fit(*_hour(rng)).partial_fit(X, y)     # a fraction fits any call
+
+
+@pytest.mark.parametrize("cls", LEARNERS)
+def test_a_count_k_is_not_checked_against_the_rows_when_k_per_batch_sets_the_top(cls):
+    # k_per_batch is the top of each batch: k then only scores, so a call of fewer rows than k is not refused
+    rng = np.random.default_rng(7)
+    first, (X, y) = _hour(rng), _hour(rng, n=30)
+    model = cls(k=50, k_per_batch=5, random_state=0).partial_fit(*first).partial_fit(X, y)
+    same = cls(k=0.05, k_per_batch=5, random_state=0).partial_fit(*first).partial_fit(X, y)
+    np.testing.assert_array_equal(model.coef_, same.coef_)
+    fitted = cls(k=50, k_per_batch=5, n_epochs=2, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(fitted.coef_, cls(k=0.5, k_per_batch=5, n_epochs=2, random_state=0).fit(X, y).coef_)
+    with pytest.raises(ValueError, match="k: expected a whole count"):      # its form is still checked
+        cls(k=2.5, k_per_batch=5).partial_fit(X, y)
 
 
 @pytest.mark.parametrize("cls", LEARNERS)
@@ -152,3 +170,46 @@ def test_one_call_is_fit_with_one_unshuffled_epoch_and_save_load_continues_bit_f
     for name in ("coef_", "iterate_", "average_", "mistakes_per_epoch_"):
         np.testing.assert_array_equal(getattr(saved, name), getattr(kept, name))
     assert saved.t_ == kept.t_ and saved.n_iter_ == kept.n_iter_ == 8
+
+
+@pytest.mark.parametrize("cls", LEARNERS)
+def test_labels_of_a_file_fitted_with_positive_0_are_refused_not_read_upside_down(tmp_path, cls):
+    # `rankcore fit --positive 0` on a {0, 1} file: classes_ [0, 1] with 1 for the file's 0, relevant_label_ 0
+    from rankcore._state_fields import labels_coded
+
+    rng = np.random.default_rng(8)
+    X, y = _hour(rng)
+    file_labels = 1 - y                                 # the file's 0 is the relevant label
+    model = cls(random_state=0).fit(X, y)
+    model.relevant_label_, model.other_label_ = 0, 1
+    save_model(model, tmp_path / "m.json")
+    model = load_model(tmp_path / "m.json")
+    for call in (lambda: model.partial_fit(X, file_labels), lambda: model.score(X, file_labels)):
+        with pytest.raises(ArgumentRefusal, match=r"y: .* coded 1 for 0 \(relevant_label_, ranked first\)"):
+            call()
+    with labels_coded():                                # the command line's own, coded labels pass
+        assert model.score(X, y) == cls(random_state=0).fit(X, y).score(X, y)
+    # a file whose labels match the codes (--positive 1), or are texts, reads as before
+    model.relevant_label_, model.other_label_ = 1, 0
+    model.partial_fit(X, y)
+    model.relevant_label_, model.other_label_ = "active", "inactive"
+    model.score(X, y)
+
+
+@pytest.mark.parametrize("cls", LEARNERS)
+def test_a_file_written_before_unscaled_features_existed_still_scales_its_constant_columns(cls):
+    # before, such a file loaded with no column left to scale: column 3 (constant in the first call, 1e6 later)
+    # kept scale 1 and its weight ran away (|coef_3| ~ 1e3 instead of ~1e-6)
+    from _model_files import tampered
+
+    first = _stream(cls, first_constant=True, n_calls=1)
+    older = model_from_dict(tampered(first, lambda state: state.pop("unscaled_features_")))
+    np.testing.assert_array_equal(older.unscaled_features_, first.unscaled_features_)
+    rng = np.random.default_rng(12)
+    for _ in range(3):
+        X, y = _hour(rng)
+        X[:, 3] = rng.standard_normal(X.shape[0]) * 1e6
+        first.partial_fit(X, y)
+        older.partial_fit(X, y)
+    np.testing.assert_array_equal(older.coef_, first.coef_)
+    assert older.feature_scale_[3] > 1e5

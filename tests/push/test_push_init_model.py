@@ -588,3 +588,24 @@ def test_the_growth_refusal_of_a_monotone_model_advises_a_learner_that_is_accept
                                                                                     init_model=first)
         assert more.n_iter_ == 4 and {r.kind for r in more.rankers_} == {r.kind for r in first.rankers_}
         assert more._learner.max_depth == 6
+
+
+def test_an_init_model_fitted_with_positive_0_on_a_0_1_file_refuses_that_files_labels(tmp_path):
+    # `rankcore fit --positive 0` on a {0, 1} file: classes_ [0, 1] with 1 for the file's 0, relevant_label_ 0; the
+    # file's labels in Python would be read as codes, the continuation undoing the model and claiming to rank 0 first
+    from rankcore._state_fields import labels_coded
+
+    X, y, *_ = split_data(0)
+    model = rankcore.boost(n_iter=5, **STUMPS).fit(X, y)
+    model.relevant_label_, model.other_label_ = 0, 1
+    rankcore.save_model(model, tmp_path / "m.json")
+    for init in (model, str(tmp_path / "m.json")):
+        with pytest.raises(ValueError, match=r"y: init_model.* coded 1 for 0 \(relevant_label_, ranked first\)"):
+            rankcore.boost(n_iter=3, **STUMPS).fit(X, 1 - y, init_model=init)
+    with pytest.raises(ValueError, match=r"y: PushBoost .* coded 1 for 0"):
+        model.score(X, 1 - y)
+    with labels_coded():            # the command line's labels, coded by --positive as the model's were
+        continued = rankcore.boost(n_iter=3, **STUMPS).fit(X, y, init_model=model)
+        assert continued.relevant_label_ == 0 and model.score(X, y) > 0.5
+    model.relevant_label_, model.other_label_ = 1, 0          # --positive 1: the file's labels are the codes
+    rankcore.boost(n_iter=3, **STUMPS).fit(X, y, init_model=model)

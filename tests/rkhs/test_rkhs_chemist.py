@@ -97,6 +97,32 @@ def test_the_tanimoto_kernel_meets_the_kernel_contract_on_real_vectors():
     check_component("kernel", "tanimoto")
 
 
+def _tanimoto_reference(X, Y):
+    """Plain NumPy: <x, y> / (|x|^2 + |y|^2 - <x, y>), 1 where both rows are zero."""
+    S = X @ Y.T
+    den = (X * X).sum(1)[:, None] + (Y * Y).sum(1)[None, :] - S
+    return np.where(den == 0, 1.0, S / np.where(den == 0, 1.0, den))
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-160, 1e160, 1e200])
+def test_the_tanimoto_kernel_is_the_same_at_any_scale_of_the_features(scale):
+    # It is unchanged by one factor on both rows.  Before, |x|^2 underflowed at 1e-200 (every similarity 1, even of
+    # x and -x), lost its digits at 1e-160 (subnormal) and overflowed at 1e160 and 1e200 (NaN, the fit refused).
+    from rankcore.registry import resolve
+
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(30, 5)), rng.normal(size=(7, 5))
+    X[1], X[2] = -X[0], 0.0
+    kernel = resolve("kernel", "tanimoto")
+    np.testing.assert_allclose(kernel(X * scale), _tanimoto_reference(X, X), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(kernel(Y * scale, X * scale), _tanimoto_reference(Y, X), rtol=1e-12, atol=1e-15)
+    assert kernel(X * scale)[0, 1] == pytest.approx(-1 / 3)
+    y = (X[:, 0] > 0).astype(int)
+    scores = KernelRanker(kernel="tanimoto", lam=1e-2, solver="exact").fit(X * scale, y).decision_function(Y * scale)
+    plain = KernelRanker(kernel="tanimoto", lam=1e-2, solver="exact").fit(X, y).decision_function(Y)
+    np.testing.assert_allclose(scores, plain, rtol=1e-9, atol=1e-12)
+
+
 def test_kernel_ranker_ranks_fingerprints_with_tanimoto_and_a_saved_model_scores_the_same(tmp_path):
     import rankcore
 
