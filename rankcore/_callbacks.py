@@ -26,6 +26,10 @@ class CountedCallbacks(tuple):
         counted.first = int(first)
         return counted
 
+    def __getnewargs__(self) -> tuple:
+        # pickle and copy rebuild a tuple subclass by calling __new__ with these: ``first`` too, not the tuple alone
+        return tuple(self), self.first
+
 
 def check_callbacks(callbacks) -> tuple[Callable[[Any], Any], ...]:
     """Validate ``fit(callbacks=...)``: None, one callable, or a sequence of callables."""

@@ -13,7 +13,6 @@ deployment, or scoring NumPy arrays).
 
 from __future__ import annotations
 
-import sys
 import warnings
 from dataclasses import dataclass, replace
 from typing import Any
@@ -30,7 +29,7 @@ from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping,
                     check_tie_break_scale, columns_named, int_seed, learner_with_column_names,
                     names_peer_fit_arguments, prepend_init_model,
                     plan_validation, read_eval_sets, refuse_click_model, refuse_positions_without_queries,
-                    resolve_early_stopping, searches_from_start, warn_sparse_places)
+                    resolve_early_stopping, say, searches_from_start, warn_sparse_places)
 from ..spec import Kind, Parameter
 from ..validation import ArgumentRefusal, check_eval_columns, check_learner_matrix, said_again
 from ._client import ClientParameter
@@ -611,11 +610,12 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
         survey = survey_queries(client, data, query_vector(qid, group, data), setup.objective)
         check_some_query_ranks(survey.n_queries, survey.n_single_grade)
         self.n_queries_ = survey.n_queries
-        self.n_queries_without_pairs_ = survey.n_single_grade
-        setup = self._for_ranked_queries(setup, survey.n_queries - survey.n_single_grade)
+        # only the rows of positive weight count, as in memory: a query of weight 0 is a dropped query
+        self.n_queries_without_pairs_ = survey.n_queries_without_pairs
+        setup = self._for_ranked_queries(setup, survey.n_queries - survey.n_queries_without_pairs)
         if setup.params.verbose:
-            print(f"ranking within {self.n_queries_} queries ({self.n_queries_without_pairs_} with a single grade: "
-                  "no pair to order)", file=sys.stdout, flush=True)
+            say(f"ranking within {self.n_queries_} queries ({self.n_queries_without_pairs_} with a single grade: "
+                "no pair to order)")
         stopping = NO_STOPPING
         if setup.params.early_stopping == "auto":
             # unstratified, the rule reads the number of rows (not the grades) and of queries

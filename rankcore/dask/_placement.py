@@ -141,10 +141,10 @@ def choose_placement(requested: str, *, n_rows: int, n_features: int, data_bytes
     saved = n_rows * n_features * HISTOGRAM_SECONDS / threads * (1.0 - 1.0 / W)
     messages = messages_per_iteration(learner) * MESSAGE_SECONDS
     estimate = {"saved_per_iteration": saved, "messages_per_iteration": messages, "one_worker_bytes": need}
+    if callbacks:         # before the one-worker rule: a fit on one worker never calls them (a cluster of one too)
+        return Placement("distributed", "callbacks run on the client between iterations", estimate)
     if W == 1:
         return Placement("one_worker", "one worker in the cluster", estimate)
-    if callbacks:
-        return Placement("distributed", "callbacks run on the client between iterations", estimate)
     if not_distributed is not None and fits:
         return Placement("one_worker", f"a distributed fit cannot take it ({not_distributed})", estimate)
     if not fits:

@@ -74,8 +74,9 @@ def query_vector(qid: Any, group: Any, data: RowChunks):
 
 
 def _chunk_survey(i: int, offset: int, y, qid, max_grade: float, spec: str, whole: bool = False,
-                  reason: str = "weighs rows by the gain 2^grade"):
-    """(ids, rows per id, lowest and highest grade per id, whether the ids come sorted) of chunk i, checked.
+                  reason: str = "weighs rows by the gain 2^grade", w=None):
+    """(ids, rows per id, lowest and highest grade per id, whether the ids come sorted, lowest and highest grade
+    per id among the rows of positive weight ``w``: ±inf where none) of chunk i, checked.
 
     Grades above ``max_grade`` (or not ``whole`` numbers, for an objective with a gain table) are refused with the
     objective's ``reason``, as the in-memory fit refuses them.
@@ -99,7 +100,13 @@ def _chunk_survey(i: int, offset: int, y, qid, max_grade: float, spec: str, whol
     np.minimum.at(low, queries.codes, grades)
     np.maximum.at(high, queries.codes, grades)
     in_order = bool(np.all(np.diff(queries.codes) >= 0))
-    return queries.labels, queries.sizes, low, high, in_order
+    kept_low, kept_high = low, high
+    if w is not None:           # the weights are checked with X when the rows move: NaN or < 0 count as no weight
+        kept = np.asarray(w, dtype=np.float64) > 0
+        kept_low, kept_high = np.full(queries.n_queries, np.inf), np.full(queries.n_queries, -np.inf)
+        np.minimum.at(kept_low, queries.codes[kept], grades[kept])
+        np.maximum.at(kept_high, queries.codes[kept], grades[kept])
+    return queries.labels, queries.sizes, low, high, in_order, kept_low, kept_high
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,10 @@ class QuerySurvey:
         The rows come sorted by query with no query split between chunks.
     qid : dask.array.Array
         The rows' ids, chunked as the data.
+    n_without_pairs : int, optional
+        Queries with no pair among their rows of positive weight (a query whose rows all weigh 0 -- a dropped
+        query -- included), as the in-memory fit counts ``n_queries_without_pairs_``; without weights (None)
+        ``n_single_grade``.
     """
 
     labels: np.ndarray
@@ -128,10 +139,15 @@ class QuerySurvey:
     n_single_grade: int
     in_order: bool
     qid: Any
+    n_without_pairs: int | None = None
 
     @property
     def n_queries(self) -> int:
         return int(self.sizes.shape[0])
+
+    @property
+    def n_queries_without_pairs(self) -> int:
+        return self.n_single_grade if self.n_without_pairs is None else int(self.n_without_pairs)
 
     def queries(self) -> Queries:
         """The queries of the rows in query order (O(n) integers on the client)."""
@@ -147,8 +163,9 @@ def survey_queries(client, data: RowChunks, qid, objective) -> QuerySurvey:
     call = dask.delayed(_chunk_survey, pure=False)
     limits = (bool(getattr(objective, "whole_grades", False)),
               getattr(objective, "max_grade_reason", "weighs rows by the gain 2^grade"))
-    tasks = [call(i, int(offsets[i]), y, q, float(objective.max_grade), objective.named_spec, *limits)
-             for i, (y, q) in enumerate(zip(data.y.to_delayed().ravel(), qid.to_delayed().ravel()))]
+    ws = data.weight.to_delayed().ravel() if data.weight is not None else [None] * data.n_chunks
+    tasks = [call(i, int(offsets[i]), y, q, float(objective.max_grade), objective.named_spec, *limits, w)
+             for i, (y, q, w) in enumerate(zip(data.y.to_delayed().ravel(), qid.to_delayed().ravel(), ws))]
     parts = gather_in_chunk_order(client, tasks)
     # ids of different types in different chunks (5 in one, "5" in another) are refused, as in one array in memory:
     # NumPy's concatenation would make them one type, and so one query
@@ -160,14 +177,21 @@ def survey_queries(client, data: RowChunks, qid, objective) -> QuerySurvey:
     sizes = np.zeros(n_queries, dtype=np.int64)
     low = np.full(n_queries, np.inf)
     high = np.full(n_queries, -np.inf)
-    for codes, (_, counts, lo, hi, _) in zip(chunk_codes, parts):
+    kept_low, kept_high = np.full(n_queries, np.inf), np.full(n_queries, -np.inf)
+    for codes, (_, counts, lo, hi, _, kept_lo, kept_hi) in zip(chunk_codes, parts):
         np.add.at(sizes, codes, counts)
         np.minimum.at(low, codes, lo)
         np.maximum.at(high, codes, hi)
+        np.minimum.at(kept_low, codes, kept_lo)
+        np.maximum.at(kept_high, codes, kept_hi)
     firsts = [c[0] for c in chunk_codes if c.shape[0]]
     lasts = [c[-1] for c in chunk_codes if c.shape[0]]
     in_order = all(p[4] for p in parts) and all(a < b for a, b in zip(lasts[:-1], firsts[1:]))
-    return QuerySurvey(merged.labels, sizes, chunk_codes, int(np.count_nonzero(low == high)), in_order, qid)
+    # a query none of whose rows weighs more than 0 keeps low = inf (a dropped query): no pair, as one grade
+    without_pairs = None if data.weight is None else int(np.count_nonzero((kept_low == kept_high)
+                                                                          | (kept_low == np.inf)))
+    return QuerySurvey(merged.labels, sizes, chunk_codes, int(np.count_nonzero(low == high)), in_order, qid,
+                       without_pairs)
 
 
 def _runs(sizes: np.ndarray, n_runs: int) -> np.ndarray:

@@ -11,6 +11,7 @@ For estimators that run the same driver on another backend (``rankcore.dask``):
 :func:`add_step` and :func:`check_finite_gradient` (a step and a gradient that would overflow stop the fit),
 :func:`sign_sums` and :func:`check_sign_sums` (after an empty tree search: gradient sums past the gain limit),
 :func:`check_callbacks` (the ``fit(callbacks=...)`` rule),
+:func:`say` (a ``verbose`` line, dropped when stdout is a closed pipe),
 :func:`check_tie_break_scale` (an objective's declared tie-break width) and
 :func:`int_seed` (the seed every random draw of a fit derives from),
 :func:`check_some_query_ranks` (queries that all have one grade are refused),
@@ -51,7 +52,7 @@ from ._column_refusal import InitModelColumns
 from ._init_model import InitModel, prepend_init_model, read_init_model
 from ._lightgbm_export import TREE_KINDS, warn_init_score, write_exported_text
 from ..validation import int_seed
-from ._progress import IterationInfo, check_callbacks
+from ._progress import IterationInfo, check_callbacks, say
 from ._row_inputs import check_eval_init_scores, check_init_score
 from ._queries import (check_grades, check_some_query_ranks, refuse_positions_without_queries, row_weights,
                        warn_sparse_places)
@@ -66,7 +67,7 @@ from ._validation import (AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, large_dat
 
 __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "ObjectiveState", "add_step", "check_finite_gradient", "sign_sums", "check_sign_sums", "check_callbacks",
-           "check_tie_break_scale",
+           "say", "check_tie_break_scale",
            "int_seed", "ATTRIBUTES_DOC",
            "AUTO_MIN_ROWS", "LARGE_DATA_METRIC", "NO_VALIDATION", "EarlyStopping", "plan_validation",
            "resolve_early_stopping", "large_data_learner", "tie_break_offsets", "piecewise_linear_search",

@@ -72,7 +72,10 @@ ATTRIBUTES_DOC = """
     best_score_ : dict
         Fitted with ``eval_set``: ``{set name: {metric: value}}``, every
         curve of ``evals_result_`` at ``best_iteration_`` (LightGBM's
-        ``best_score_``; an AttributeError without ``eval_set``).
+        ``best_score_``).  An AttributeError without ``eval_set``, and when
+        no iteration of the fit bettered its start (``best_iteration_`` 0,
+        or a continuation's init model's last), of which no curve holds a
+        score: ``hasattr(model, "best_score_")`` is then False.
     validation_metric_ : str
         What ``validation_scores_`` holds: a metric spec (``"auc"``;
         ``"pauc:0.1"`` by default when ``early_stopping="auto"`` switched on)

@@ -17,11 +17,29 @@ def say(text: str, stream: TextIO | None = None) -> None:
     """Print a ``verbose`` line to ``stream`` (None: ``sys.stdout`` now, as ``print`` finds it).
 
     A closed pipe (``python fit.py | head``) or stream must not end the fit it reports on: the line is dropped.
+    Any other failure is the caller's to see (a full disk); a character the stream cannot encode (an
+    ``eval_names`` entry on an ASCII terminal) is written escaped, not dropped with its line.  A line is one
+    write, whole.
     """
+    out = sys.stdout if stream is None else stream
+    if out is None:                 # no stdout at all (pythonw): print would write nowhere either
+        return
     try:
-        print(text, file=sys.stdout if stream is None else stream, flush=True)
-    except (OSError, ValueError):
+        # one write a line, not print's text then newline: two fits' lines in two threads do not cut into each other
+        out.write(text + "\n")
+        out.flush()
+    except BrokenPipeError:
         pass
+    except UnicodeEncodeError as exc:
+        _say_escaped(text, out, exc.encoding)
+    except ValueError:
+        if not getattr(out, "closed", False):       # only "I/O operation on closed file" is a stream gone
+            raise
+
+
+def _say_escaped(text: str, stream: TextIO, encoding: str) -> None:
+    """:func:`say` of ``text`` with what ``encoding`` cannot write as backslash escapes (``validaci\\xf3n``)."""
+    say(text.encode(encoding, "backslashreplace").decode(encoding), stream)
 
 
 class Progress:

@@ -589,9 +589,9 @@ class KernelRanker(Ranker):
                 K = kernel(X_arr[start:stop], self.support_, n_threads=threads)
                 with np.errstate(over="ignore", invalid="ignore"):    # checked below
                     for k in range(coef.shape[0]):
-                        # each row's own pairwise sum, not BLAS's K @ coef.T: its rounding depends on the rows
-                        # around (how many, which thread), a block's would differ from the whole call's
-                        scores[start:stop, k] = np.multiply(K, coef[k]).sum(axis=1)
+                        # each row's own dot product (einsum's loop, no temporary), not BLAS's K @ coef.T: its
+                        # rounding depends on the rows around (how many, which thread), a block's would differ
+                        scores[start:stop, k] = np.einsum("ij,j->i", K, coef[k])
         check_finite_scores(scores, owner="KernelRanker.decision_function", X=X_arr)
         return scores.reshape((X_arr.shape[0],) + self.dual_coef_.shape[:-1])
 

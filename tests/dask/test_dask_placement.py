@@ -495,3 +495,11 @@ def test_rows_gathered_in_steps_refuse_chunks_that_disagree_with_the_sizes():
         _gathered_in_steps([chunk, chunk], 2, 10)
     with pytest.raises(ValueError, match=r"X \(chunk 0\)"):       # checked as the distributed fit checks
         _gathered_in_steps([(np.full((4, 2), np.inf), chunk[1], None)], 1, 4)
+
+
+def test_a_cluster_of_one_worker_still_calls_the_callbacks():
+    # the one-worker rule came first: a fit with callbacks on a cluster of one worker ran the in-memory fit there,
+    # which never calls them -- a logger saw nothing, a stopper never stopped, an exception was never raised
+    placement = _choose(10, workers={"a": WORKERS["a"]}, callbacks=True)
+    assert placement.kind == "distributed" and "callbacks" in placement.reason
+    assert _choose(10, workers={"a": WORKERS["a"]}).kind == "one_worker"

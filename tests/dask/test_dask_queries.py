@@ -355,3 +355,43 @@ def test_dask_early_stopping_without_eval_set_within_queries_asks_for_the_query_
     with pytest.raises(ValueError, match=r"early_stopping=True: on distributed data pass "
                                          r"fit\(\.\.\., eval_set=\(X_val, y_val, qid_val\)\)"):
         DaskPushBoost(placement="distributed", early_stopping=True, n_iter=2).fit(Xd, yd, qid=qd)
+
+
+def test_dask_counts_queries_of_weight_zero_as_without_pairs_as_in_memory(dask_client):  # noqa: F811
+    # in memory a query whose rows all weigh 0 is a dropped query (no pair), and the per-query default's QueryRMSE
+    # weight reads the count; Dask counted every query with two grades, whatever its weights: 810 queries with
+    # pairs, 15 of them dropped, chose lambda 1 (above 800) where the in-memory fit chose 2
+    rng = np.random.default_rng(5)
+    n_queries = 810
+    qid = np.repeat(np.arange(n_queries), 3)
+    y = np.tile([0.0, 1.0, 2.0], n_queries)
+    X = rng.normal(size=(qid.shape[0], 3)) + y[:, None] * 0.3
+    w = np.where(qid < 15, 0.0, 1.0)
+    w[(qid == 20) & (y > 0)] = 0.0                       # query 20: one row of positive weight left, no pair
+    Xd, yd, qd, wd = (da.from_array(a, chunks=(607,) + a.shape[1:]) for a in (X, y, qid, w))
+    local = rankcore.PushBoost(n_iter=1, learner="stumps", random_state=0).fit(X, y, qid=qid, sample_weight=w)
+    model = DaskPushBoost(placement="distributed", n_iter=1, learner="stumps",
+                          random_state=0).fit(Xd, yd, qid=qd, sample_weight=wd)
+    assert local.n_queries_without_pairs_ == 16
+    assert (model.n_queries_, model.n_queries_without_pairs_) == (local.n_queries_, local.n_queries_without_pairs_)
+    assert model.objective_spec_ == local.objective_spec_
+
+
+class _ClosedPipe:
+    """stdout of ``python fit.py | head`` once head has exited: every write fails."""
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_stdout_does_not_end_a_verbose_dask_fit_within_queries(dask_client, monkeypatch):  # noqa: F811
+    # the line saying the queries was printed, not said: a closed pipe raised BrokenPipeError out of the fit
+    X, y, qid = _data()
+    Xd, yd, qd = _dask(X, y, qid)
+    quiet = DaskPushBoost(placement="distributed", n_iter=2, random_state=3).fit(Xd, yd, qid=qd)
+    monkeypatch.setattr("sys.stdout", _ClosedPipe())
+    loud = DaskPushBoost(placement="distributed", n_iter=2, random_state=3, verbose=1).fit(Xd, yd, qid=qd)
+    np.testing.assert_array_equal(loud.alphas_, quiet.alphas_)
