@@ -19,7 +19,7 @@ from pathlib import Path
 from ._argument_refusal import ArgumentRefusal
 from ._cpus import CGROUP_ROOT, PROC_CGROUP, cgroup_smallest
 
-__all__ = ["address_space_in_use", "address_space_left", "address_space_limit", "available_memory",
+__all__ = ["address_space_in_use", "address_space_left", "address_space_limit", "available_memory", "shown_bytes",
            "check_allocation", "cgroup_memory_limit", "meminfo_available", "physical_memory", "usable_memory"]
 
 #: The kernel's memory counters (Linux).
@@ -155,5 +155,14 @@ def check_allocation(parameter: str, n_bytes: int, what: str, advice: str | None
     if available is None or n_bytes <= available:
         return
     advice = f"choose a smaller {parameter}" if advice is None else advice
-    raise ArgumentRefusal.said(parameter, f"{what} would take {n_bytes / 2**30:,.1f} GiB, more than the "
-                                          f"{available / 2**30:,.1f} GiB of memory available; {advice}")
+    raise ArgumentRefusal.said(parameter, f"{what} would take {shown_bytes(n_bytes)}, more than the "
+                                          f"{shown_bytes(available)} of memory available; {advice}")
+
+
+def shown_bytes(n_bytes: int) -> str:
+    """``n_bytes`` in the largest binary unit it fills (``1.5 GiB``, ``9.8 KiB``, ``512 bytes``): a refusal of
+    small arrays in a small memory said in GiB would read "0.0 GiB, more than the 0.0 GiB available"."""
+    for unit, power in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n_bytes >= 2**power:
+            return f"{n_bytes / 2**power:,.1f} {unit}"
+    return f"{int(n_bytes):,} bytes"

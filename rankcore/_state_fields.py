@@ -8,6 +8,8 @@ import contextvars
 import math
 from typing import Any, Callable, Iterator
 
+import numpy as np
+
 from ._argument_refusal import ArgumentRefusal
 from ._categories import categories_from_state
 
@@ -75,15 +77,53 @@ def labels_coded() -> Iterator[None]:
         _CODED.reset(token)
 
 
-def refuse_labels_coded_otherwise(model: Any, name: str = "y", source: str = "the model") -> None:
-    """Refuse labels ``name`` given in Python to a model the command line fitted on a data file whose labels are
-    also the model's codes but coded otherwise (``--positive 0`` on {0, 1}: ``classes_`` [0, 1] with 1 for the file's
-    0, ``relevant_label_`` 0).
+def _label_values(y: Any) -> list:
+    """The distinct labels of ``y`` (a few of them when it holds more than two kinds that do not sort)."""
+    values = np.asarray(y, dtype=object if isinstance(y, (list, tuple)) else None).ravel()
+    try:
+        return np.unique(values).tolist()
+    except TypeError:           # texts and numbers together: y is refused by its caller's own check anyway
+        distinct: list = []
+        for value in values.tolist():
+            if value not in distinct:
+                distinct.append(value)
+            if len(distinct) > 2:
+                break
+        return distinct
+
+
+def _misread(label: Any, other: Any, codes: list, values: list) -> bool:
+    """Whether labels ``values`` could be a data file's (``label`` relevant, ``other`` the rest; None: the file had
+    more labels, unknown) and would rank otherwise read as the codes ``codes`` (``codes[1]`` relevant)."""
+    if not any(_same(value, codes[1]) != _same(value, label) for value in values):
+        return False                # read either way, the same rows are relevant
+    if other is not None:           # the file's two labels known: values outside them cannot be the file's
+        return all(_same(value, label) or _same(value, other) for value in values)
+    # the file had more than two labels, its others unknown: a number could be one of them, a text not (a file
+    # whose relevant label is a text has text labels)
+    return not isinstance(label, str) and all(not isinstance(value, str) for value in values)
+
+
+def refuse_labels_coded_otherwise(model: Any, y: Any = None, name: str = "y", source: str = "the model") -> None:
+    """Refuse labels ``y`` given in Python to a model the command line fitted on a data file whose labels could be
+    read as the model's codes with another meaning (``--positive 0`` on {0, 1}: ``classes_`` [0, 1] with 1 for
+    the file's 0, ``relevant_label_`` 0; or ``--positive 2`` on {0, 1, 2}, whose 1 is not relevant).
 
     Such a ``y`` cannot say whether it holds the file's labels or the codes, and read as codes -- what ``classes_``
     says -- it would turn the ranking upside down without a word.  Models without ``relevant_label_`` (fitted in
-    Python) or whose file labels match their codes (``--positive 1`` on {0, 1}) or differ from them in kind
-    (texts) are not refused.
+    Python), whose file labels match their codes (``--positive 1`` on {0, 1}) or differ from them in kind
+    (texts), and a ``y`` that cannot be the file's labels (a 0 for a model of a {1, 2} file) are not refused.
+
+    Parameters
+    ----------
+    model : estimator
+        The fitted model given the labels.
+    y : array-like, optional
+        The labels (None: any labels among ``classes_``, refused if some could be misread).
+    name : str, default "y"
+        The argument the refusal names.
+    source : str, default "the model"
+        What the refusal calls the model.
 
     Raises
     ------
@@ -98,9 +138,11 @@ def refuse_labels_coded_otherwise(model: Any, name: str = "y", source: str = "th
         return
     codes = list(classes.tolist() if hasattr(classes, "tolist") else classes)
     other = vars(model).get("other_label_")
-    crossed = [(file_label, code) for file_label, code in ((label, codes[1]), (other, codes[0]))
-               if file_label is not None and not _same(file_label, code) and any(_same(file_label, c) for c in codes)]
-    if not crossed:
+    if y is None:
+        misread = any(_misread(label, other, codes, [code]) for code in codes)
+    else:
+        misread = _misread(label, other, codes, _label_values(y))
+    if not misread:
         return
     raise ArgumentRefusal.said(
         name, f"{source} was fitted by the command line on a data file's labels coded 1 for {label!r} "

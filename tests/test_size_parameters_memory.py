@@ -29,7 +29,7 @@ def little_memory(monkeypatch):
                                           ({"n_runs": 300, "n_rounds": 2}, "n_runs")])
 def test_exactboost_refuses_run_tables_beyond_the_memory(little_memory, params, name):
     X, y = data()
-    with pytest.raises(ValueError, match=rf"^{name}: the runs' result tables .* more than the 0\.0 GiB of memory "
+    with pytest.raises(ValueError, match=rf"^{name}: the runs' result tables .* more than the 9\.8 KiB of memory "
                                          rf"available; choose a smaller {name}$") as caught:
         ExactBoost(random_state=0, **params).fit(X, y)
     assert caught.value.parameter == name
@@ -62,7 +62,9 @@ def test_kernel_ranker_refuses_an_exact_decomposition_beyond_the_memory(little_m
     # 16 * 40**2 = 25,600 bytes > 10,000: before, the m x m arrays were allocated (the second one only after the
     # O(m³) reduction, hours at 30,000 rows) and a MemoryError naming nothing ended the fit
     X, y = data()
-    with pytest.raises(ValueError, match=r"^solver: the exact decomposition's two 40 x 40 arrays would take .*"
+    # in a unit that shows them: 25,600 and 10,000 bytes were "0.0 GiB, more than the 0.0 GiB of memory available"
+    with pytest.raises(ValueError, match=r"^solver: the exact decomposition's two 40 x 40 arrays would take 25\.0 KiB, "
+                                         r"more than the 9\.8 KiB of memory available; "
                                          r"use solver='nystroem' \(n_components landmarks\) or solver='auto'"
                        ) as caught:
         KernelRanker(solver="exact").fit(X, y)

@@ -375,7 +375,19 @@ def labels_key(metric: Metric) -> str:
 def check_metric_data(metric: Metric, y: np.ndarray, scores: np.ndarray, labels: str = "y") -> None:
     """The checks of validated labels ``y`` a metric makes before it computes: both classes where it needs them
     (0/1 labels), then its own :meth:`Metric.check_data`; each refusal a :class:`MetricRefusal` said of
-    ``labels`` (a plugin's plain ``ValueError`` too, of reason ``"other"``)."""
+    ``labels`` (a plugin's plain ``ValueError`` too, of reason ``"other"``).
+
+    Parameters
+    ----------
+    metric : Metric
+        The metric that computes.
+    y : ndarray
+        The validated labels.
+    scores : ndarray
+        The scores, one per label.
+    labels : str, default "y"
+        The argument the refusals name.
+    """
     if metric.requires_both_classes and metric.task != "graded" and (y.all() or not y.any()):
         raise one_class(metric.spec, int(np.count_nonzero(y)), y.shape[0], labels)
     try:

@@ -40,13 +40,37 @@ GAIN = Kind("'exp' (2^grade - 1), 'linear' (the grade) or gains per grade such a
 
 
 def gain_table(rule: str) -> np.ndarray | None:
-    """The gains of a canonical table rule, one per grade 0, 1, ...; None for ``exp`` and ``linear``."""
+    """The gains of a canonical table rule, one per grade 0, 1, ...; None for ``exp`` and ``linear``.
+
+    Parameters
+    ----------
+    rule : str
+        The gain rule: ``exp``, ``linear``, or the gains of grades 0, 1, ... joined by ``/`` (``0/1/3``).
+
+    Returns
+    -------
+    ndarray or None
+        The gain of each grade.
+    """
     if rule in ("exp", "linear"):
         return None
     return np.array([float(v) for v in rule.split("/")])
 
 
 def outside_table(table: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The rows whose grade has no gain in ``table``: not a whole number, or beyond its last grade.  O(n)."""
+    """The rows whose grade has no gain in ``table``: not a whole number, or beyond its last grade.  O(n).
+
+    Parameters
+    ----------
+    table : ndarray
+        The gain of each grade, from :func:`gain_table`.
+    y : ndarray
+        The grades.
+
+    Returns
+    -------
+    ndarray
+        The indices of those rows.
+    """
     # in floats first: a grade beyond int64 must not reach the cast
     return np.flatnonzero((y != np.floor(y)) | (y >= table.shape[0]))

@@ -167,6 +167,20 @@ def joined_ids(parts: list, name: str = "qid", where=None) -> np.ndarray:
     A NaN id is refused as missing first, as :func:`check_qid` refuses it: beside a chunk of text the
     concatenation would make it the text ``"nan"``, one more query.  Chunks of bytes and of text are joined as
     objects, so that ``b"5"`` and ``"5"`` stay two ids as in one array (NumPy's join would decode the bytes).
+
+    Parameters
+    ----------
+    parts : list of ndarray
+        The chunks of the column, in row order.
+    name : str, default "qid"
+        The argument the refusals name.
+    where : callable, optional
+        ``where(chunk, row)``: the words that place a refused id (None: its row in the column).
+
+    Returns
+    -------
+    ndarray
+        The ids of every row.
     """
     parts = [np.asarray(p) for p in parts]
     offset = 0
@@ -189,7 +203,19 @@ def _sort_key(value: Any) -> tuple[str, str]:
 
 def looks_like_sizes(qid, n: int) -> bool:
     """Whether ``qid`` (refused as one id per row of ``n``) reads as the sizes of consecutive queries of n rows:
-    whole numbers >= 1, fewer than n of them, adding up to n."""
+    whole numbers >= 1, fewer than n of them, adding up to n.
+
+    Parameters
+    ----------
+    qid : array-like
+        The ids given.
+    n : int
+        The rows.
+
+    Returns
+    -------
+    bool
+    """
     try:
         sizes = np.asarray(qid, dtype=np.float64)
     except (TypeError, ValueError):
@@ -199,7 +225,20 @@ def looks_like_sizes(qid, n: int) -> bool:
 
 
 def sizes_hint(arr: np.ndarray, n: int) -> str:
-    """LightGBM's ``group`` passed as ``qid``: the words that say so, else ""."""
+    """LightGBM's ``group`` passed as ``qid``: the words that say so, else "".
+
+    Parameters
+    ----------
+    arr : ndarray
+        The ids given.
+    n : int
+        The rows.
+
+    Returns
+    -------
+    str
+        The hint, to append to a refusal.
+    """
     if not looks_like_sizes(arr, n):
         return ""
     return ("; these look like the sizes of consecutive queries (LightGBM's group): pass them as group= instead, "
@@ -411,6 +450,21 @@ def check_queries(qid: Any, group: Any, n: int) -> Queries | None:
     ``group`` is LightGBM's form: row counts of consecutive queries, summing
     to ``n``.  None when neither is given.  ``n`` ones (n >= 2) are refused:
     valid both as sizes (n one-row queries) and as one id per row (one query).
+
+
+    Parameters
+    ----------
+    qid : array-like or None
+        One query id per row.
+    group : array-like or None
+        The sizes of consecutive queries (LightGBM's form).
+    n : int
+        The rows.
+
+    Returns
+    -------
+    Queries or None
+        The rows of each query.
 
     Raises
     ------

@@ -72,7 +72,24 @@ class QueryValues:
 
 
 def query_values_of(metric: Metric, y: np.ndarray, scores: np.ndarray, queries: Queries) -> np.ndarray:
-    """``metric.query_values`` checked: one float per query (NaN: left out)."""
+    """``metric.query_values`` checked: one float per query (NaN: left out).
+
+    Parameters
+    ----------
+    metric : Metric
+        The metric of each query.
+    y : ndarray
+        The labels.
+    scores : ndarray
+        The scores, one per label.
+    queries : Queries
+        The rows of each query.
+
+    Returns
+    -------
+    ndarray
+        One float per query.
+    """
     values = np.asarray(metric.query_values(y, scores, queries), dtype=np.float64)
     if values.shape != (queries.n_queries,):
         raise ValueError(f"metric {metric.spec!r}: query_values returned shape {values.shape}, expected one value "

@@ -179,13 +179,47 @@ class MetricRefusal(ValueError):
 
 def one_class(spec: str, n_pos: int, n: int, labels: str = "y") -> MetricRefusal:
     """The refusal of ``n`` 0/1 labels of one class (``n_pos`` relevant: none or all) by a metric that needs both
-    (the words of :func:`rankcore.validation.check_both_classes`)."""
+    (the words of :func:`rankcore.validation.check_both_classes`).
+
+    Parameters
+    ----------
+    spec : str
+        The metric's spec.
+    n_pos : int
+        The relevant labels among them.
+    n : int
+        The labels.
+    labels : str, default "y"
+        The argument the refusal names.
+
+    Returns
+    -------
+    MetricRefusal
+        The refusal, to raise.
+    """
     detail = f"needs both classes, got {'only negatives (0)' if n_pos == 0 else 'only positives (1)'} in {n} labels"
     return MetricRefusal.said_of(spec, "labels", detail, labels)
 
 
 def k_beyond(spec: str, k: Any, longest: int, where: str = "every query") -> MetricRefusal:
-    """The refusal of a count ``k`` larger than every query (``where``: ``"the input"`` for one list)."""
+    """The refusal of a count ``k`` larger than every query (``where``: ``"the input"`` for one list).
+
+    Parameters
+    ----------
+    spec : str
+        The metric's spec (``prec@k:50``).
+    k : int or float
+        The count asked for.
+    longest : int
+        The rows of the longest list.
+    where : str, default "every query"
+        What the lists are, in the refusal's words.
+
+    Returns
+    -------
+    MetricRefusal
+        The refusal, to raise.
+    """
     detail = (f"k = {k} is larger than {where} (the largest has {longest} rows), so no query is cut at k; "
               f"choose k <= {longest}")
     return MetricRefusal(f"metric {spec!r}: {detail}", spec=spec, reason="k_beyond", detail=detail, k=k,

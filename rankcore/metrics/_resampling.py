@@ -56,6 +56,17 @@ def tie_groups(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
     The steps of the ROC curve (:func:`rankcore.metrics._roc.roc_points`): O(I + K).
 
+
+    Parameters
+    ----------
+    pos, neg : ndarray
+        The scores of the relevant and of the other rows, each sorted ascending.
+
+    Returns
+    -------
+    tuple of ndarray
+        The positives, the negatives and the score of each tie group, highest score first.
+
     Raises
     ------
     ValueError

@@ -596,7 +596,7 @@ class _LinearAtK(Ranker):
                 raise ValueError("y: expected finite labels, got NaN or infinite values")
         else:
             check_is_fitted(self)
-            refuse_labels_coded_otherwise(self, source=type(self).__name__)
+            refuse_labels_coded_otherwise(self, y, source=type(self).__name__)
             classes_ = self.classes_
             if classes is not None:          # as scikit-learn's partial_fit: given again, they must be the same
                 given = ordered_labels(_classes_array(classes), "classes")[0]
@@ -657,7 +657,7 @@ class _LinearAtK(Ranker):
         """
         ignore_score_weights(sample_weight, self)
         scores = self.decision_function(X)
-        refuse_labels_coded_otherwise(self, source=type(self).__name__)
+        refuse_labels_coded_otherwise(self, y, source=type(self).__name__)
         y_arr = np.asarray(y)
         if y_arr.shape != scores.shape:
             raise ValueError(f"y: expected {scores.shape[0]} labels, got shape {y_arr.shape}")

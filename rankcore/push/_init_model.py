@@ -305,7 +305,7 @@ class InitModel:
 
     def _check_classes(self, classes) -> None:
         if classes is not None:     # y read as the init model's codes: a command-line fit may code its file otherwise
-            refuse_labels_coded_otherwise(self.model, source=self.source)
+            refuse_labels_coded_otherwise(self.model, classes, source=self.source)
         theirs = getattr(self.model, "classes_", None)
         if theirs is not None and classes is not None and not np.array_equal(np.asarray(theirs), classes):
             theirs, classes = np.asarray(theirs).tolist(), np.asarray(classes).tolist()

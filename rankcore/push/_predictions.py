@@ -151,7 +151,7 @@ class BoostPredictions:
         if getattr(self, "task_", "bipartite") == "graded":
             y_clean = check_graded_labels(y, name="y")
         else:
-            refuse_labels_coded_otherwise(self, source=type(self).__name__)
+            refuse_labels_coded_otherwise(self, y, source=type(self).__name__)
             y_arr = np.asarray(y)
             if y_arr.ndim != 1 or not np.isin(y_arr, self.classes_).all():
                 raise ValueError("y: expected labels among the training classes "

@@ -3,7 +3,8 @@
 A numpydoc ``Parameters`` section names every parameter of the signature and
 none other, a default it states is the signature's, and a function that
 returns something says what in ``Returns``.  Checked on the functions users
-call by name (``rankcore.__all__``, ``rankcore.gbdt.__all__``) and on the
+call by name (``rankcore.__all__``, ``rankcore.gbdt.__all__``,
+``rankcore.metrics.__all__``) and on the
 public estimators' constructors and ``fit`` methods.
 """
 
@@ -16,6 +17,7 @@ import pytest
 
 import rankcore
 import rankcore.gbdt
+import rankcore.metrics
 from rankcore._estimators import BUILTIN_ESTIMATORS
 
 _HEADER = re.compile(r"^(\S[^\n]*)\n-{3,}$", re.MULTILINE)
@@ -55,7 +57,7 @@ def _same_default(text: str, default) -> bool:
 
 
 def _public_functions():
-    for module in (rankcore, rankcore.gbdt):
+    for module in (rankcore, rankcore.gbdt, rankcore.metrics):
         for name in module.__all__:
             value = getattr(module, name)
             if inspect.isfunction(value):
