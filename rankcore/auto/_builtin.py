@@ -328,11 +328,14 @@ class ExactBoostCandidate(Candidate):
     def fit_metric(self, context: CandidateContext) -> str:
         if self.metric != "auto":
             return self.metric
+        from ..exactboost import resolve_monotone_metric
         from ..registry import resolve
 
         target = resolve("metric", context.metric)
-        ok = getattr(target, "monotone", False) and target.task == "bipartite" and target.greater_is_better is not None
-        return target.spec if ok else "auc"
+        try:        # ExactBoost's own test: declared monotone, bipartite, scalar, and not caught breaking it
+            return resolve_monotone_metric(target).spec
+        except ValueError:
+            return "auc"
 
     def build(self, context: CandidateContext) -> Any:
         from ..exactboost import ExactBoost

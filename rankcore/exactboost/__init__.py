@@ -13,6 +13,7 @@ stumps depend only on (:class:`PreparedData`, its seed, :class:`RunSettings`)::
 """
 
 from ._estimator import ExactBoost
+from ._metric import monotonicity_violation, resolve_monotone_metric
 from ._runs import PreparedData, RunResult, RunSettings, fit_run, fit_runs, prepare_data, run_seeds
 
 __all__ = [
@@ -22,6 +23,8 @@ __all__ = [
     "RunSettings",
     "fit_run",
     "fit_runs",
+    "monotonicity_violation",
     "prepare_data",
+    "resolve_monotone_metric",
     "run_seeds",
 ]

@@ -17,10 +17,21 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..base import resolve_parameter
 from ..spec import Component, count_or_fraction
 
-__all__ = ["resolve_monotone_metric", "subsample_metric", "make_evaluator", "is_shift_invariant", "LossForm"]
+__all__ = ["resolve_monotone_metric", "monotonicity_violation", "subsample_metric", "make_evaluator",
+           "is_shift_invariant", "LossForm"]
+
+#: Random score vectors the monotonicity probe tries, and the moves on each (see :func:`monotonicity_violation`).
+_PROBE_TRIALS = 24
+_PROBE_MOVES = 4
+#: Rows of a probe: enough for small count parameters (prec@k:10); a metric whose counts need more is probed at
+#: its count, up to this many rows (beyond, the probe is skipped: it would refuse the probe's small data).
+_PROBE_ROWS = 12
+_PROBE_MAX_ROWS = 256
 
 
 def resolve_monotone_metric(spec: Any, *, name: str = "metric"):
@@ -51,15 +62,98 @@ def resolve_monotone_metric(spec: Any, *, name: str = "metric"):
             f"{name}: ExactBoost needs a scalar metric with a direction to optimize, got {shown!r}, "
             "which is not scalar"
         )
+    problem = None if _is_builtin(metric) else _probed(metric)
+    if problem is not None:
+        raise ValueError(
+            f"{name}: ExactBoost needs a monotone metric, because its interval bound relies on it; {shown!r} "
+            f"is declared monotone (monotone = True, also the rankcore.Metric default when a class does not say), "
+            f"but {problem}; declare monotone = False in its class if it is not monotone, or fix its value"
+        )
     return metric
 
 
-def subsample_metric(metric, n_train: int):
-    """The metric to use on a subsample of the ``n_train`` training examples.
+def _is_builtin(metric) -> bool:
+    """rankcore's own metrics: their monotonicity is proved and tested, so the probe is not run at every fit."""
+    return type(metric).__module__.startswith("rankcore.")
+
+
+#: Probe results of third-party metrics, by (class, spec): a fit resolves its metric more than once.
+_PROBED: dict = {}
+
+
+def _probed(metric) -> str | None:
+    key = (type(metric), getattr(metric, "spec", None))
+    if key not in _PROBED:
+        if len(_PROBED) >= 256:
+            _PROBED.clear()
+        _PROBED[key] = monotonicity_violation(metric)
+    return _PROBED[key]
+
+
+def _probe_rows(metric) -> int | None:
+    """Rows for the probe: at least every whole-count parameter (k of ``prec@k:10``); None when too many."""
+    counts = [v for v in getattr(metric, "params", {}).values()
+              if isinstance(v, int) and not isinstance(v, bool) and v > 0]
+    rows = max([_PROBE_ROWS, *counts])
+    return rows if rows <= _PROBE_MAX_ROWS else None
+
+
+def _worse(metric, before: float, after: float) -> bool:
+    """``after`` is worse than ``before`` beyond rounding (1e-9 relative)."""
+    slack = 1e-9 * (1.0 + abs(before))
+    return after < before - slack if metric.greater_is_better else after > before + slack
+
+
+def monotonicity_violation(metric) -> str | None:
+    """A move that breaks the metric's monotonicity, said in words, or None if the probe found none.
+
+    ExactBoost's interval bound (and so the exactness of its search) holds
+    only if raising a positive's score or lowering a negative's never makes
+    the metric worse.  A plugin declares it with ``monotone``; the base
+    class's default is True, so a class that says nothing is taken at its
+    word.  The probe checks the word on a few seeded random score vectors on
+    a small lattice (ties included): each trial raises a positive or lowers
+    a negative by one to three steps and compares the metric's values.  It is
+    a sanity check, not a proof: a metric that passes may still fail
+    elsewhere.  A metric that raises on the probe's data (a parameter that
+    does not fit 12 rows) is not judged by it.  Deterministic; O(trials x
+    moves) metric calls on at most 256 rows.
+    """
+    n = _probe_rows(metric)
+    if n is None:
+        return None
+    rng = np.random.default_rng(20220412)
+    for _ in range(_PROBE_TRIALS):
+        y = rng.permutation(np.r_[np.ones(int(rng.integers(1, n)), np.int8), np.zeros(n, np.int8)][:n])
+        if y.min() == y.max():
+            y[0] = 1 - y[0]
+        scores = rng.integers(0, 5, n).astype(np.float64)
+        for _ in range(_PROBE_MOVES):
+            row = int(rng.integers(0, n))
+            step = float(rng.integers(1, 4)) * (1.0 if y[row] == 1 else -1.0)
+            moved = scores.copy()
+            moved[row] += step
+            try:
+                before, after = float(metric(y, scores)), float(metric(y, moved))
+            except Exception:   # the metric's own refusal of the probe's data: its errors are fit's to raise
+                return None
+            if _worse(metric, before, after):
+                what = "positive's score rose" if y[row] == 1 else "negative's score fell"
+                return (f"its value got worse when a {what} (labels {y.tolist()}, scores {scores.tolist()}, "
+                        f"row {row} moved to {moved[row]:g}: {before:.6g} -> {after:.6g})")
+            scores = moved
+    return None
+
+
+def subsample_metric(metric, n_train: int, n_sub: int | None = None):
+    """The metric to use on a subsample of the ``n_train`` training examples (``n_sub`` of them, if known).
 
     A count parameter of kind :func:`count_or_fraction` (``prec@k:10``) is a
     number of examples of the *training set*; on a subsample it becomes the
     same fraction of the subsample (10 / n_train), as in the authors' code.
+    A count of the whole training set (k = n_train, no fraction in (0, 1))
+    becomes the whole subsample, ``n_sub``: kept as it was, a metric without a
+    clamping kernel (a plugin's) would refuse a k larger than the subsample.
     Fractions and every other parameter are kept.
     """
     changes = {}
@@ -68,6 +162,8 @@ def subsample_metric(metric, n_train: int):
         if param.kind is count_or_fraction and isinstance(value, int) and not isinstance(value, bool):
             if value < n_train:
                 changes[param.name] = value / n_train
+            elif n_sub is not None and value > n_sub:
+                changes[param.name] = int(n_sub)
     if not changes:
         return metric
     params = {**metric.params, **changes}

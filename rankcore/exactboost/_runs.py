@@ -249,7 +249,7 @@ def fit_runs(data: PreparedData, seeds: np.ndarray, settings: RunSettings, *, n_
     n_feat = _subsample_size(settings.feature_subsample, data.n_features)
     if settings.margin_mode not in MARGIN_MODES:
         raise ValueError(f"margin_mode: expected one of {', '.join(MARGIN_MODES)}, got {settings.margin_mode!r}")
-    search_metric = subsample_metric(metric, n) if m_pos + m_neg < n else metric
+    search_metric = subsample_metric(metric, n, m_pos + m_neg) if m_pos + m_neg < n else metric
     ev_sub = make_evaluator(search_metric)
     ev_full = make_evaluator(metric)
     ev_tie = None
@@ -258,8 +258,8 @@ def fit_runs(data: PreparedData, seeds: np.ndarray, settings: RunSettings, *, n_
 
         tie = settings.tie_break
         ev_tie = make_evaluator(tie)
-        ev_sub = CompositeLoss(ev_sub, make_evaluator(subsample_metric(tie, n) if m_pos + m_neg < n else tie),
-                               float(settings.tie_break_weight))
+        tie_sub = subsample_metric(tie, n, m_pos + m_neg) if m_pos + m_neg < n else tie
+        ev_sub = CompositeLoss(ev_sub, make_evaluator(tie_sub), float(settings.tie_break_weight))
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64).reshape(-1)
     binned = (np.zeros(data.n_features, dtype=np.uint8) if data.binned is None
               else np.ascontiguousarray(data.binned, dtype=np.uint8))

@@ -31,7 +31,9 @@ class Metric(Component):
     monotone : bool
         True when the value never gets worse as a positive's score rises or a
         negative's score falls (docs/theory/metrics.md#monotone-metrics).  ExactBoost accepts only monotone
-        metrics, because its interval bound relies on exactly this.
+        metrics, because its interval bound relies on exactly this.  Default True: a metric that is not
+        monotone must say False (ExactBoost probes the claim on random scores and refuses a metric that
+        breaks it).
     task : {"bipartite", "graded"}
         Labels in {0, 1}, or real-valued relevance.
     scalar : bool
