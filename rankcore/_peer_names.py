@@ -12,12 +12,16 @@ import inspect
 import re
 from typing import Callable, Collection, NamedTuple
 
-__all__ = ["PEER_NAMES", "PEER_FIT_NAMES", "PeerFitName", "fit_argument_of", "names_in_hint",
+__all__ = ["VERBOSE_RULE", "PEER_NAMES", "PEER_FIT_NAMES", "PeerFitName", "fit_argument_of", "names_in_hint",
            "names_peer_fit_arguments", "no_sample_weight_refusal", "peer_fit_hint", "takes_no_sample_weight"]
 
 # where scikit-learn's warm_start (a parameter) and other libraries' continued models are here: a fit's argument
 _CONTINUE = ("fit(X, y, init_model=...) (the fitted model, or its model file, to continue: the new model holds its "
              "trees, then up to n_iter new ones; a fit without it starts over)")
+
+#: What ``verbose`` accepts, in its refusal: LightGBM's usual silent value, -1, is refused here (a negative count of
+#: lines means nothing), so the refusal says which value is silent.
+VERBOSE_RULE = "an integer >= 0 (0 is silent here, as LightGBM's verbose=-1)"
 
 #: LightGBM's, XGBoost's, CatBoost's and scikit-learn's names for what ``PushBoost`` and its trees call otherwise.
 PEER_NAMES = {

@@ -112,7 +112,9 @@ def refuse_labels_coded_otherwise(model: Any, y: Any = None, name: str = "y", so
     Such a ``y`` cannot say whether it holds the file's labels or the codes, and read as codes -- what ``classes_``
     says -- it would turn the ranking upside down without a word.  Models without ``relevant_label_`` (fitted in
     Python), whose file labels match their codes (``--positive 1`` on {0, 1}) or differ from them in kind
-    (texts), and a ``y`` that cannot be the file's labels (a 0 for a model of a {1, 2} file) are not refused.
+    (texts), and a ``y`` that cannot be the file's labels (a 0 for a model of a {1, 2} file) are not refused.  A
+    model without ``classes_`` (a KernelRanker the command line fitted: it reads numeric labels as grades) was
+    fitted on the codes 0 and 1.
 
     Parameters
     ----------
@@ -133,7 +135,8 @@ def refuse_labels_coded_otherwise(model: Any, y: Any = None, name: str = "y", so
     if _CODED.get():
         return
     label = vars(model).get("relevant_label_") if hasattr(model, "__dict__") else None
-    classes = getattr(model, "classes_", None)
+    # no classes_: the command line fitted it on its codes, 0 and 1 (KernelRanker, which keeps none for numbers)
+    classes = getattr(model, "classes_", None) if hasattr(model, "classes_") else [0, 1]
     if label is None or classes is None or len(classes) != 2:
         return
     codes = list(classes.tolist() if hasattr(classes, "tolist") else classes)
@@ -144,8 +147,9 @@ def refuse_labels_coded_otherwise(model: Any, y: Any = None, name: str = "y", so
         misread = _misread(label, other, codes, _label_values(y))
     if not misread:
         return
+    said = "classes_" if hasattr(model, "classes_") else "codes"
     raise ArgumentRefusal.said(
         name, f"{source} was fitted by the command line on a data file's labels coded 1 for {label!r} "
-        f"(relevant_label_, ranked first) and 0 for the others (classes_ {codes}): the file's labels would be read "
+        f"(relevant_label_, ranked first) and 0 for the others ({said} {codes}): the file's labels would be read "
         f"as codes and its ranking turned upside down without a word; give {name} coded ({name} == {label!r} as 1, "
         "the others as 0) and delete the model's relevant_label_ and other_label_ to say it is")

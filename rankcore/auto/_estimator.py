@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._blas import blas_limit
 from .._categories import encode_categories, warn_unused_categories
 from .._setup import EstimatorSetup
+from .._state_fields import refuse_labels_coded_otherwise
 from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot, ignore_score_weights,
                     require_score_queries)
 from ..metrics import Queries, check_queries
@@ -812,6 +813,7 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         if within:
             y_clean = check_grades(y, scores.shape[0])
         else:
+            refuse_labels_coded_otherwise(self, y, source=type(self).__name__)
             y_arr = np.asarray(y)
             if y_arr.ndim != 1 or not np.isin(y_arr, self.classes_).all():
                 raise ValueError("y: expected labels among the training classes "

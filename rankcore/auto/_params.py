@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._categories import categories_to_state
+from .._peer_names import VERBOSE_RULE
 from ..base import N_JOBS, Fitted, random_state_kind, spec_kind
 from ..spec import Kind, Parameter
 from ._folds import MAX_CV_REPEATS, check_cv
@@ -76,7 +77,7 @@ AUTO_PARAMETERS = (
         Threads of each fit (None or -1: all cores)."""),
     Parameter("random_state", random_state_kind(generator=False), default=None, doc="""
         Seeds the folds and every candidate's fit."""),
-    Parameter("verbose", int, default=0, minimum=0, doc="""
+    Parameter("verbose", int, default=0, minimum=0, rule=VERBOSE_RULE, doc="""
         0: silent; 1 or more: a progress display on stderr (candidate, fold, best so
         far: a bar in a terminal, lines otherwise)."""),
 )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import contextvars
 import importlib
 import os
 import sys
@@ -65,7 +66,28 @@ class _Parser(argparse.ArgumentParser):
         end = words.index("--") if "--" in words else len(words)
         words = [*map(self._plural_meant, words[:end]), *words[end:]]
         self._words = words             # for error(): an unknown option behind argparse's complaint
+        unknown = self._unknown_before_command()
+        if unknown and self._command_named() is not None:
+            # said before the subcommand parses the rest: its own complaint (`fit` missing DATA, which `--famil`
+            # did not take) would hide the option argparse leaves for this parser's "unrecognized arguments"
+            # (without a subcommand's name argparse's own complaint stands: "invalid choice: 'fti'")
+            self.error(f"unrecognized arguments: {' '.join(unknown)}{self._hint_before_command(unknown)}")
         return super().parse_known_args(words, namespace)
+
+    def _hint_before_command(self, unknown: list[str]) -> str:
+        """The hints for options given before the subcommand that this parser does not know: an option of the
+        subcommand named is said to go after it, any other gets the subcommand's hint (a peer's name, a typo)."""
+        from ._peer_options import peer_option_hint
+
+        subparsers = next(a for a in self._actions if isinstance(a, argparse._SubParsersAction))
+        name = self._command_named()
+        theirs = subparsers.choices[name]._option_string_actions
+        misplaced = [w for w in unknown if w.split("=", 1)[0] in theirs]
+        hint = peer_option_hint(self, argparse.Namespace(**{subparsers.dest: name}),
+                                [w for w in unknown if w not in misplaced])
+        if misplaced:
+            hint += f" ({', '.join(misplaced)}: an option of {name}, given after it)"
+        return hint
 
     def _plural_meant(self, word: str) -> str:
         # options are never abbreviated, but a plural option's singular (--metric, --feature-name, --within-query)
@@ -109,14 +131,26 @@ class _Parser(argparse.ArgumentParser):
 
         if message.startswith("unrecognized arguments"):
             return message          # parse_args's own, with its hint
+        unknown = self._unknown_before_command()
+        hint = peer_option_hint(self, argparse.Namespace(), unknown) if unknown else ""
+        return f"unrecognized arguments: {' '.join(unknown)}{hint}" if hint else message
+
+    def _command_named(self) -> str | None:
+        """The first of the words parsed (before ``--``) that names one of this parser's subcommands, or None."""
+        words = getattr(self, "_words", [])
+        words = words[:words.index("--")] if "--" in words else words
+        commands = [a.choices for a in self._actions if isinstance(a, argparse._SubParsersAction)]
+        return next((w for w in words if any(w in choices for choices in commands)), None)
+
+    def _unknown_before_command(self) -> list[str]:
+        """The options among the words parsed, before a subcommand's name (after it they are the subcommand's) and
+        before ``--``, that this parser does not know."""
         words = getattr(self, "_words", [])
         words = words[:words.index("--")] if "--" in words else words
         commands = [a.choices for a in self._actions if isinstance(a, argparse._SubParsersAction)]
         ends = [i for i, w in enumerate(words) if any(w in choices for choices in commands)]
-        unknown = [w for w in words[:ends[0] if ends else len(words)]
-                   if w.startswith("--") and w.split("=", 1)[0] not in self._option_string_actions]
-        hint = peer_option_hint(self, argparse.Namespace(), unknown) if unknown else ""
-        return f"unrecognized arguments: {' '.join(unknown)}{hint}" if hint else message
+        return [w for w in words[:ends[0] if ends else len(words)]
+                if w.startswith("--") and w.split("=", 1)[0] not in self._option_string_actions]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -158,12 +192,21 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run_command(args, read_stdin) -> int:
     """Run the parsed command (after ``read_stdin()``), printing a failure as one line; the exit status."""
+    # this call's own held warnings: a main() run in another thread of the process holds (and clears) its own
+    token = _HELD.set([])
+    try:
+        return _run_holding(args, read_stdin)
+    finally:
+        _HELD.reset(token)
+
+
+def _run_holding(args, read_stdin) -> int:
+    """:func:`_run_command` within its own list of held warnings."""
     try:
         read_stdin()
         with warnings.catch_warnings():
             if not args.debug:      # one line each, like the errors (--debug: Python's form, with the place)
                 warnings.showwarning = _show_warning
-            _HELD.clear()
             status = int(args._run(args) or EXIT_OK)
             release_held_warnings()
             return status
@@ -174,13 +217,13 @@ def _run_command(args, read_stdin) -> int:
         try:
             release_held_warnings()
         except OSError:         # stderr went away too (`2>&1 | head`)
-            _HELD.clear()
+            _held().clear()
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
     except (CommandError, ValueError, TypeError, OSError, ImportError, ArithmeticError) as exc:
         # user input: files, values, specs, parameters, a missing optional extra, numeric blow-ups
-        _HELD.clear()           # a held warning was about a fit the refusal undid
+        _held().clear()         # a held warning was about a fit the refusal undid
         if args.debug:
             raise
         plugin = _raising_plugin(exc)
@@ -190,7 +233,7 @@ def _run_command(args, read_stdin) -> int:
         print(f"rankcore: error: {f'{plugin}: ' if plugin else ''}{_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        _HELD.clear()
+        _held().clear()
         print("rankcore: interrupted", file=sys.stderr)
         return 130
     except MemoryError as exc:
@@ -261,8 +304,15 @@ def _replace_unencodable() -> None:
                 reconfigure(errors="replace")
 
 
-#: Warnings held back until the fit they are about has been accepted (:func:`release_held_warnings`).
-_HELD: list[str] = []
+#: Warnings held back until the fit they are about has been accepted (:func:`release_held_warnings`): a list of
+#: each running command's own (None outside a command: nothing is held then).
+_HELD: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("rankcore_cli_held_warnings", default=None)
+
+
+def _held() -> list[str]:
+    """The running command's held warnings (an empty list, not kept, outside a command)."""
+    held = _HELD.get()
+    return [] if held is None else held
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -276,17 +326,19 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     from ._stdin import shown
 
     said = f"rankcore: warning: {_clean(shown(str(message)))}"
-    if file is None and isinstance(category, type) and issubclass(category, CategoryFoldWarning):
-        _HELD.append(said)
+    held = _HELD.get()
+    if file is None and held is not None and isinstance(category, type) and issubclass(category, CategoryFoldWarning):
+        held.append(said)
         return
     print(said, file=sys.stderr if file is None else file)
 
 
 def release_held_warnings() -> None:
     """Print the warnings held while a fit ran (:func:`_show_warning`): called once the fit has been accepted."""
-    for said in _HELD:
+    held = _held()
+    for said in held:
         print(said, file=sys.stderr)
-    _HELD.clear()
+    held.clear()
 
 
 def _one_line(exc: BaseException) -> str:

@@ -109,16 +109,45 @@ def _folded(model: Any, names: list | None, kept: dict) -> dict:
 
 def _kernel_model(model: Any) -> dict:
     """A kernel ranker's fitted kernel, filter, λ and solver, and the rows it stores (the file's size grows with
-    them, as does the time of every prediction); empty for other models."""
+    them, as does the time of every prediction); empty for other models.
+
+    A path model (several λ or several filters) has no single filter or λ: its entry lists the ``filters`` and
+    ``lams`` and ``path_shape``, the shape of a row's scores (``decision_function`` returns one column per filter
+    and λ, in that order; the filter axis only for several filters), instead of the first filter alone.
+    """
     support = getattr(model, "support_", None)
     kernel = getattr(model, "kernel_", None)
     if support is None or kernel is None:
         return {}
     filter_ = getattr(model, "filter_", None)
     lam = getattr(model, "lam_", None)
-    return {"kernel": _spec_of(kernel), "filter": None if filter_ is None else _spec_of(filter_),
-            "lam": None if lam is None else float(lam), "solver": getattr(model, "solver_", None),
-            "support_rows": int(support.shape[0])}
+    entry = {"kernel": _spec_of(kernel), "filter": None if filter_ is None else _spec_of(filter_),
+             "lam": None if lam is None else float(lam), "solver": getattr(model, "solver_", None),
+             "support_rows": int(support.shape[0])}
+    coef = getattr(model, "dual_coef_", None)
+    if coef is not None and coef.ndim > 1:
+        del entry["filter"], entry["lam"]
+        entry["filters"] = [_spec_of(f) for f in getattr(model, "filters_", [])]
+        entry["lams"] = [float(v) for v in getattr(model, "lams_", [])]
+        entry["path_shape"] = [int(n) for n in coef.shape[:-1]]
+    return entry
+
+
+def _kernel_said(kernel: dict) -> str:
+    """The line of a kernel model: its kernel, filter, λ and solver, or of a path its filters and λ values and what
+    ``decision_function`` returns."""
+    rows = f"{kernel['support_rows']:,} support rows stored"
+    shown = ("kernel", "filter", "lam", "solver")
+    fitted = ", ".join(f"{k} {kernel[k]:.6g}" if isinstance(kernel[k], float) else f"{k} {kernel[k]}"
+                       for k in shown if kernel.get(k) is not None)
+    if "path_shape" not in kernel:
+        return f"{fitted}; {rows}"
+    lams = ", ".join(f"{v:.6g}" for v in kernel["lams"])
+    shape = ", ".join(["n_samples"] + [str(n) for n in kernel["path_shape"]])
+    axes = ("filter and λ" if len(kernel["path_shape"]) == 2
+            else "filter" if len(kernel["filters"]) > 1 else "λ")
+    return (f"{fitted}; a path: filters {', '.join(map(str, kernel['filters']))}, λ {lams}; decision_function "
+            f"returns a score per {axes}, shape ({shape}): score one column; {rows}")
 
 
 def _named(family: str, spec: Any) -> str:
@@ -219,9 +248,7 @@ def _lines(path: str, d: dict) -> list[str]:
         lines.append(f"labels: {', '.join(map(str, d['classes']))}; ranked first: {d['ranked_first']}")
     kernel = d.get("kernel_model")
     if kernel:
-        fitted = ", ".join(f"{k} {v:.6g}" if isinstance(v, float) else f"{k} {v}"
-                           for k, v in kernel.items() if k != "support_rows" and v is not None)
-        lines.append(f"{fitted or 'a path of models'}; {kernel['support_rows']:,} support rows stored")
+        lines.append(_kernel_said(kernel))
     params = d["params"]
     lines.append("parameters set: " + (", ".join(f"{k}={v!r}" for k, v in params.items()) if params
                                        else "none (every parameter at its default)"))

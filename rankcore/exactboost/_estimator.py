@@ -15,7 +15,7 @@ from .._peer_names import names_peer_fit_arguments
 from .._degenerate import warn_if_constant
 from .._memory import check_allocation
 from .._setup import EstimatorSetup
-from .._state_fields import check_feature_names
+from .._state_fields import check_feature_names, refuse_labels_coded_otherwise
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries,
                     ignore_score_weights, run_callbacks)
@@ -467,6 +467,7 @@ class ExactBoost(Ranker):
         """
         check_is_fitted(self)
         ignore_score_weights(sample_weight, self)
+        refuse_labels_coded_otherwise(self, y, source=type(self).__name__)
         from ..validation import check_bipartite_target
 
         y_arr = np.asarray(y)

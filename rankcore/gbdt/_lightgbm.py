@@ -60,6 +60,28 @@ def _refuse_kept_infinities(what: str, labels: Any, scores: Any, weight: Any) ->
     _refuse_kept_infinity(what, "init_score", scores, _KEPT_SCORE)
 
 
+class _CheckedData:
+    """The labels and weights an adapter last found free of LightGBM's stand-ins for infinities.
+
+    LightGBM hands a custom objective the same label and weight arrays every boosting round (``Dataset.get_label``
+    and ``get_weight`` return the arrays the Dataset keeps; a new label or weight replaces them, never writes into
+    them), so those arrays are checked when they are new, and only the scores, which change every round, each
+    round.  The arrays are held, not their ids: an id freed by one data set could name the next one's.
+    """
+
+    def __init__(self):
+        self._arrays: tuple = ()
+
+    def refuse(self, what: str, labels: Any, scores: Any, weight: Any) -> None:
+        """:func:`_refuse_kept_infinities`, the labels and weights skipped when they are the arrays checked last."""
+        if not (len(self._arrays) == 2 and self._arrays[0] is labels and self._arrays[1] is weight):
+            self._arrays = ()
+            _refuse_kept_infinity(what, "label", labels, _KEPT_LABEL)
+            _refuse_kept_infinity(what, "weight", weight, _KEPT_LABEL)
+            self._arrays = (labels, weight)
+        _refuse_kept_infinity(what, "init_score", scores, _KEPT_SCORE)
+
+
 def _is_dataset(obj: Any) -> bool:
     import lightgbm
 
@@ -76,8 +98,15 @@ class LightGBMObjective(ObjectiveAdapter):
     ``group``) an objective that ranks within queries is fitted within them.
     """
 
+    def __getstate__(self) -> dict:
+        # the arrays last checked are the data's, no part of the objective: checked again after a pickle
+        state = super().__getstate__()
+        state.pop("_checked_data", None)
+        return state
+
     def __call__(self, first: Any, second: Any, weight: Any = None, group: Any = None):
         refuse_other_library(self, second, "lightgbm")
+        checked = self.__dict__.setdefault("_checked_data", _CheckedData())
         if _is_dataset(second):                      # native: (preds, train_data)
             position = getattr(second, "get_position", lambda: None)()
             if position is not None:
@@ -89,11 +118,11 @@ class LightGBMObjective(ObjectiveAdapter):
             start = second.get_init_score()
             # a fit from an init_score starts there, not at equal scores: a randomized objective's noise restarts
             initial = start if start is not None and np.asarray(start).size else None
-            _refuse_kept_infinities(f"objective {self.spec!r}", second.get_label(), first, second.get_weight())
-            return self.gradient_hessian(second.get_label(), first, second.get_weight(), second.get_group(),
-                                         initial=initial)
+            labels, weights = second.get_label(), second.get_weight()
+            checked.refuse(f"objective {self.spec!r}", labels, first, weights)
+            return self.gradient_hessian(labels, first, weights, second.get_group(), initial=initial)
         # scikit-learn: (y_true, y_pred, weight, group)
-        _refuse_kept_infinities(f"objective {self.spec!r}", first, second, weight)
+        checked.refuse(f"objective {self.spec!r}", first, second, weight)
         return self.gradient_hessian(first, second, weight, group)
 
 

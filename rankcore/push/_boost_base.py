@@ -667,7 +667,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         layout, backend = fit_on(X, y, w, queries, inputs)
         # best_n = 0 (no iteration helps on validation data) runs no iteration: the constant model
         result, records, _, _ = self._boost(backend, layout, setup, None, user_callbacks, n_iter=best_n,
-                                            stop_early=False)
+                                            stop_early=False, stop_as=stop_reason)
         best = {"iteration": best_n}
         if len(records) < best_n or stop_reason is None:
             # the refit ended first (a callback, convergence, no split), or ran every iteration after
@@ -682,7 +682,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
                               f"held-out {scoring.name} ({plan.kind})", inputs.from_init)
 
     def _boost(self, backend, layout, setup, validation: Validation | None = None, user_callbacks=(), *,
-               n_iter=None, stop_early=False, silent=False):
+               n_iter=None, stop_early=False, silent=False, stop_as=None):
         """Run the driver with validation monitoring, progress, user callbacks and early stopping.
 
         Shared by every backend (in memory, Dask).  Returns ``(result, records
@@ -694,7 +694,9 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         later one, so that a metric that saturates (AUC 1 on a small
         validation set) does not stop the fit at its first perfect iteration.
         ``n_iter`` overrides ``setup.n_iter``; ``silent`` turns progress off
-        (the selection fits of early stopping).
+        (the selection fits of early stopping).  ``stop_as``: the reason the
+        last line gives when the run reaches ``n_iter`` (the refit after early
+        stopping chose ``n_iter``: ``"early_stopping"``, as ``stop_reason_``).
         """
         n_iter = setup.n_iter if n_iter is None else int(n_iter)
         wait = patience(setup.params.n_iter_no_change, n_iter)
@@ -742,7 +744,8 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         records = result.records
         if stop_early and best["iteration"] < len(records):
             records = records[: best["iteration"]]
-        progress.finish(len(records), self._stop_reason(result), len(result.records))
+        reached = stop_as is not None and len(result.records) >= n_iter
+        progress.finish(len(records), stop_as if reached else self._stop_reason(result), len(result.records))
         return result, records, [] if watched is None else watched.curve, best
 
     @staticmethod
@@ -775,6 +778,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             self.validation_metric_ = setup.validation.name
         if validation is not None and validation.from_eval_set:
             self.evals_result_ = validation.curves(setup.validation.name, len(records))
+            self.evals_start_ = validation.starts(setup.validation.name)
         self._learner = learner
 
     def _set_position_effects(self, positions, backend) -> None:

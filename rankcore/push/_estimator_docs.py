@@ -72,10 +72,14 @@ ATTRIBUTES_DOC = """
     best_score_ : dict
         Fitted with ``eval_set``: ``{set name: {metric: value}}``, every
         curve of ``evals_result_`` at ``best_iteration_`` (LightGBM's
-        ``best_score_``).  An AttributeError without ``eval_set``, and when
-        no iteration of the fit bettered its start (``best_iteration_`` 0,
-        or a continuation's init model's last), of which no curve holds a
-        score: ``hasattr(model, "best_score_")`` is then False.
+        ``best_score_``).  When no iteration of the fit bettered its start
+        (``best_iteration_`` 0, or a continuation's init model's last): the
+        scores of that start, ``evals_start_``.  An AttributeError without
+        ``eval_set`` (``hasattr(model, "best_score_")`` is then False).
+    evals_start_ : dict
+        Fitted with ``eval_set``: every set's scores before the fit's first
+        iteration (of zero scores, ``eval_init_score`` or the init model's),
+        ``{set name: {metric: value}}`` as ``best_score_``.
     validation_metric_ : str
         What ``validation_scores_`` holds: a metric spec (``"auc"``;
         ``"pauc:0.1"`` by default when ``early_stopping="auto"`` switched on)

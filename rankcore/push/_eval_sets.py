@@ -179,6 +179,8 @@ class ValidationSet:
         self.scores = np.zeros(0)
         self.curve: list[float] = []
         self.metric_curves: dict[str, list[float]] = {}
+        # the scores before any iteration (zero, init_score or an init model's): best_score_ of a fit none bettered
+        self.start_scores: dict[str | None, float] = {}
         self._score_of: Callable[[np.ndarray], float] | None = None
         self._metrics_of: tuple = ()
 
@@ -207,14 +209,16 @@ class ValidationSet:
                 # the set refused, as a field too (the default metric's refusal names it only in its labels)
                 raise exc.with_context(str(exc), labels=exc.labels, eval_set=self.label) from None
             raise
-        bound = []
+        bound, starts = [], {}
         for metric in metrics:
             try:
                 bound.append(metric.bind(self.y, self.w, n_threads=n_threads, queries=self.queries, name=labels,
                                          cache=cache))
-                bound[-1](self.scores)          # a metric that counts none of the queries: refused before iteration 1
+                # a metric that counts none of the queries: refused before iteration 1
+                starts[metric.name] = float(bound[-1](self.scores))
             except ValueError as exc:
                 raise eval_metric_refusal(exc, metric.name, labels, self.label or None) from None
+        self.start_scores = {None: float(start), **starts}      # None: scoring's, named by Validation.starts
         self._metrics_of = tuple(zip((m.name for m in metrics), bound))
         self.metric_curves = {name: [] for name, _ in self._metrics_of}
         return start
@@ -284,6 +288,12 @@ class Validation:
         (its curve is recorded once, under ``scoring``'s key)."""
         metrics = tuple(MetricScoring(m, parameter=None) for m in evals.metrics if m.spec != scoring.name)
         return cls(tuple(sets), evals.watched, from_eval_set=True, metrics=metrics)
+
+    def starts(self, metric: str) -> dict:
+        """Every set's scores before the fit's first iteration, ``{set name: {metric: value}}`` in the layout of
+        :meth:`curves` (``metric``: ``scoring``'s name, the key of the score :meth:`ValidationSet.start` returned)."""
+        return {s.name: {(metric if key is None else key): value for key, value in s.start_scores.items()}
+                for s in self.sets}
 
     def curves(self, metric: str, n_kept: int) -> dict:
         """``evals_result_``: set name -> {metric: its scores after each of the first ``n_kept`` iterations},

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from .._categories import categories_to_state
+from .._peer_names import VERBOSE_RULE
 from ..base import N_JOBS, Fitted, float64_array, random_state_kind, spec_kind, string_list
 from ..spec import Kind, Parameter, sequence_kind
 from ._click_model import POSITION_BIAS
@@ -181,7 +182,7 @@ BOOSTING = (
     Parameter("n_jobs", N_JOBS, default=None, doc="""
         Threads for the kernels (None or -1: all cores).  Results do not
         depend on it."""),
-    Parameter("verbose", int, default=0, minimum=0, doc="""
+    Parameter("verbose", int, default=0, minimum=0, rule=VERBOSE_RULE, doc="""
         0: silent; 1: a progress line about every tenth of the iterations;
         2 or more: every iteration (on stdout: the objective, α and the
         ``scoring`` score of each validation set)."""),
@@ -207,6 +208,16 @@ def evals_to_state(evals: dict) -> dict:
     return state
 
 
+def evals_start_to_state(start: dict) -> dict:
+    """``evals_start_`` in a model file: the sets' names, the metrics' specs (``evals_result_``'s, in its order)
+    and a float64 matrix of the start's scores, one row per set."""
+    names = list(start)
+    metrics = list(start[names[0]]) if names else []
+    return {"names": names, "metrics": metrics,
+            "scores": np.array([[start[n][m] for m in metrics] for n in names], dtype=np.float64)
+                        .reshape(len(names), len(metrics))}
+
+
 def _classes(classes: np.ndarray):
     return classes if classes.dtype.kind in "biuf" else [str(c) for c in classes]
 
@@ -227,6 +238,8 @@ PUSH_FITTED = (
     Fitted("best_iteration_", "best_iteration", int, optional=True),
     Fitted("validation_metric_", "validation_metric", optional=True),
     Fitted("evals_result_", "evals_result", evals_to_state, optional=True),
+    # every eval_set's scores before the fit's first iteration (best_score_ when no iteration bettered them)
+    Fitted("evals_start_", "evals_start", evals_start_to_state, optional=True),
     Fitted("categories_", "categories", categories_to_state, optional=True),
     # a category column of more levels than the trees' bins, folded at fit: how many levels its rows held
     Fitted("category_levels_seen_", "category_levels_seen", lambda seen: [None if c is None else int(c) for c in seen],

@@ -111,6 +111,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     if has_val:
         _check_curve(state["validation_scores"], metric, "validation_scores", fail)
     evals = _check_evals_result(state, T, metric, fail)
+    start = _check_evals_start(state, evals, metric, fail)
     read_as_values = _check_read_as_values(state, d, fail)
     from_init = state.get("from_init_score")
     if from_init is not None and from_init is not True:
@@ -136,6 +137,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         estimator.validation_metric_ = metric
     if evals is not None:
         estimator.evals_result_ = evals
+    if start is not None:
+        estimator.evals_start_ = start
     if categories is not None:
         estimator.categories_ = categories
     if (seen := _check_levels_seen(state, categories, fail)) is not None:
@@ -447,6 +450,27 @@ def _check_evals_result(state: dict, T: int, metric, fail) -> dict | None:
             for i, name in enumerate(names):
                 curves[name][spec] = values[i].copy()
     return curves
+
+
+def _check_evals_start(state: dict, evals: dict | None, metric, fail) -> dict | None:
+    """``evals_start_``: every set's scores before the fit's first iteration (None in a file without them, as
+    every file of an earlier rankcore), of the sets and metrics of ``evals_result_``."""
+    record = state.get("evals_start")
+    if record is None:
+        return None
+    if evals is None:
+        fail("evals_start goes with evals_result")
+    names, metrics = list(evals), list(next(iter(evals.values())))
+    if not (isinstance(record, dict) and set(record) == {"names", "metrics", "scores"}
+            and record["names"] == names and record["metrics"] == metrics):
+        fail(f"evals_start must be a record of the sets {names!r}, the metrics {metrics!r} and their scores")
+    scores = record["scores"]
+    if not (isinstance(scores, np.ndarray) and scores.dtype == np.float64
+            and scores.shape == (len(names), len(metrics))):
+        fail(f"evals_start scores must be a float64 matrix of {len(names)} rows (one per set) of {len(metrics)}")
+    _check_curve(scores[:, 0], metric, "evals_start scores", fail)
+    _check_curve(scores[:, 1:], None, "evals_start scores", fail)
+    return {name: {m: float(scores[i, j]) for j, m in enumerate(metrics)} for i, name in enumerate(names)}
 
 
 def _check_metric_curves(record: dict, n_sets: int, T: int, watched: str, fail) -> list:

@@ -73,7 +73,10 @@ class BoostPredictions:
         value}}`` as LightGBM's ``best_score_`` (read from ``evals_result_``, whose layout it shares).
 
         With early stopping that is the model's last iteration; without, the
-        best iteration of the watched set, which the model goes past.
+        best iteration of the watched set, which the model goes past.  When no
+        iteration of the fit bettered its start (``best_iteration_`` 0, or a
+        continuation's init model's last), the sets' scores before the fit's
+        first iteration, which the fit computed (``evals_start_``).
         """
         check_is_fitted(self)
         evals = self.__dict__.get("evals_result_")
@@ -83,8 +86,13 @@ class BoostPredictions:
         # the curves are of the fit's own iterations: a continuation's start after its init model's
         t = int(self.best_iteration_) - int(getattr(self, "init_iterations_", 0))
         if t < 1:
+            start = self.__dict__.get("evals_start_")
+            if start is not None:       # the start's scores: the model's scores at best_iteration_
+                return {name: dict(metrics) for name, metrics in start.items()}
+            # a model saved before the fits kept their start's scores
             raise AttributeError(f"best_score_: no iteration improved the watched set (best_iteration_ = "
-                                 f"{self.best_iteration_}, before the fit's first): evals_result_ holds no score of it")
+                                 f"{self.best_iteration_}, before the fit's first) and the model does not hold the "
+                                 "scores of its start (evals_start_: a model saved by an earlier rankcore)")
         return {name: {metric: float(curve[t - 1]) for metric, curve in metrics.items()}
                 for name, metrics in evals.items()}
 

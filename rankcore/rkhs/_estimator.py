@@ -18,7 +18,7 @@ from .. import _memory
 from .._memory import check_allocation
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .._setup import EstimatorSetup
-from .._state_fields import check_feature_names
+from .._state_fields import check_feature_names, refuse_labels_coded_otherwise
 from ..base import Ranker, refuse_queries, ignore_score_weights, resolve_parameter
 from ..filters import Filter
 from ..kernels import CallableKernel, Kernel
@@ -606,6 +606,7 @@ class KernelRanker(Ranker):
         scores = self.decision_function(X)
         if scores.ndim != 1:
             raise ValueError("score: this model holds a path of lambdas/filters; score one column of decision_function")
+        refuse_labels_coded_otherwise(self, y, source=type(self).__name__)
         metric = self._setup_record().metric
         y_values, _ = self._validate_target_for_score(y)
         from ._selection import metric_labels

@@ -102,6 +102,20 @@ def test_an_unknown_option_of_any_subcommand_gets_the_hint(capsys, argv, unknown
     assert f"error: unrecognized arguments: {unknown} (did you mean {meant}?)" in err, err
 
 
+@pytest.mark.parametrize("argv, said", [
+    (("--debug", "--famil", "fit"), "unrecognized arguments: --famil"),
+    (("--debug", "--famil", "plugins", "new"), "unrecognized arguments: --famil (did you mean --family?)"),
+    (("--debug", "--n-estimators", "5", "fit", "d.csv"),
+     "unrecognized arguments: --n-estimators (other libraries' --n-estimators is here --n-iter N)"),
+    (("--qiet", "fit"), "unrecognized arguments: --qiet (did you mean --quiet?)"),
+    (("--quiet", "fit"), "unrecognized arguments: --quiet (--quiet: an option of fit, given after it)"),
+])
+def test_an_unknown_option_before_the_subcommand_is_said_before_the_subcommands_complaint(capsys, argv, said):
+    # before: `rankcore --debug --famil fit` said only that fit's DATA was missing
+    err = _usage_error(capsys, *argv)
+    assert f"rankcore: error: {said}\n" in err and "required" not in err, err
+
+
 def test_an_invalid_command_keeps_argparse_s_message(capsys):
     err = _usage_error(capsys, "fti", "--labe", "y")
     assert "invalid choice: 'fti'" in err and "did you mean" not in err
@@ -181,3 +195,26 @@ def test_a_reader_gone_early_still_gets_the_fold_warning_on_stderr(tmp_path):
         os.close(write)
     assert done.returncode == 0, done.stderr
     assert "rankcore: warning: X: column 'item' holds" in done.stderr and "most frequent" in done.stderr, done.stderr
+
+
+def test_a_command_in_another_thread_does_not_clear_this_commands_held_warnings(tmp_path, capsys):
+    # before: the held warnings were one list of the process, which every main() cleared as it started
+    import threading
+
+    from rankcore import cli
+    from rankcore._categories import CategoryFoldWarning
+
+    token = cli._HELD.set([])           # as main() does for the command of this thread
+    try:
+        cli._show_warning("column c folded", CategoryFoldWarning, "f.py", 1)
+        other = threading.Thread(target=main, args=(["info", str(tmp_path / "missing.json")],))
+        other.start()
+        other.join()
+        capsys.readouterr()
+        cli.release_held_warnings()
+        assert capsys.readouterr().err == "rankcore: warning: column c folded\n"
+    finally:
+        cli._HELD.reset(token)
+    # outside a command nothing is held: said at once
+    cli._show_warning("column d folded", CategoryFoldWarning, "f.py", 1)
+    assert capsys.readouterr().err == "rankcore: warning: column d folded\n"

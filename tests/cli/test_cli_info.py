@@ -186,3 +186,28 @@ def test_info_of_a_kernel_model_says_its_kernel_lambda_solver_and_the_rows_it_st
     status, out, err = run_main("info", tmp_path / "k.json", "--json")
     assert json.loads(out)["kernel_model"] == {"kernel": "rbf:gamma=3", "filter": "tikhonov", "lam": 0.05,
                                                "solver": "exact", "support_rows": 80}
+
+
+@pytest.mark.parametrize("params, said, shape", [
+    ({"lam": [0.1, 0.01]}, "filters tikhonov, λ 0.1, 0.01; decision_function returns a score per λ, "
+                           "shape (n_samples, 2)", [2]),
+    ({"filter": ["tikhonov", "landweber"], "lam": [0.1, 0.01]},
+     "filters tikhonov, landweber, λ 0.1, 0.01; decision_function returns a score per filter and λ, "
+     "shape (n_samples, 2, 2)", [2, 2]),
+])
+def test_info_of_a_kernel_path_model_says_it_is_a_path_with_its_filters_and_lambdas(tmp_path, params, said, shape):
+    # before: the first filter alone (or no filter) and no λ, as if the file held one model
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(60, 3))
+    model = rankcore.KernelRanker(kernel="rbf:3", solver="exact", **params).fit(X, (X[:, 0] > 0).astype(int))
+    assert model.decision_function(X).shape == (60, *shape)
+    save_model(model, tmp_path / "k.json")
+    status, out, err = run_main("info", tmp_path / "k.json")
+    assert status == 0, err
+    line = next(line for line in out.splitlines() if line.startswith("kernel "))
+    assert line.startswith("kernel rbf:gamma=3, solver exact; a path: ") and said in line, line
+    assert line.endswith(": score one column; 60 support rows stored"), line
+    status, out, err = run_main("info", tmp_path / "k.json", "--json")
+    kernel = json.loads(out)["kernel_model"]
+    assert kernel["lams"] == [0.1, 0.01] and kernel["path_shape"] == shape and "filter" not in kernel
+    assert kernel["filters"] == params.get("filter", ["tikhonov"])

@@ -305,3 +305,28 @@ def test_a_continuation_on_a_file_of_three_labels_keeps_no_other_label_of_its_in
                               "--out", tmp_path / "d.json", "-q")
     assert status == 0, err
     assert float(rankcore.load_model(tmp_path / "d.json").other_label_) == 0.0
+
+
+@pytest.mark.parametrize("argv", [("fit", "--model", "kernel"), ("fit", "--model", "exactboost", "--n-iter", "3"),
+                                  ("auto", "--candidates", "linear", "--time", "30")])
+def test_score_in_python_refuses_the_file_labels_of_every_kind_fitted_with_positive_zero(tmp_path, argv):
+    # before: KernelRanker, ExactBoost and AutoRanker read the file's 0/1 as their codes, the ranking upside down
+    import numpy as np
+
+    import rankcore
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 2))
+    y = (X[:, 0] + 0.5 * rng.normal(size=120) > 0).astype(int)
+    (tmp_path / "d.csv").write_text("a,b,label\n" + "".join(f"{a:.4f},{b:.4f},{t}\n" for (a, b), t in zip(X, y)))
+    command, *options = argv
+    status, _, err = run_main(command, tmp_path / "d.csv", *options, "--positive", "0", "-o", tmp_path / "m.json",
+                              "-q" if command == "fit" else "--progress=none")
+    assert status == 0, err
+    model = rankcore.load_model(tmp_path / "m.json")
+    with pytest.raises(ValueError, match=rf"^y: {type(model).__name__} was fitted by the command line on a data "
+                                         r"file's labels coded 1 for 0\.0 \(relevant_label_"):
+        model.score(X, y)
+    # the codes, once the model is told they are: the file's 0 ranked first
+    del model.relevant_label_, model.other_label_
+    assert model.score(X, 1 - y) > 0

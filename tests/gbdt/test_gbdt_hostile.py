@@ -169,3 +169,25 @@ def test_a_nan_base_margin_is_named_with_its_row():
     with pytest.raises(ValueError, match=r"objective 'push:exp,pow:4': the library passed non-finite raw scores "
                                          r"\(nan at row 6\); they start at the data's base_margin \(XGBoost\)"):
         xgb.train(XGB, xgb.DMatrix(X, Y, base_margin=margin), 2, obj=xgboost_objective("push:exp,pow:4"))
+
+
+def test_lightgbm_checks_labels_and_weights_once_a_data_set_and_the_scores_every_round(monkeypatch):
+    # before: the labels and weights were read for LightGBM's stand-ins of infinities on every boosting round
+    from rankcore.gbdt import _lightgbm
+
+    read = []
+    real = _lightgbm._refuse_kept_infinity
+    monkeypatch.setattr(_lightgbm, "_refuse_kept_infinity",
+                        lambda what, name, values, limit: (read.append(name), real(what, name, values, limit)))
+    objective = lightgbm_objective("push:exp,pow:4")
+    lgb.train({**LGB, "objective": objective}, lgb.Dataset(X, Y, weight=np.ones(40)), 5)
+    assert read.count("label") == read.count("weight") == 1 and read.count("init_score") == 5, read
+    # another data set (of the same adapter) is checked afresh, and still refused
+    with pytest.raises(ValueError, match=r"objective 'push:exp,pow:4': weight holds 1e\+38 at row 3: "):
+        lgb.train({**LGB, "objective": objective}, lgb.Dataset(X, Y, weight=_at(np.ones(40), 3, np.inf)), 2)
+    with pytest.raises(ValueError, match=r"objective 'push:exp,pow:4': label holds 1e\+38 at row 4: "):
+        objective(_at(Y, 4, 1e38), np.zeros(40))      # scikit-learn's call: (y_true, y_pred)
+    # a pickled adapter carries no data set with it
+    import pickle
+
+    assert "_checked_data" not in pickle.loads(pickle.dumps(objective)).__dict__

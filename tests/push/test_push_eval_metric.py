@@ -18,7 +18,12 @@ def _assert_same_model(a, b, X):
     assert a.n_iter_ == b.n_iter_ and a.stop_reason_ == b.stop_reason_ and a.best_iteration_ == b.best_iteration_
     # the model files (arrays as their bytes) agree in every field but the recorded curves
     state_a, state_b = model_to_dict(a)["state"], model_to_dict(b)["state"]
-    assert state_a.pop("evals_result") != state_b.pop("evals_result") and state_a == state_b
+    assert state_a.pop("evals_result") != state_b.pop("evals_result")
+    # the start's scores: of eval_metric's metrics too, the watched metric's the same
+    start_a, start_b = a.evals_start_, b.evals_start_
+    assert all(start_a[name][metric] == value for name in start_b for metric, value in start_b[name].items())
+    state_a.pop("evals_start"), state_b.pop("evals_start")
+    assert state_a == state_b
     np.testing.assert_array_equal(a.alphas_, b.alphas_)
     np.testing.assert_array_equal(a.objective_values_, b.objective_values_)
     np.testing.assert_array_equal(a.validation_scores_, b.validation_scores_)
@@ -186,7 +191,11 @@ def test_a_model_file_with_curves_of_a_metric_not_installed_still_loads():
     # the specs are checked as validation_metric is, not resolved: a plugin's metric need not be installed to load
     X, y, Xa, ya, _, _ = split_data(9)
     model = rankcore.boost(n_iter=5).fit(X, y, eval_set=(Xa, ya), eval_metric=["ndcg@k:1", "mrr"])
-    loaded = model_from_dict(tampered(model, _set("metrics", ["ndcg@k:1", "a_plugin_metric:3"])), source="m")
+    def plugin_metric(state):
+        _set("metrics", ["ndcg@k:1", "a_plugin_metric:3"])(state)
+        state["evals_start"]["metrics"] = ["auc", "ndcg@k:1", "a_plugin_metric:3"]     # the start's, alike
+
+    loaded = model_from_dict(tampered(model, plugin_metric), source="m")
     assert list(loaded.evals_result_["validation_0"]) == ["auc", "ndcg@k:1", "a_plugin_metric:3"]
 
 

@@ -224,3 +224,48 @@ def test_a_verbose_line_is_one_write_so_threads_do_not_cut_into_it(monkeypatch):
     X, y = _data()
     rankcore.boost(n_iter=3, verbose=2, **STUMPS).fit(X, y, eval_set=(X, y))
     assert len(writes) == 5 and all(w.endswith("\n") and w.count("\n") == 1 for w in writes)
+
+
+def test_the_verbose_table_of_a_refit_after_early_stopping_ends_as_stop_reason_says(capsys):
+    # early_stopping=True without eval_set: the refit runs the chosen count; its last line said "stopped (n_iter)"
+    # while stop_reason_ was "early_stopping"
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 4))
+    y = (X[:, 0] + 2 * rng.normal(size=600) > 0).astype(int)
+    model = rankcore.boost(n_iter=100, early_stopping=True, verbose=1, **STUMPS).fit(X, y)
+    assert model.stop_reason_ == "early_stopping" and model.n_iter_ < 100
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith(f"stopped (early_stopping) with {model.n_iter_} weak rankers in "), last
+
+
+def test_best_score_of_a_continuation_no_iteration_bettered_is_its_init_models_score(tmp_path):
+    # before: an AttributeError, though the fit scored the eval_set from the init model's scores before iterating
+    from sklearn.metrics import roc_auc_score
+
+    X, y = _data(3)
+    first = rankcore.boost(n_iter=30, **STUMPS).fit(X, y)
+    # fitted on the labels reversed: every new iteration worsens the eval_set's AUC, the init model's stays best
+    more = rankcore.boost(n_iter=5, **STUMPS).fit(X, 1 - y, init_model=first, eval_set=(X[:60], y[:60]),
+                                                  eval_metric=["ndcg@k:5"])
+    assert more.best_iteration_ == more.init_iterations_ == 30
+    start = first.decision_function(X[:60])
+    assert y[:60][np.argsort(-start)[:5]].all()        # the init model's top 5 are all relevant: NDCG@5 = 1
+    assert more.best_score_["validation_0"]["ndcg@k:5"] == 1.0
+    assert more.best_score_["validation_0"]["auc"] == pytest.approx(roc_auc_score(y[:60], start), abs=1e-12)
+    assert list(more.best_score_["validation_0"]) == ["auc", "ndcg@k:5"]
+    rankcore.save_model(more, tmp_path / "m.json")
+    assert rankcore.load_model(tmp_path / "m.json").best_score_ == more.best_score_
+    # a file of an earlier rankcore (no start's scores): said, not a KeyError or a wrong score
+    del more.evals_start_
+    with pytest.raises(AttributeError, match=r"does not hold the scores of its start \(evals_start_"):
+        more.best_score_
+
+
+@pytest.mark.parametrize("make", [lambda: rankcore.boost(verbose=-1, **STUMPS),
+                                  lambda: rankcore.AutoRanker(verbose=-1)])
+def test_lightgbms_silent_verbose_is_refused_saying_which_value_is_silent_here(make):
+    # before: "verbose: expected an integer >= 0, got -1", which left a LightGBM user to guess the silent value
+    X, y = _data()
+    with pytest.raises(ValueError, match=r"^verbose: expected an integer >= 0 \(0 is silent here, as LightGBM's "
+                                         r"verbose=-1\), got -1$"):
+        make().fit(X, y)
