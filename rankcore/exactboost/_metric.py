@@ -83,17 +83,26 @@ _PROBED: dict = {}
 
 def _probed(metric) -> str | None:
     key = (type(metric), getattr(metric, "spec", None))
-    if key not in _PROBED:
-        if len(_PROBED) >= 256:
-            _PROBED.clear()
-        _PROBED[key] = monotonicity_violation(metric)
-    return _PROBED[key]
+    if key in _PROBED:
+        return _PROBED[key]
+    # kept in a local: a fit in another thread may clear the cache between the store and a read back
+    problem = monotonicity_violation(metric)
+    if len(_PROBED) >= 256:
+        _PROBED.clear()
+    _PROBED[key] = problem
+    return problem
 
 
 def _probe_rows(metric) -> int | None:
-    """Rows for the probe: at least every whole-count parameter (k of ``prec@k:10``); None when too many."""
-    counts = [v for v in getattr(metric, "params", {}).values()
-              if isinstance(v, int) and not isinstance(v, bool) and v > 0]
+    """Rows for the probe: at least every whole-count parameter (k of ``prec@k:10``); None when too many.
+
+    Counts are the parameters of kind :func:`count_or_fraction` (as :func:`subsample_metric` reads them); another
+    whole number (a seed, a number of bins) is no count of rows, and taken as one it skipped the probe.  A count
+    declared as a plain ``int`` that does not fit the probe's rows makes every trial refused: not judged.
+    """
+    kinds = {p.name: p.kind for p in getattr(type(metric), "parameters", ())}
+    counts = [v for name, v in getattr(metric, "params", {}).items()
+              if kinds.get(name) is count_or_fraction and isinstance(v, int) and not isinstance(v, bool) and v > 0]
     rows = max([_PROBE_ROWS, *counts])
     return rows if rows <= _PROBE_MAX_ROWS else None
 
@@ -115,8 +124,9 @@ def monotonicity_violation(metric) -> str | None:
     a small lattice (ties included): each trial raises a positive or lowers
     a negative by one to three steps and compares the metric's values.  It is
     a sanity check, not a proof: a metric that passes may still fail
-    elsewhere.  A metric that raises on the probe's data (a parameter that
-    does not fit 12 rows) is not judged by it.  Deterministic; O(trials x
+    elsewhere.  A trial whose data the metric refuses (raises on) is
+    skipped and the others still judge it; a metric that refuses every
+    trial (a parameter that does not fit 12 rows) is not judged by it.  Deterministic; O(trials x
     moves) metric calls on at most 256 rows.
     """
     n = _probe_rows(metric)
@@ -128,20 +138,32 @@ def monotonicity_violation(metric) -> str | None:
         if y.min() == y.max():
             y[0] = 1 - y[0]
         scores = rng.integers(0, 5, n).astype(np.float64)
-        for _ in range(_PROBE_MOVES):
-            row = int(rng.integers(0, n))
-            step = float(rng.integers(1, 4)) * (1.0 if y[row] == 1 else -1.0)
-            moved = scores.copy()
-            moved[row] += step
-            try:
-                before, after = float(metric(y, scores)), float(metric(y, moved))
-            except Exception:   # the metric's own refusal of the probe's data: its errors are fit's to raise
-                return None
-            if _worse(metric, before, after):
-                what = "positive's score rose" if y[row] == 1 else "negative's score fell"
-                return (f"its value got worse when a {what} (labels {y.tolist()}, scores {scores.tolist()}, "
-                        f"row {row} moved to {moved[row]:g}: {before:.6g} -> {after:.6g})")
-            scores = moved
+        problem = _probe_trial(metric, rng, y, scores)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _probe_trial(metric, rng, y: np.ndarray, scores: np.ndarray) -> str | None:
+    """One trial of :func:`monotonicity_violation`: its moves on one labeling, the first that worsens the metric."""
+    n = y.shape[0]
+    for _ in range(_PROBE_MOVES):
+        row = int(rng.integers(0, n))
+        step = float(rng.integers(1, 4)) * (1.0 if y[row] == 1 else -1.0)
+        moved = scores.copy()
+        moved[row] += step
+        try:
+            before, after = float(metric(y, scores)), float(metric(y, moved))
+        except Exception:
+            # the metric's own refusal of this labeling (too few positives for it, say): its errors are fit's to
+            # raise, and the other trials still judge it -- stopping the whole probe here let a metric that refuses
+            # some labelings escape every check
+            return None
+        if _worse(metric, before, after):
+            what = "positive's score rose" if y[row] == 1 else "negative's score fell"
+            return (f"its value got worse when a {what} (labels {y.tolist()}, scores {scores.tolist()}, "
+                    f"row {row} moved to {moved[row]:g}: {before:.6g} -> {after:.6g})")
+        scores = moved
     return None
 
 

@@ -468,8 +468,10 @@ def _check_evals_start(state: dict, evals: dict | None, metric, fail) -> dict | 
     if not (isinstance(scores, np.ndarray) and scores.dtype == np.float64
             and scores.shape == (len(names), len(metrics))):
         fail(f"evals_start scores must be a float64 matrix of {len(names)} rows (one per set) of {len(metrics)}")
-    _check_curve(scores[:, 0], metric, "evals_start scores", fail)
-    _check_curve(scores[:, 1:], None, "evals_start scores", fail)
+    # each column as evals_result checks its curve: the watched metric's may be the objective's (±inf allowed),
+    # an eval_metric's must be finite
+    for j, spec in enumerate(metrics):
+        _check_curve(scores[:, j], metric if j == 0 else spec, f"evals_start scores of {spec!r}", fail)
     return {name: {m: float(scores[i, j]) for j, m in enumerate(metrics)} for i, name in enumerate(names)}
 
 

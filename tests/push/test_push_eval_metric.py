@@ -181,6 +181,22 @@ def test_a_model_file_with_bad_metric_curves_is_refused(change, pattern):
         model_from_dict(tampered(model, change), source="m")
 
 
+@pytest.mark.parametrize("value, pattern", [
+    (np.inf, "evals_start scores of 'mrr' must be finite values of 'mrr'"),
+    (np.nan, "evals_start scores of 'mrr' must hold no NaN"),
+])
+def test_a_model_file_with_a_bad_start_of_a_metric_curve_is_refused(value, pattern):
+    # an eval_metric's start is checked as its curve is: finite (before: an infinite start loaded into best_score_)
+    X, y, Xa, ya, _, _ = split_data(9)
+    model = rankcore.boost(n_iter=5).fit(X, y, eval_set=[(X, y), (Xa, ya)], eval_metric=["ndcg@k:1", "mrr"])
+
+    def change(state):
+        state["evals_start"]["scores"][1, 2] = value
+
+    with pytest.raises(ModelFormatError, match=re.escape(pattern)):
+        model_from_dict(tampered(model, change), source="m")
+
+
 def test_a_model_file_of_one_metric_has_no_metric_curves():
     X, y, Xa, ya, _, _ = split_data(10)
     model = rankcore.boost(n_iter=3).fit(X, y, eval_set=(Xa, ya))
