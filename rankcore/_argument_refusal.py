@@ -25,7 +25,7 @@ _FIELDS = ("parameter", "detail", "reason", "row")
 class ArgumentRefusal(ValueError):
     """A check refuses the argument ``parameter`` (a ``ValueError``).
 
-    Catch it as a ``ValueError`` (as before) or by this class to read the
+    Catch it as a ``ValueError`` (its base class) or by this class to read the
     fields::
 
         try:

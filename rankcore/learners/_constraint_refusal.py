@@ -29,7 +29,7 @@ class ConstraintRefusal(ArgumentRefusal):
     ``constraint`` (``parameter`` is the same name), with the columns of X it
     is about.
 
-    Catch it as a ``ValueError`` (as before) or by this class to read the
+    Catch it as a ``ValueError`` (its base class) or by this class to read the
     fields::
 
         try:

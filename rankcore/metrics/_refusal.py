@@ -34,7 +34,7 @@ class MetricRefusal(ValueError):
 
     ``str(exc)`` is the message as the layer that raised it says it last; the
     attributes are the facts every layer reads to say it again.  Catch it as
-    a ``ValueError`` (as before) or by this class to read the fields::
+    a ``ValueError`` (its base class) or by this class to read the fields::
 
         try:
             model.fit(X, y, qid=qid, eval_set=(X_val, y_val, qid_val))
