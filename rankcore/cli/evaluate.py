@@ -1,4 +1,6 @@
-"""``rankcore evaluate MODEL DATA --metrics ...``: top-of-list metrics of a saved model."""
+"""``rankcore evaluate MODEL DATA --metrics ...``: top-of-list metrics of a saved model; ``rankcore evaluate DATA
+--scores COLUMN[,COLUMN...]``: those of scores the file already has (another system's), with their paired differences.
+"""
 
 from __future__ import annotations
 
@@ -24,14 +26,18 @@ from ._queries import QUERY_METRICS, grade_row_error, query_defaults, query_labe
 def add_parser(subparsers):
     parser = subparsers.add_parser(
         "evaluate",
-        help="metrics of a saved model on a labelled data file",
+        help="metrics of a saved model, or of a file's columns of scores, on labelled data",
         description="Score DATA with a saved model and print ranking metrics against its labels. A model fitted "
-                    "on named columns takes them by name, in any order. With query ids (--qid COLUMN, or a "
+                    "on named columns takes them by name, in any order. Without MODEL, --scores COLUMN judges "
+                    "scores DATA already holds (another system's); with two or more columns, each one after the "
+                    "first is also compared with the first, on the same queries. With query ids (--qid COLUMN, or a "
                     "LIBSVM file's qid: or query file) the labels are relevance grades >= 0 and each metric is the "
                     "mean over the queries of its value within each query; --ci then resamples whole queries.",
-        epilog="example: rankcore evaluate model.json test.csv --metrics auc,rmax,prec@k:50,pauc:0.1 --ci 0.95",
+        epilog="examples: rankcore evaluate model.json test.csv --metrics auc,rmax,prec@k:50,pauc:0.1 --ci 0.95; "
+               "rankcore evaluate run.csv --scores bm25,neural --qid qid --metrics ndcg@10,map,mrr --ci",
     )
-    parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
+    parser.add_argument("model", metavar="MODEL", nargs="?",
+                        help="a model file written by `rankcore fit` or rankcore.save_model (not with --scores)")
     parser.add_argument("data", metavar="DATA",
                         help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz, "
                              "or - (standard input)")
@@ -40,6 +46,11 @@ def add_parser(subparsers):
                         help=f"comma-separated metric specs (default {DEFAULT_METRICS}; with query ids "
                              f"{QUERY_METRICS}); any registered metric, plugins included "
                              "(`rankcore plugins --family metric`)")
+    parser.add_argument("--scores", metavar="COLUMNS",
+                        help="comma-separated CSV columns of scores to judge instead of a model's (e.g. bm25,neural: "
+                             "higher ranks first, finite numbers on every row); each column after the first is also "
+                             "compared with the first: the difference, its interval (at --ci, else 0.95) and the "
+                             "paired bootstrap's p-value")
     add_table_format_option(parser)
     add_interval_options(parser, random_state=True)
     return parser
@@ -50,6 +61,8 @@ def run(args) -> int:
     from ..persistence import load_model
 
     specs = metric_specs(args.metrics) if args.metrics else None   # a bad spec fails before any reading
+    if args.scores is not None or args.model is None:
+        return _run_scores(args, specs)
     model = load_model(args.model)
     check_scored_with_init_scores(model, args.model, args.init_score)
     data, X = load_for_model(args, args.data, model, args.model, queries=True)
@@ -150,3 +163,91 @@ def say_left_out_queries(args, source: str, found: dict) -> None:
         info(args, f"{source}: {', '.join(names)} {'is a mean' if len(names) == 1 else 'are means'} over "
                    f"{n_counted} of the {n_queries} queries (a query is left out where the metric is undefined, "
                    "and by default where it has no relevant row)")
+
+
+def _run_scores(args, specs: list[str] | None) -> int:
+    """``evaluate DATA --scores COLUMNS``: each column's metrics, then each later column against the first.
+
+    The scores are judged as they are (higher ranks first), as a model's are: the same labels, query ids,
+    default metrics and notes on standard error.
+    """
+    from ._score_columns import load_scored, score_columns
+
+    if args.scores is None:
+        raise CommandError("evaluate: give MODEL DATA (a saved model scores DATA), or DATA --scores COLUMN (the "
+                           "scores DATA already holds)")
+    if args.model is not None:
+        raise CommandError(f"--scores: judges DATA's own columns of scores, without a model; give DATA alone, not "
+                           f"{args.model} too")
+    data, columns = load_scored(args, score_columns(args.scores))
+    qid = data.qid
+    specs = specs or metric_specs(DEFAULT_METRICS if qid is None else query_defaults(QUERY_METRICS, qid))
+    y = data.binary_target(args.positive, require_both=False) if qid is None else query_labels(args, data, specs)
+    try:
+        found = {name: _per_query_values(y, scores, specs, qid) for name, scores in columns.items()} \
+            if qid is not None else {}
+        table = _columns_table(y, columns, specs, args, qid, found)
+        differences = _differences_table(y, columns, specs, args, qid) if len(columns) > 1 else None
+    except ValueError as exc:       # a grade beyond a metric's gains: said at its line of the file
+        if qid is None or (error := grade_row_error(exc, data)) is None:
+            raise
+        raise error from None
+    print(_render(table, differences, args))
+    if qid is None and args.positive is None:
+        announce_positive(args, data)
+    # which queries a metric leaves out depends on the labels alone (no relevant row, one class): said once
+    said = next((values for values in found.values() if values is not None), None)
+    if said is not None:
+        say_left_out_queries(args, data.source, said)
+    if qid is None:
+        say_one_list(args, data, specs, y)
+    return 0
+
+
+def _columns_table(y, columns: dict, specs: list[str], args, qid, found: dict) -> Table:
+    """``metric, value`` (``lower, upper, method`` with ``--ci``) for one column; ``scores`` first for several."""
+    from ..metrics import evaluate
+
+    several = len(columns) > 1
+    rows = []
+    for name, scores in columns.items():
+        if args.ci is not None:
+            part = interval_table(y, scores, specs, args, qid=qid)
+            rows += [[name, *row] if several else row for row in part.rows]
+            continue
+        known = found.get(name)
+        values = evaluate(y, scores, specs, qid=qid) if known is None else {s: known[s].mean for s in specs}
+        rows += [[name, spec, values[spec]] if several else [spec, values[spec]] for spec in specs]
+    header = ["metric", "value"] + (["lower", "upper", "method"] if args.ci is not None else [])
+    return Table(["scores", *header] if several else header, rows)
+
+
+def _differences_table(y, columns: dict, specs: list[str], args, qid) -> Table:
+    """Each column after the first against the first, on the same rows or queries: the difference (the column's
+    value minus the first's), its interval at ``--ci`` (0.95 without it) and the paired test's p-value."""
+    from ..metrics import compare
+
+    names = list(columns)
+    first = names[0]
+    rows = []
+    for spec in specs:
+        for name in names[1:]:
+            d = compare(y, columns[name], columns[first], spec, level=args.ci or 0.95, n_boot=args.n_boot,
+                        random_state=args.random_state, qid=qid)
+            rows.append([spec, name, first, d.difference, d.lower, d.upper, d.p_value, d.method])
+    return Table(["metric", "scores", "against", "delta", "lower", "upper", "p", "method"], rows)
+
+
+def _render(table: Table, differences: Table | None, args) -> str:
+    """The metrics table, then the differences under a title (JSON: one object with both, keyed)."""
+    import json
+
+    if differences is None:
+        return table.render(args.table_format)
+    if args.table_format == "json":
+        return json.dumps({"metrics": json.loads(table.render("json")),
+                           "differences": json.loads(differences.render("json"))}, indent=1)
+    level = f"{100 * (args.ci or 0.95):g}%"
+    title = f"paired differences (delta: scores - against), {level} interval, p-value"
+    title = f"# {title}" if args.table_format == "csv" else title
+    return f"{table.render(args.table_format)}\n\n{title}\n{differences.render(args.table_format)}"

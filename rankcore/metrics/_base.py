@@ -133,8 +133,13 @@ class Metric(Component):
                                    "order_invariant", "labels_order_invariant", "weighted_groups",
                                    "ties_by_row_order"))
 
-    def __call__(self, y: Any, scores: Any) -> Any:
+    def __call__(self, y: Any, scores: Any, *, qid: Any = None, group: Any = None) -> Any:
         """Validate ``(y, scores)`` and evaluate the metric.
+
+        ``qid`` (one query id per row) or ``group`` (LightGBM's sizes of
+        consecutive queries): the mean over the queries of the metric within
+        each, as ``rankcore.evaluate(y, scores, metric, qid=qid)``; without
+        them the rows are one list.
 
         Raises
         ------
@@ -143,6 +148,11 @@ class Metric(Component):
             (bipartite metrics), a single class where the metric needs both,
             or parameters that do not fit the data (k > n).
         """
+        if qid is not None or group is not None:
+            # an evaluator's first try, NDCG(k=10)(y, s, qid=qid): the queries' mean, not Python's unknown keyword
+            from . import evaluate
+
+            return next(iter(evaluate(y, scores, self, qid=qid, group=group).values()))
         graded = self.task == "graded"
         try:
             y_arr = (check_graded_labels(y, name="y", integers="rank" if self.labels_order_invariant else "round")

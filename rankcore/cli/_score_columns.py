@@ -1,0 +1,100 @@
+"""``rankcore evaluate DATA --scores COLUMN[,COLUMN...]``: a CSV file's columns of scores judged as they are.
+
+An evaluation of rankers that are not rankcore's -- a search engine's BM25
+run, a neural re-ranker -- has their scores already, one column each beside
+the labels and the query ids; no model is fitted or loaded.  The file is
+read with every column other than the label, ``--qid`` and the score
+columns left unread (document ids, text), and each score column must hold a
+finite number on every row: a missing or infinite score is refused at its
+line and column, as a metric given NaN would otherwise judge an order that
+does not exist.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from . import CommandError
+from ._common import column_list, refuse_position, refuse_weight
+
+__all__ = ["score_columns", "load_scored"]
+
+
+def score_columns(text: str) -> list[str]:
+    """``--scores``'s columns, in order: one at least, each named once."""
+    names = column_list(text)
+    if not names:
+        raise CommandError(f"--scores: expected one or more comma-separated column names, got {text!r}")
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise CommandError(f"--scores: names the column {', '.join(map(repr, twice))} twice; name each column once")
+    return names
+
+
+def load_scored(args, names: list[str]):
+    """Read DATA for ``--scores``: ``(dataset, {column: float64 scores})``, the rows in file order.
+
+    Raises
+    ------
+    CommandError
+        DATA is not a CSV file; a score column is missing from its header,
+        is the label or the query ids, or is dropped; ``--init-score`` (a
+        model's initial scores) is given; a score is missing, not a number
+        or infinite (its line and column named).
+    """
+    from .datasets import DataError, TextColumnsError, detect_format, header_names, load_data
+
+    refuse_position(args)
+    refuse_weight(args)
+    if getattr(args, "init_score", None) is not None:
+        raise CommandError("--init-score: adds initial scores to a saved model's; with --scores the columns are the "
+                           "scores themselves (leave out --init-score)")
+    path = os.fspath(args.data)
+    fmt = args.data_format or detect_format(path)
+    if fmt != "csv":
+        raise CommandError(f"--scores: names columns of a CSV file with a header, but {args.data} is read as {fmt}; "
+                           "write the scores, labels and query ids as CSV columns")
+    header = header_names(path)
+    label = args.label or "label"
+    _check_names(names, header, label, args.qid, column_list(args.drop), args.data)
+    unread = [column for column in header if column not in (label, args.qid, *names)]
+    try:
+        data = load_data(path, label=args.label, drop=unread, fmt="csv", qid=args.qid)
+    except TextColumnsError as exc:
+        raise CommandError(f"{exc} (--scores: every score is a number)") from None
+    except DataError as exc:
+        raise CommandError(_said_as_scores(str(exc), names)) from None
+    scores = {}
+    for j, name in enumerate(data.feature_names):
+        column = np.ascontiguousarray(data.X[:, j], dtype=np.float64)
+        missing = np.flatnonzero(np.isnan(column))
+        if missing.size:
+            raise CommandError(f"{data.where(int(missing[0]))}, column {name!r} (--scores): missing score "
+                               f"({missing.size} in the column); every row needs a finite score (a document the "
+                               "ranker did not return: leave its row out, or give it a score below every other)")
+        scores[name] = column
+    return data, {name: scores[name] for name in names}
+
+
+def _check_names(names: list[str], header: list[str], label: str, qid: str | None, drop: list[str],
+                 source: str) -> None:
+    """Each score column is in the header and is neither the label, the query ids nor dropped."""
+    for name in names:
+        if header and name not in header:
+            shown = ", ".join(header[:12]) + (", ..." if len(header) > 12 else "")
+            raise CommandError(f"--scores: {source} has no column {name!r} (columns: {shown})")
+        what = ("the label (--label)" if name == label else "the query ids (--qid)" if name == qid else
+                "dropped (--drop)" if name in drop else None)
+        if what is not None:
+            raise CommandError(f"--scores: the column {name!r} is {what}; a score column holds a ranker's scores")
+
+
+def _said_as_scores(text: str, names: list[str]) -> str:
+    """A reader's refusal of a score column's value, with the option that named the column."""
+    for name in names:
+        where = f"column {name!r}:"
+        if where in text:
+            return text.replace(where, f"column {name!r} (--scores):", 1)
+    return text

@@ -1,0 +1,144 @@
+"""``rankcore evaluate DATA --scores COLUMN[,COLUMN...]``: columns of scores a file already holds (another system's
+run), judged without a model, checked against hand-computed values and the library; two columns are compared."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import rankcore
+from rankcore.metrics import compare, confidence_interval
+
+from _cli_run import one_line_error, run_main
+
+# two queries, not sorted, not contiguous; a column of document ids (text) that is no feature of anything
+RUN = """qid,doc,label,bm25,neural
+q2,d1,2,1.0,0.3
+q1,a,1,0.5,0.9
+q1,b,0,0.7,0.1
+q2,d2,0,2.0,0.8
+q1,c,0,0.2,0.2
+q2,d3,1,0.5,0.9
+"""
+
+
+def _log(n):
+    return 1 / math.log2(n + 1)
+
+
+# by hand: bm25 puts b (0) then a (1) first in q1, and d2 (0), d1 (2), d3 (1) in q2; neural puts a, and d3, d2, d1
+EXPECTED = {
+    "bm25": {"map": (1 / 2 + (1 / 2 + 2 / 3) / 2) / 2, "mrr": 0.5,
+             "ndcg@3": (_log(2) + (3 * _log(2) + _log(3)) / (3 + _log(2))) / 2},
+    "neural": {"map": (1 + (1 + 2 / 3) / 2) / 2, "mrr": 1.0,
+               "ndcg@3": (1 + (1 + 3 * _log(3)) / (3 + _log(2))) / 2},
+}
+
+
+@pytest.fixture
+def run_csv(tmp_path):
+    path = tmp_path / "run.csv"
+    path.write_text(RUN)
+    return path
+
+
+def _table(out):
+    return json.loads(out)
+
+
+def test_one_column_matches_the_hand_computed_values(run_csv):
+    status, out, err = run_main("evaluate", run_csv, "--scores", "neural", "--qid", "qid",
+                                "--metrics", "ndcg@3,map,mrr", "--table-format", "json")
+    assert status == 0, err
+    got = {row["metric"]: row["value"] for row in _table(out)}
+    assert got == pytest.approx(EXPECTED["neural"], abs=1e-12)
+
+
+def test_two_columns_give_each_value_and_the_paired_difference(run_csv):
+    status, out, err = run_main("evaluate", run_csv, "--scores", "bm25,neural", "--qid", "qid",
+                                "--metrics", "ndcg@3,map,mrr", "--table-format", "json", "--n-boot", "500")
+    assert status == 0, err
+    found = _table(out)
+    values = {(row["scores"], row["metric"]): row["value"] for row in found["metrics"]}
+    for name, expected in EXPECTED.items():
+        for spec, value in expected.items():
+            assert values[name, spec] == pytest.approx(value, abs=1e-12)
+    y = np.array([2, 1, 0, 0, 0, 1])
+    qid = np.array(["q2", "q1", "q1", "q2", "q1", "q2"])
+    bm25, neural = np.array([1.0, 0.5, 0.7, 2.0, 0.2, 0.5]), np.array([0.3, 0.9, 0.1, 0.8, 0.2, 0.9])
+    for row in found["differences"]:
+        assert (row["scores"], row["against"]) == ("neural", "bm25")
+        d = compare(y, neural, bm25, row["metric"], qid=qid, n_boot=500, random_state=0)
+        assert row["delta"] == pytest.approx(EXPECTED["neural"][row["metric"]] - EXPECTED["bm25"][row["metric"]])
+        assert [row["lower"], row["upper"], row["p"]] == pytest.approx([d.lower, d.upper, d.p_value])
+
+
+def test_ci_is_the_library_interval_over_queries(tmp_path):
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(30), 6)
+    y = rng.integers(0, 3, qid.size)
+    s = (y + rng.normal(size=qid.size)).round(3)
+    path = tmp_path / "many.csv"
+    path.write_text("query,grade,system\n" + "".join(f"{q},{g},{float(v)!r}\n" for q, g, v in zip(qid, y, s)))
+    status, out, err = run_main("evaluate", path, "--scores", "system", "--qid", "query", "--label", "grade",
+                                "--metrics", "ndcg@5", "--ci", "0.9", "--n-boot", "300", "--table-format", "json")
+    assert status == 0, err
+    (row,) = _table(out)
+    ci = confidence_interval(y, s, "ndcg@5", qid=qid, level=0.9, n_boot=300, random_state=0)
+    assert [row["value"], row["lower"], row["upper"]] == pytest.approx([ci.estimate, ci.lower, ci.upper])
+
+
+def test_without_query_ids_the_rows_are_one_list(run_csv):
+    status, out, err = run_main("evaluate", run_csv, "--scores", "bm25", "--positive", "2", "--metrics", "auc",
+                                "--table-format", "json")
+    assert status == 0, err
+    y = np.array([1, 0, 0, 0, 0, 0])
+    assert _table(out)[0]["value"] == pytest.approx(rankcore.evaluate(y, [1.0, 0.5, 0.7, 2.0, 0.2, 0.5], "auc")["auc"])
+
+
+def test_text_output_titles_the_differences(run_csv):
+    status, out, err = run_main("evaluate", run_csv, "--scores", "bm25,neural", "--qid", "qid", "--metrics", "mrr",
+                                "--n-boot", "200")
+    assert status == 0, err
+    assert "paired differences" in out and "neural" in out.splitlines()[-1]
+
+
+def test_standard_input(run_csv):
+    status, out, err = run_main("evaluate", "-", "--scores", "neural", "--qid", "qid", "--metrics", "mrr",
+                                "--table-format", "json", stdin=run_csv.read_bytes())
+    assert status == 0, err
+    assert _table(out)[0]["value"] == 1.0
+
+
+@pytest.mark.parametrize("value, said", [("", "missing score"), ("NaN", "missing score"),
+                                         ("inf", "expected a finite number, got 'inf'"),
+                                         ("high", "expected a number, got 'high'")])
+def test_a_bad_score_is_refused_at_its_line_and_column(tmp_path, value, said):
+    path = tmp_path / "bad.csv"
+    path.write_text(RUN.replace("q1,b,0,0.7,0.1", f"q1,b,0,0.7,{value}"))
+    status, out, err = run_main("evaluate", path, "--scores", "bm25,neural", "--qid", "qid")
+    one_line_error(status, err, "line 4", "column 'neural'", said)
+    assert out == ""
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--scores", "rank"], "has no column 'rank' (columns: qid, doc, label, bm25, neural)"),
+    (["--scores", "label"], "'label' is the label"),
+    (["--scores", "qid", "--qid", "qid"], "'qid' is the query ids"),
+    (["--scores", "bm25,bm25"], "names the column 'bm25' twice"),
+    (["--scores", "bm25", "--init-score", "neural"], "--init-score"),
+    ([], "or DATA --scores COLUMN"),
+])
+def test_refusals(run_csv, argv, said):
+    one_line_error(*run_main("evaluate", run_csv, *argv)[::2], said)
+
+
+def test_a_model_and_scores_together_are_refused(run_csv):
+    one_line_error(*run_main("evaluate", "model.json", run_csv, "--scores", "bm25")[::2], "without a model")
+
+
+def test_scores_name_csv_columns(tmp_path):
+    path = tmp_path / "run.npy"
+    np.save(path, np.zeros((3, 2)))
+    one_line_error(*run_main("evaluate", path, "--scores", "bm25")[::2], "CSV file")
