@@ -78,8 +78,8 @@ class PluginNames:
 
     ``PluginNames.of("price", "quadratic")`` gives the distribution
     ``rankcore-quadratic``, the module ``rankcore_quadratic``, the class
-    ``Quadratic`` and the entry point ``quadratic``; ``"recall@k"`` gives
-    ``rankcore-recall-at-k``, ``rankcore_recall_at_k`` and ``RecallAtK``.
+    ``Quadratic`` and the entry point ``quadratic``; ``"list-recall@k"`` gives
+    ``rankcore-list-recall-at-k``, ``rankcore_list_recall_at_k`` and ``ListRecallAtK``.
     """
 
     family: str
@@ -97,7 +97,7 @@ class PluginNames:
         if not isinstance(name, str) or not _NAME.match(name):
             raise ValueError(
                 f"NAME: expected a component name of lower-case letters and digits, starting with a letter, "
-                f"its words joined by - _ @ . or + (e.g. 'quadratic', 'recall@k'), got {name!r}")
+                f"its words joined by - _ @ . or + (e.g. 'quadratic', 'list-recall@k'), got {name!r}")
         words = _WORD.findall(name.replace("@", " at "))
         return cls(family, name, "rankcore-" + "-".join(words), "rankcore_" + "_".join(words),
                    "".join(w.capitalize() for w in words), "-".join(words))

@@ -31,7 +31,8 @@ def add_parser(subparsers):
         "contract checks on it.  `pip install -e .` in it, then `pytest`.",
     )
     new.add_argument("new_family", metavar="FAMILY", choices=families, help=f"one of {', '.join(families)}")
-    new.add_argument("new_name", metavar="NAME", help="the component's name, as in a spec (e.g. quadratic, recall@k)")
+    new.add_argument("new_name", metavar="NAME",
+                     help="the component's name, as in a spec (e.g. quadratic, list-recall@k)")
     new.add_argument("--dir", default=".", metavar="DIR", help="where to create the package folder (default: here)")
     return parser
 

@@ -33,11 +33,16 @@ def add_parser(subparsers):
                         help="write the scores here (default, or '-': standard output)")
     add_force_option(parser)
     parser.add_argument("--id", metavar="COLUMN", dest="id_column",
-                        help="copy this CSV column (an identifier, not a feature) to the output, before the score")
+                        help="copy this CSV column (an identifier, or a feature such as an item id) to the output, "
+                             "before the score")
     parser.add_argument("--with-label", action="store_true", help="add the file's label as a column")
     parser.add_argument("--rank", action="store_true",
                         help="add each row's rank (1 = top; tied scores share the best rank), within its query "
                              "when the rows have query ids")
+    parser.add_argument("--top", metavar="K", type=_top_count,
+                        help="write only the K best rows of each query (of the whole file without query ids), "
+                             "query by query in the order of their first row, each best first; rows tied at "
+                             "place K are taken in file order (--rank shows the tie: tied rows share a rank)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no status messages")
     return parser
 
@@ -45,7 +50,7 @@ def add_parser(subparsers):
 def run(args) -> int:
     import numpy as np
 
-    model, keep = load_scoring_model(args)
+    model, keep = load_scoring_model(args, id_may_be_feature=True)
     data, X = load_for_model(args, args.data, model, args.model, require_label=args.with_label, keep=keep,
                              queries=True)
     check_model_missing(model, args.model, data)
@@ -72,12 +77,14 @@ def run(args) -> int:
     with output_file(args.out or "-", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(columns)
-        ids = data.kept.get(args.id_column) if args.id_column else None
+        ids = _ids(args.id_column, data, X)
         lead = [col for col in (ids, queries) if col is not None]
-        for i, value in enumerate(scores):
-            writer.writerow([_cell(col[i]) for col in lead] + [repr(float(value))] + [_cell(col[i]) for col in extra])
+        rows = range(len(scores)) if args.top is None else _top_rows(scores, data.qid, args.top)
+        for i in rows:
+            writer.writerow([_cell(col[i]) for col in lead] + [repr(float(scores[i]))]
+                            + [_cell(col[i]) for col in extra])
     if args.out:
-        info(args, f"wrote {len(scores)} scores to {output_name(args.out)}")
+        info(args, f"wrote {len(rows)} scores to {output_name(args.out)}")
     return 0
 
 
@@ -88,6 +95,51 @@ def _check_unique_columns(columns: list[str]) -> None:
         raise CommandError(f"the output would name two columns {repeated[0]!r} (columns: {', '.join(columns)}): "
                            "a column copied from the file (--id, the query ids) is named as one the output writes "
                            "(score, rank); rename it in the file")
+
+
+def _ids(name, data, X):
+    """The cells of the ``--id`` column: kept aside from the features, or (a feature of the model, such as an item
+    id a recommender ranks by) the feature's values as the model read them, a missing one empty."""
+    if not name:
+        return None
+    if name in data.kept:
+        return data.kept[name]
+    import pandas as pd
+
+    return ["" if pd.isna(value) else value for value in X[name].astype(object)]
+
+
+def _top_count(text: str) -> int:
+    """``--top K``: a count of rows >= 1."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a count of rows >= 1 (e.g. --top 10), got {text!r}")
+    return value
+
+
+def _top_rows(scores, qid, k: int):
+    """The rows of each query's k highest scores (of all rows without ``qid``), query by query in the order of
+    each query's first row, best first, ties in row order -- a list of exactly min(k, the query's rows) rows each."""
+    import numpy as np
+
+    n = scores.shape[0]
+    if qid is None:
+        codes = np.zeros(n, dtype=np.int64)
+    else:
+        from ..metrics import check_qid
+
+        codes = check_qid(qid, n, name="--qid").codes
+    first = np.full(int(codes.max(initial=-1)) + 1, n, dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(n))              # the first row of each query: the queries' order
+    rows = np.lexsort((np.arange(n), -scores, first[codes]))
+    start = np.flatnonzero(np.r_[True, codes[rows][1:] != codes[rows][:-1]])
+    place = np.arange(n) - np.repeat(start, np.diff(np.r_[start, n]))
+    return rows[place < k].tolist()
 
 
 def _ranks(scores, qid):

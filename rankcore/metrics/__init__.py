@@ -10,7 +10,8 @@ gives the nogil Cython kernel (:mod:`rankcore.metrics.sorted_kernels`).
 tests (DeLong for the AUC, a one-sort bootstrap for every metric).
 With ``qid`` every scalar metric is computed per query and averaged
 (:func:`per_query` shows each query); ``ndcg@k``, ``err@k``, ``map``,
-``map@k`` and ``mrr`` are the list metrics of search, on graded labels.
+``map@k``, ``mrr``, ``recall@k`` and ``hit@k`` are the list metrics of search and recommendation, on graded
+labels.
 See ``docs/metrics.md`` for definitions and tie conventions.
 """
 
@@ -38,6 +39,7 @@ from ._intervals import compare, confidence_interval
 
 from ._queries import Queries, check_qid, check_queries, joined_ids, looks_like_sizes, sizes_hint
 from ._query import ERR, NDCG, MeanAveragePrecision, MeanAveragePrecisionAtK, MeanReciprocalRank
+from ._query_recall import HitAtK, RecallAtK
 from ._query_evaluate import QueryValues, TooFewQueries, per_query, query_values_of
 from ._refusal import MetricRefusal, k_beyond, one_class
 from ._query_kernels import RankingCache
@@ -88,6 +90,8 @@ __all__ = [
     "MeanAveragePrecision",
     "MeanAveragePrecisionAtK",
     "MeanReciprocalRank",
+    "RecallAtK",
+    "HitAtK",
     *_functions.__all__,
     "RocCurve",
     *_scalar.__all__,

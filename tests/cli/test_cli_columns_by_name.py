@@ -98,8 +98,20 @@ def test_score_id_copies_the_identifier_column(files):
     assert [r[1] for r in rows[1:]] == [r[0] for r in plain[1:]]
     status, _, err = run_main("score", files / "m.json", files / "test.csv", "--id", "nosuch")
     assert status == 2 and "no column 'nosuch'" in err
-    status, _, err = run_main("score", files / "m.json", files / "test.csv", "--id", "b")
-    assert status == 2 and "--id b: a feature of the model" in err
+
+
+def test_score_id_copies_a_feature_the_model_reads(files):
+    # a recommender's item id is both a feature and what a top-10 list must name: --id copies it, the model
+    # still reads it (it was refused as "a feature of the model")
+    status, out, err = run_main("score", files / "m.json", files / "test.csv", "--id", "b", "--drop", "id")
+    assert status == 0, err
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["b", "score"]
+    with open(files / "test.csv", newline="") as fh:
+        written = list(csv.DictReader(fh))
+    assert [float(r[0]) for r in rows[1:]] == [float(r["b"]) for r in written]
+    plain = list(csv.reader(io.StringIO(run_main("score", files / "m.json", files / "test.csv", "--drop", "id")[1])))
+    assert [r[1] for r in rows[1:]] == [r[0] for r in plain[1:]]
 
 
 def test_a_model_without_names_scores_by_position(files, tmp_path):

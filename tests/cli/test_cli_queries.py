@@ -256,6 +256,34 @@ def test_score_copies_the_query_ids_and_ranks_within_queries(files):
     np.testing.assert_array_equal([float(r[0]) for r in plain[1:]], scores)
 
 
+def test_score_top_writes_each_querys_best_rows_best_first(files):
+    d, qid, X, grade = files
+    every = scores_of(d, "test.csv", "--qid", "query", "--label", "grade")
+    ids = np.array([r[0] for r in every[1:]])
+    scores = np.array([float(r[1]) for r in every[1:]])
+    rows = scores_of(d, "test.csv", "--qid", "query", "--label", "grade", "--top", "3", "--rank")
+    assert rows[0] == ["query", "score", "rank"]
+    # the queries in the order of their first row, each its 3 best rows (all of a shorter one), best first
+    expected = []
+    for q in dict.fromkeys(ids):
+        mine = np.flatnonzero(ids == q)
+        best = mine[np.lexsort((mine, -scores[mine]))][:3]
+        expected += [[q, repr(float(scores[i])), str(1 + np.count_nonzero(scores[mine] > scores[i]))] for i in best]
+    assert rows[1:] == expected
+    # without query ids: the whole file's best rows
+    top = scores_of(d, "test.csv", "--drop", "query", "--label", "grade", "--top", "2")
+    assert [float(r[0]) for r in top[1:]] == sorted(scores, reverse=True)[:2]
+
+
+@pytest.mark.parametrize("count", ["0", "-1", "ten"])
+def test_score_top_refuses_a_count_below_one(files, count, capsys):
+    d, *_ = files
+    with pytest.raises(SystemExit):
+        rankcore.cli.main(["score", str(d / "m.json"), str(d / "test.csv"), "--qid", "query", "--label", "grade",
+                           "--top", count])
+    assert f"--top: expected a count of rows >= 1 (e.g. --top 10), got '{count}'" in capsys.readouterr().err
+
+
 def test_score_libsvm_with_qid_and_id_column_order(files, tmp_path):
     d, qid, *_ = files
     rows = scores_of(d, "test.svm")

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "docs" / "examples"
 #: The component each family's example package in docs/examples/ holds.
 EXAMPLE_NAMES = {"loss": "modified-huber", "price": "quadratic", "learner": "comparisons",
-                 "objective": "squared-auc", "metric": "recall@k", "filter": "softcut", "kernel": "cauchy",
+                 "objective": "squared-auc", "metric": "list-recall@k", "filter": "softcut", "kernel": "cauchy",
                  "estimator": "pairwise-logistic"}
 _BUILD_LEFTOVERS = ("build", "__pycache__", ".pytest_cache")
 

@@ -1,4 +1,4 @@
-"""The 'recall@k' metric: the share of the relevant items found among the k top-scored.
+"""The 'list-recall@k' metric: the share of the relevant items found among the k top-scored.
 
 A metric judges scores given labels y in {0, 1}.  ``rankcore.Metric`` validates
 the input (lengths, NaN, labels, both classes) before ``compute`` runs.
@@ -11,13 +11,13 @@ from rankcore.spec import Parameter, count_or_fraction
 from rankcore.validation import check_k
 
 
-class RecallAtK(rankcore.Metric):
+class ListRecallAtK(rankcore.Metric):
     """Recall at k: relevant items among the k top-scored, over all relevant items (ties by expected value)."""
 
-    name = "recall@k"
-    # A parameter arrives as an attribute of the same name: "recall@k:10" sets self.k = 10.
+    name = "list-recall@k"
+    # A parameter arrives as an attribute of the same name: "list-recall@k:10" sets self.k = 10.
     parameters = (Parameter("k", count_or_fraction, doc="a count >= 1 or a fraction of n in (0, 1)"),)
-    examples = ("recall@k:1", "recall@k:5", "recall@k:0.2")
+    examples = ("list-recall@k:1", "list-recall@k:5", "list-recall@k:0.2")
     greater_is_better = True
     monotone = True                # raising a relevant item's score never lowers it (ExactBoost can use it)
     bounded = True                 # values in [0, 1]

@@ -2,9 +2,9 @@
 
 import rankcore
 
-from .metric import RecallAtK
+from .metric import ListRecallAtK
 
 
 @rankcore.hookimpl
 def rankcore_register_metrics():
-    return [RecallAtK]
+    return [ListRecallAtK]
