@@ -7,14 +7,17 @@ A model file is UTF-8 JSON::
       "format_version": 1,
       "rankcore_version": "0.1.0",
       "estimator": "PushBoost",              # a registered estimator's name, never a code path
-      "params": {...},                       # get_params(deep=False), JSON values only
+      "params": {...},                       # get_params(deep=False); tuples and component objects marked
       "state": {...},                        # fitted attributes; arrays encoded as below
       "sha256": "..."                        # of the canonical JSON of everything above
     }
 
 Arrays are ``{"__ndarray__": <base64 of little-endian bytes>, "dtype": "<f8",
 "shape": [n, d]}`` with a small set of allowed dtypes, so values round-trip
-bit for bit.  Loading never executes anything from the file: the estimator
+bit for bit.  In ``params``, a tuple is ``{"__tuple__": [...]}`` (unless the
+parameter's default is a tuple too) and a component object
+``{"__component__": family, "spec": ...}``, so that ``get_params()`` after a
+load equals it before the save.  Loading never executes anything from the file: the estimator
 class comes from the :data:`ESTIMATORS` allow-list, its parameters go
 through ``set_params``, and the estimator's ``_set_fitted_state`` re-validates
 them with the checks ``fit`` makes, then checks the state (shapes,
@@ -137,6 +140,9 @@ MAX_MODEL_BYTES = 256 << 20
 #: exhausting the interpreter's stack.
 MAX_NESTING = 64
 
+#: What a file's ``rankcore_version`` may hold: a release's version (PEP 440), such as ``0.1.0`` or ``1.2.0rc1``.
+_VERSION = re.compile(r"\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?")
+
 _ALLOWED_DTYPES = {"<f8", "<f4", "<i8", "<i4", "<i2", "|i1", "|u1", "|b1", "<u4", "<u8"}
 
 
@@ -194,6 +200,51 @@ def _encode(value: Any, where: str) -> Any:
     if isinstance(spec, str):  # a configured component: saved by its spec string
         return spec
     raise TypeError(f"{where}: cannot save a value of type {type(value).__name__}")
+
+
+def _encode_param(value: Any, where: str) -> Any:
+    """A parameter's value as :func:`_encode` writes it, but a tuple and a component object marked as such.
+
+    JSON has lists and strings only: unmarked, ``(1, 0, -1)`` would load as ``[1, 0, -1]`` and a
+    :class:`rankcore.Component` as its spec string, and the loaded model's ``get_params()`` would differ from
+    the fitted one's.  ``{"__tuple__": [...]}`` and ``{"__component__": family, "spec": ...}`` load as they were.
+    """
+    if isinstance(value, tuple):
+        return {"__tuple__": [_encode_param(v, f"{where}[{i}]") for i, v in enumerate(value)]}
+    if isinstance(value, list):
+        return [_encode_param(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _encode_param(v, f"{where}.{k}") for k, v in value.items()}
+    family, spec = getattr(value, "family", None), getattr(value, "spec", None)
+    if not isinstance(value, type) and isinstance(family, str) and isinstance(spec, str):
+        return {"__component__": family, "spec": spec}
+    return _encode(value, where)
+
+
+def _decode_param(value: Any, where: str) -> Any:
+    """A parameter's value from :func:`_encode_param`'s form (and from a file that marks nothing, as older ones)."""
+    if isinstance(value, dict) and "__tuple__" in value:
+        items = value["__tuple__"]
+        if set(value) != {"__tuple__"} or not isinstance(items, list):
+            raise ModelFormatError(f"{where}: malformed tuple record")
+        return tuple(_decode_param(v, f"{where}[{i}]") for i, v in enumerate(items))
+    if isinstance(value, dict) and "__component__" in value:
+        family, spec = value["__component__"], value.get("spec")
+        if set(value) != {"__component__", "spec"} or not isinstance(family, str) or not isinstance(spec, str):
+            raise ModelFormatError(f"{where}: malformed component record")
+        from .registry import FAMILIES, resolve
+
+        if family not in FAMILIES:
+            raise ModelFormatError(f"{where}: unknown component family {family!r} (known: {', '.join(FAMILIES)})")
+        try:
+            return resolve(family, spec)
+        except Exception as exc:        # an unknown name, a bad parameter: the spec's own message says which
+            raise ModelFormatError(f"{where}: {family} {spec!r} cannot be rebuilt: {exc}") from None
+    if isinstance(value, list):
+        return [_decode_param(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict) and not ({"__ndarray__", "__float__"} & set(value)):
+        return {k: _decode_param(v, f"{where}.{k}") for k, v in value.items()}
+    return _decode(value, where)
 
 
 def _decode(value: Any, where: str) -> Any:
@@ -260,12 +311,27 @@ def model_to_dict(estimator: Any) -> dict:
         "format_version": FORMAT_VERSION,
         "rankcore_version": __version__,
         "estimator": name,
-        "params": _encode(estimator.get_params(deep=False), "params"),
+        "params": _params_record(estimator),
         "state": _encode(estimator._get_fitted_state(), "state"),
     }
     _check_loadable(payload, name)
     payload["sha256"] = _checksum(payload)
     return payload
+
+
+def _params_record(estimator: Any) -> dict:
+    """``get_params(deep=False)`` as the file holds it (:func:`_encode_param`).
+
+    A tuple where the estimator's default is a tuple too (KernelRanker's ``apriori_sizes``) is written as a plain
+    list, as files always held it: the load makes it a tuple again by its default.
+    """
+    params = estimator.get_params(deep=False)
+    try:
+        defaults = type(estimator)().get_params(deep=False)
+    except Exception:       # an estimator that cannot be built without arguments: mark every tuple
+        defaults = {}
+    return {k: _encode(v, f"params.{k}") if isinstance(v, tuple) and isinstance(defaults.get(k), tuple)
+            else _encode_param(v, f"params.{k}") for k, v in params.items()}
 
 
 def _check_loadable(payload: dict, name: str) -> None:
@@ -303,6 +369,9 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
     expected = {"format", "format_version", "rankcore_version", "estimator", "params", "state", "sha256"}
     if set(data) != expected:
         raise ModelFormatError(f"{source}: unexpected or missing fields {sorted(set(data) ^ expected)}")
+    version = data["rankcore_version"]
+    if not isinstance(version, str) or not _VERSION.fullmatch(version):
+        raise ModelFormatError(f"{source}: rankcore_version {version!r} is not a rankcore version (such as '0.1.0')")
     payload = {k: v for k, v in data.items() if k != "sha256"}
     if data["sha256"] != _checksum(payload):
         raise ModelFormatError(f"{source}: checksum mismatch: the file is corrupted or was modified after saving")
@@ -335,11 +404,12 @@ def _restored(cls: type, data: dict, source: str) -> Any:
 
 def _restored_as_read(cls: type, data: dict, source: str) -> Any:
     """:func:`_restored`'s work."""
-    params = _decode(data["params"], "params")
+    params = _decode_param(data["params"], "params")
     if not isinstance(params, dict):
         raise ModelFormatError(f"{source}: params must be an object")
     estimator = cls()
-    # JSON has lists only: a parameter whose default is a tuple (KernelRanker's apriori_sizes) is one again
+    # a file that marks no tuples (written before they were marked): a list where the default is a tuple
+    # (KernelRanker's apriori_sizes) is one again
     defaults = estimator.get_params(deep=False)
     params = {k: tuple(v) if isinstance(v, list) and isinstance(defaults.get(k), tuple) else v
               for k, v in params.items()}

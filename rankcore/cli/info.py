@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
+
 from ._columns import model_categorical, model_features
 
 __all__ = ["add_parser", "run", "describe_model"]
@@ -94,6 +96,9 @@ def describe_model(model: Any, header: dict) -> dict:
     kernel_model = _kernel_model(model)
     if kernel_model:
         described["kernel_model"] = kernel_model
+    searches = _searches(model)
+    if searches:
+        described["searches"] = searches
     described["params"] = _set_params(model, header.get("params") or {})
     return described
 
@@ -131,6 +136,28 @@ def _kernel_model(model: Any) -> dict:
         entry["lams"] = [float(v) for v in getattr(model, "lams_", [])]
         entry["path_shape"] = [int(n) for n in coef.shape[:-1]]
     return entry
+
+
+def _searches(model: Any) -> dict:
+    """How an ExactBoost fit ended: its runs, the stumps they kept, and the feature searches ``max_boxes`` stopped
+    before they proved their stump optimal (0: every stump is the exact optimum); empty for other models."""
+    lengths = getattr(model, "run_lengths_", None)
+    exhausted = getattr(model, "n_budget_exhausted_", None)
+    if lengths is None or exhausted is None:
+        return {}
+    tail = getattr(model, "tail_run_lengths_", None)
+    stumps = int(np.sum(lengths)) + (0 if tail is None else int(np.sum(tail)))
+    return {"runs": int(len(lengths)), "stumps": stumps, "budget_exhausted": int(exhausted)}
+
+
+def _searches_said(searches: dict) -> str:
+    """The line of :func:`_searches`'s record."""
+    runs = f"{searches['runs']} run{'' if searches['runs'] == 1 else 's'}, {searches['stumps']} stumps kept; "
+    n = searches["budget_exhausted"]
+    if n == 0:
+        return runs + "every feature search proved its stump optimal"
+    return runs + (f"{n} feature search{'' if n == 1 else 'es'} stopped by max_boxes before proving optimality "
+                   "(a larger max_boxes searches further)")
 
 
 def _kernel_said(kernel: dict) -> str:
@@ -172,8 +199,23 @@ def _set_params(model: Any, params: dict) -> dict:
     try:
         defaults = type(model)().get_params(deep=False)
     except Exception:       # an estimator that cannot be built without arguments: say every parameter
-        return dict(params)
+        defaults = None
+    params = {k: _unmarked(v) for k, v in params.items()}
+    if defaults is None:
+        return params
     return {k: v for k, v in params.items() if k not in defaults or _plain(defaults[k]) != v}
+
+
+def _unmarked(value: Any) -> Any:
+    """A parameter as the file marks it, said plainly: a tuple (``{"__tuple__": [...]}``) as its items, a component
+    object (``{"__component__": family, "spec": ...}``) as its spec."""
+    if isinstance(value, dict) and set(value) == {"__tuple__"}:
+        return [_unmarked(v) for v in value["__tuple__"]] if isinstance(value["__tuple__"], list) else value
+    if isinstance(value, dict) and set(value) == {"__component__", "spec"}:
+        return value["spec"]
+    if isinstance(value, list):
+        return [_unmarked(v) for v in value]
+    return value
 
 
 def _plain(value: Any) -> Any:
@@ -249,6 +291,8 @@ def _lines(path: str, d: dict) -> list[str]:
     kernel = d.get("kernel_model")
     if kernel:
         lines.append(_kernel_said(kernel))
+    if "searches" in d:
+        lines.append(_searches_said(d["searches"]))
     params = d["params"]
     lines.append("parameters set: " + (", ".join(f"{k}={v!r}" for k, v in params.items()) if params
                                        else "none (every parameter at its default)"))

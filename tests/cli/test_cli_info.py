@@ -211,3 +211,42 @@ def test_info_of_a_kernel_path_model_says_it_is_a_path_with_its_filters_and_lamb
     kernel = json.loads(out)["kernel_model"]
     assert kernel["lams"] == [0.1, 0.01] and kernel["path_shape"] == shape and "filter" not in kernel
     assert kernel["filters"] == params.get("filter", ["tikhonov"])
+
+
+@pytest.mark.parametrize("max_boxes, said", [
+    (1, r"4 runs, (\d+) stumps kept; (\d+) feature searches stopped by max_boxes before proving optimality"),
+    (None, r"4 runs, (\d+) stumps kept; every feature search proved its stump optimal"),
+])
+def test_info_says_how_an_exactboost_fit_ended(tmp_path, max_boxes, said):
+    # info said nothing of ExactBoost's searches: whether its stumps are the exact optima, or some search was cut
+    # short by max_boxes, is what a reviewer of the model asks first
+    import re
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] + rng.normal(size=200) > 0.5).astype(int)
+    model = rankcore.ExactBoost(metric="ks", n_runs=4, n_rounds=3, max_boxes=max_boxes, random_state=0).fit(X, y)
+    save_model(model, tmp_path / "e.json")
+    status, out, err = run_main("info", tmp_path / "e.json")
+    assert status == 0, err
+    found = re.search(said, out)
+    assert found, out
+    assert int(found.group(1)) == int(model.run_lengths_.sum())
+    if max_boxes == 1:
+        assert int(found.group(2)) == model.n_budget_exhausted_ > 0
+    status, out, err = run_main("info", tmp_path / "e.json", "--json")
+    assert json.loads(out)["searches"] == {"runs": 4, "stumps": int(model.run_lengths_.sum()),
+                                           "budget_exhausted": model.n_budget_exhausted_}
+
+
+def test_info_says_a_tuple_or_component_parameter_plainly(tmp_path):
+    from rankcore.registry import resolve
+
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(120, 3)), rng.integers(0, 2, 120)
+    model = rankcore.boost(learner=resolve("learner", "trees:max_depth=2"), categorical_features=(2,),
+                           n_iter=2, random_state=0).fit(np.c_[X[:, :2], rng.integers(0, 3, 120)], y)
+    save_model(model, tmp_path / "m.json")
+    status, out, err = run_main("info", tmp_path / "m.json")
+    assert status == 0, err
+    assert "categorical_features=[2], learner='trees:31,0.1,2'" in out and "__" not in out, out
