@@ -325,17 +325,24 @@ class ExactBoostCandidate(Candidate):
         # 10 runs cost about 1.5 default tree fits (docs/studies/trees_defaults.md)
         return 0.15 * self.n_runs
 
-    def fit_metric(self, context: CandidateContext) -> str:
+    def fit_metric(self, context: CandidateContext) -> Any:
+        """The metric ExactBoost fits: its spec, or the Metric itself when that spec does not resolve to it."""
         if self.metric != "auto":
             return self.metric
         from ..exactboost import resolve_monotone_metric
         from ..registry import resolve
 
-        target = resolve("metric", context.metric)
+        target = getattr(context, "target_metric", None)       # (a context made by hand may not carry it)
+        target = resolve("metric", context.metric) if target is None else target
         try:        # ExactBoost's own test: declared monotone, bipartite, scalar, and not caught breaking it
-            return resolve_monotone_metric(target).spec
+            metric = resolve_monotone_metric(target)
         except ValueError:
             return "auc"
+        try:        # the spec when it names this metric (a registered one): the model's parameters stay text
+            same = resolve("metric", metric.spec) == metric
+        except (TypeError, ValueError):
+            same = False
+        return metric.spec if same else metric
 
     def build(self, context: CandidateContext) -> Any:
         from ..exactboost import ExactBoost

@@ -44,6 +44,12 @@ class CandidateContext:
     ----------
     metric : str
         The spec of the metric AutoRanker selects on (``"pauc:0.1"``).
+    target_metric : Metric or None
+        That metric itself, resolved, when AutoRanker holds it (always, in
+        its fits): a candidate that builds on the metric reads it here, since
+        a metric object given to ``AutoRanker(metric=...)`` need not be
+        registered, and then its spec does not resolve.  None: resolve
+        ``metric``.
     n_rows, n_features, n_positive : int
         Shape of the rows this fit trains on (a fold's training part, or
         every row for the final refit).
@@ -101,6 +107,15 @@ class CandidateContext:
     init_score: bool = False
     position: bool = False
     sparse: bool = False
+    target_metric: Any = None
+
+    def resolved_metric(self) -> Any:
+        """The metric AutoRanker selects on, resolved: :attr:`target_metric`, else ``metric``'s spec resolved."""
+        if self.target_metric is not None:
+            return self.target_metric
+        from ..registry import resolve
+
+        return resolve("metric", self.metric)
 
 
 class Candidate(Component):

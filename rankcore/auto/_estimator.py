@@ -413,7 +413,7 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         # the small-data blend's members take no weights, no initial scores; an eval_set replaces its folds
         small = (codes is None and weights is None and not extras.given() and evals is None
                  and uses_small_data_blend(n, setup.candidates, self.blend))
-        applicable, skipped = self._applicable(setup.candidates, X_arr, y_fit, n_threads, metric.spec, small,
+        applicable, skipped = self._applicable(setup.candidates, X_arr, y_fit, n_threads, metric, small,
                                                qid=codes, weighted=weights is not None, extras=extras,
                                                fold_rows=n if evals is not None else None)
         specs = [candidate.spec for candidate in applicable]
@@ -421,7 +421,8 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         if progress is not None and found is not None:
             print(f"ranking within {found.describe()}: folds of whole queries, each scored per query "
                   f"(blend and fold bag as on one list)", file=sys.stderr, flush=True)
-        executor = self.make_executor(rows.X, rows.y, plan, metric.spec, seed, n_threads, **rows.executor_inputs())
+        # the metric itself, not its spec: an unregistered Metric object's spec does not resolve
+        executor = self.make_executor(rows.X, rows.y, plan, metric, seed, n_threads, **rows.executor_inputs())
         search = SuccessiveHalving(
             specs, [candidate.relative_cost for candidate in applicable], plan, rows.labels, data.units,
             data.unit_metric, executor, setup.budget, n,
@@ -573,7 +574,9 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         (:class:`~rankcore.auto.LocalExecutor`); :class:`rankcore.dask.DaskAutoRanker`
         overrides it.  ``plan.folds[f]`` is fold ``f``'s (training, validation)
         row indices; a task is run by :func:`~rankcore.auto.run_task` with
-        ``metric_spec`` and the base ``seed``, so results never depend on where.
+        ``metric_spec`` (the resolved Metric the search selects on: a task
+        passes it on as is, since an unregistered metric's spec would not
+        resolve) and the base ``seed``, so results never depend on where.
         ``qid`` (a fit within queries only): each row's query code;
         ``sample_weight`` (a weighted fit only): each row's weight, which
         ``run_task`` takes; ``init_score``, ``position``: each row's initial
@@ -661,7 +664,7 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         refit_start = time.perf_counter()
         kept = kept_models(plan, selection.chosen, outcome)      # an eval_set's: the models validated there
         chosen, fitted, failures = kept if kept is not None else \
-            self._refit(X, y, plan, selection, alive, scores, sign, candidates, metric.spec, seed, n_threads, qid,
+            self._refit(X, y, plan, selection, alive, scores, sign, candidates, metric, seed, n_threads, qid,
                         sample_weight, extras)
         n_splits = plan.n_splits if extras is None or extras.init_score is None else 1
         fitted = [self._fold_bag(candidates[c], refit, outcome.predictions[c], outcome.models.get(c, {}), n_splits)
@@ -851,6 +854,13 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         self._candidate = None
 
     def __sklearn_tags__(self):
+        """scikit-learn's tags: what ``fit`` takes under these parameters, never what the fit chose.
+
+        As scikit-learn's meta-estimators (``GridSearchCV``, ``Pipeline``) read their tags from their parameters,
+        not from a fitted model, and since its tools clone an estimator before fitting it, the tags of a fitted
+        AutoRanker are those of its unfitted clone: ``sparse`` when a candidate asked for reads sparse X,
+        ``allow_nan`` when one takes or imputes NaN, whichever candidate was chosen.
+        """
         tags = super().__sklearn_tags__()
         tags.non_deterministic = self.random_state is None
         # fit refuses sparse X when no candidate asked for reads it: the class-wide accepts_sparse would overstate it
@@ -859,11 +869,7 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         return tags
 
     def _allows_nan(self) -> bool:
-        best = getattr(self, "best_estimator_", None)
-        if best is not None:
-            from ._saved import accepts_missing
-
-            return accepts_missing(best)
+        # the parameters' answer alone (see __sklearn_tags__): a fit's chosen model would make a clone differ
         return any(declared_attribute("candidate", spec, "accepts_missing", False)
                    or declared_attribute("candidate", spec, "impute_missing", False) for spec in self._asked_specs())
 

@@ -11,7 +11,7 @@ seam :class:`rankcore.dask.DaskAutoRanker` overrides.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -30,7 +30,7 @@ class LocalExecutor:
     :func:`~rankcore.auto.run_task`).
     """
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, plan, metric: str, base_seed: int, n_jobs: int,
+    def __init__(self, X: np.ndarray, y: np.ndarray, plan, metric: Any, base_seed: int, n_jobs: int,
                  categorical: tuple = (), qid: np.ndarray | None = None, sample_weight: np.ndarray | None = None,
                  init_score: np.ndarray | None = None, position: np.ndarray | None = None):
         self.X, self.y, self.plan, self.qid, self.sample_weight = X, y, plan, qid, sample_weight

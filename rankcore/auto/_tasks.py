@@ -67,11 +67,15 @@ def fold_seed(base_seed: int, fold: int) -> int:
     return int(np.random.SeedSequence([int(base_seed), int(fold) + 1]).generate_state(1)[0] & 0x7FFFFFFF)
 
 
-def make_context(metric: str, X: np.ndarray, y: np.ndarray, seed: int, n_jobs: int,
+def make_context(metric: Any, X: np.ndarray, y: np.ndarray, seed: int, n_jobs: int,
                  has_missing: bool | None = None, categorical: tuple = (),
                  qid: np.ndarray | None = None, weighted: bool = False, init_score: bool = False,
                  position: bool = False) -> CandidateContext:
     """The context of a fit on (X, y); ``has_missing``: whether X holds NaN, when known (else looked up).
+
+    ``metric``: the metric AutoRanker selects on, a spec string or a resolved
+    Metric (then the context carries it as ``target_metric`` too, and its
+    spec as ``metric``).
 
     ``categorical``: (column, number of categories) of X's category columns.
     ``qid``: each row's query code, for a fit within queries (y: grades;
@@ -81,19 +85,24 @@ def make_context(metric: str, X: np.ndarray, y: np.ndarray, seed: int, n_jobs: i
     ``sparse`` True.
     """
     missing = has_nan(X) if has_missing is None else bool(has_missing)
-    return CandidateContext(metric=metric, n_rows=int(X.shape[0]), n_features=int(X.shape[1]),
+    target = None if isinstance(metric, str) else metric
+    return CandidateContext(metric=metric if target is None else target.spec, target_metric=target,
+                            n_rows=int(X.shape[0]), n_features=int(X.shape[1]),
                             n_positive=int(np.count_nonzero(y)), has_missing=missing,
                             random_state=seed, n_jobs=n_jobs, categorical=tuple(categorical),
                             n_queries=None if qid is None else int(np.unique(qid).shape[0]), weighted=weighted,
                             init_score=init_score, position=position, sparse=is_sparse(X))
 
 
-def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.ndarray, task: Task, metric: str,
+def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.ndarray, task: Task, metric: Any,
              base_seed: int, n_jobs: int, x_has_missing: bool | None = None,
              categorical: tuple = (), candidate: Candidate | None = None,
              qid: np.ndarray | None = None, sample_weight: np.ndarray | None = None,
              init_score: np.ndarray | None = None, position: np.ndarray | None = None) -> TaskResult:
     """Fit ``task``'s candidate on ``X[train]`` and score ``X[validation]``.
+
+    ``metric``: the metric AutoRanker selects on, a resolved Metric or its
+    spec (see :func:`make_context`).
 
     ``x_has_missing``: whether X holds NaN, when the caller knows (an
     executor looks once, not once per task: a pass over X); None: look.

@@ -217,12 +217,17 @@ class ExactBoost(Ranker):
         Bound and corner evaluations of the branch and bound, all runs.
     n_budget_exhausted_ : int
         Feature searches stopped by ``max_boxes`` before proving optimality.
-    validation_scores_ : ndarray of shape (n_rounds + 1,)
+    validation_scores_ : ndarray of shape (n_rounds,)
         With ``fit(..., eval_set=...)``: the metric of the model (all runs,
-        truncated after round r) on the validation data, r = 0..n_rounds.
+        truncated after round r) on the validation data, r = 1..n_rounds:
+        one value per round, as the push models' ``validation_scores_`` and
+        LightGBM's ``evals_result_`` (the start, no stump yet, is not in it;
+        ``train_loss_`` has it).  After a callback stopped the fit, the
+        rounds past it repeat the last value (they add nothing).
     training_curve_ : TrainingCurve
         The mean over runs of ``train_loss_`` per round, and
-        ``validation_scores_`` (:class:`rankcore.base.TrainingCurve`).
+        ``validation_scores_`` (:class:`rankcore.base.TrainingCurve`; NaN at
+        round 0).
 
     Notes
     -----
@@ -371,13 +376,13 @@ class ExactBoost(Ranker):
         objective = result.loss.mean(axis=0)
         scores = []
         stop = n_rounds
-        for r in range(n_rounds + 1):
+        for r in range(1, n_rounds + 1):
             score = None
             if validation is not None:
                 table = self._scoring_table(_truncated(result, r), None if tail is None else _truncated(tail, r), X)
                 score = float(self.metric_(validation[1], table.decision(validation[0])))
                 scores.append(score)
-            if r == 0 or not callbacks:
+            if not callbacks:
                 continue
             info = IterationInfo(r, n_rounds, float(objective[r]), validation_score=score,
                                  elapsed=time.perf_counter() - started)
@@ -388,7 +393,10 @@ class ExactBoost(Ranker):
             result = _truncated(result, stop)
             tail = None if tail is None else _truncated(tail, stop)
         if validation is not None:
-            self.validation_scores_ = np.array(scores + [scores[-1]] * (n_rounds + 1 - len(scores)))
+            # one per round, the start left out (the push models' and LightGBM's curves); a stopped fit's later
+            # rounds add nothing, so they repeat its last score
+            last = scores[-1] if scores else math.nan
+            self.validation_scores_ = np.array(scores + [last] * (n_rounds - len(scores)), dtype=np.float64)
         return result, tail
 
     def _scoring_table(self, result: RunResult, tail: RunResult | None, X: np.ndarray):
@@ -487,6 +495,8 @@ class ExactBoost(Ranker):
     def _training_curve(self) -> TrainingCurve:
         loss = np.asarray(self.train_loss_, dtype=np.float64).mean(axis=0)
         validation = getattr(self, "validation_scores_", None)
+        if validation is not None:          # round 0, the start, has no validation score
+            validation = np.concatenate(([np.nan], validation))
         return TrainingCurve(np.arange(loss.shape[0]), loss, validation, "training loss (mean over runs)",
                              None if validation is None else self.metric_.spec, "round")
 
@@ -547,12 +557,13 @@ class ExactBoost(Ranker):
         names = state.get("feature_names_in")
         check_feature_names(names, d, fail)
         validation = state.get("validation_scores")
+        # n_rounds values; files written before the start was left out have n_rounds + 1, the start first
         if validation is not None and not (isinstance(validation, np.ndarray) and validation.dtype == np.float64
-                                           and validation.shape == (loss.shape[1],)
+                                           and validation.shape in ((loss.shape[1] - 1,), (loss.shape[1],))
                                            and np.isfinite(validation).all()):
-            fail(f"validation_scores must be a finite float64 vector of length {loss.shape[1]}")
+            fail(f"validation_scores must be a finite float64 vector of length {loss.shape[1] - 1}")
         if validation is not None:
-            self.validation_scores_ = validation
+            self.validation_scores_ = validation[validation.shape[0] - (loss.shape[1] - 1):]
         tail_stumps, tail_lengths, tail_loss = tail if head is not None else (None,) * 3
         vars(self).update(
             metric_=metric, tie_break_=tie_break, head_=head, tail_metric_=tail_metric, classes_=classes,

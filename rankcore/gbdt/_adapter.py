@@ -16,7 +16,6 @@ import numpy as np
 from ..base import N_JOBS, check_parameters, random_state_kind, resolve_parameter
 from ..objectives import Objective
 from ..spec import Component, Parameter
-from ..validation import ArgumentRefusal
 
 __all__ = ["ObjectiveAdapter", "MetricAdapter", "relevance_labels", "query_sizes"]
 
@@ -117,22 +116,6 @@ def query_sizes(group: Any, n: int, *, what: str) -> np.ndarray | None:
                          f"consecutive queries, whole numbers >= 1 summing to {n}; got {sizes.size} sizes summing "
                          f"to {sizes.sum():g})")
     return sizes.astype(np.int64)
-
-
-def _refuse_single_grade_queries(y: np.ndarray, sizes: np.ndarray, *, what: str) -> None:
-    """Refuse training queries that all have a single grade, as rankcore's own fits do.
-
-    No pair is there to order: the objectives within queries would give every row a zero gradient, and the
-    library would grow a constant model without a word.
-    """
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    single = int(np.count_nonzero(np.minimum.reduceat(y, starts) == np.maximum.reduceat(y, starts)))
-    if single == sizes.shape[0]:
-        message = (f"{what}: ranking within queries needs a query with two grades, got {single} "
-                   f"{'query' if single == 1 else 'queries'} (the library's groups), each with a single grade in the "
-                   "labels: no pair to order (rankcore's own fits refuse such data; an objective of pairs would give "
-                   "every row a zero gradient and the library would grow a constant model)")
-        raise ArgumentRefusal(message, parameter="label", detail=message)
 
 
 def consecutive_queries(sizes: np.ndarray):
@@ -299,9 +282,13 @@ class ObjectiveAdapter:
             self.objective.check_target(y, w)
             self._bound = self.objective.bind(y, w, n_threads=self.n_threads, **extra)
         else:
-            _refuse_single_grade_queries(y, sizes, what=f"objective {self.spec!r}")
-            self._bound = self.objective.bind(y, w, n_threads=self.n_threads, queries=consecutive_queries(sizes),
-                                              **extra)
+            from ..push import check_some_query_ranks, single_grade_queries
+
+            queries = consecutive_queries(sizes)
+            # refused as rankcore's own fits refuse them: else zero gradients, and the library grows a constant model
+            check_some_query_ranks(queries.n_queries, single_grade_queries(y, queries),
+                                   what=f"objective {self.spec!r}", parameter="label")
+            self._bound = self.objective.bind(y, w, n_threads=self.n_threads, queries=queries, **extra)
         self._offset = None
         if self.tie_break_scale > 0:
             from ..push import tie_break_offsets

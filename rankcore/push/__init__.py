@@ -55,7 +55,7 @@ from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks, say
 from ._row_inputs import check_eval_init_scores, check_init_score
 from ._queries import (check_grades, check_some_query_ranks, refuse_positions_without_queries, row_weights,
-                       warn_sparse_places)
+                       single_grade_queries, warn_sparse_places)
 from ._line_search import convex_piecewise_linear_search, piecewise_linear_search
 from ._query_defaults import QUERY_METRIC, searches_from_start
 from ._scoring import LARGE_DATA_METRIC, within_largest_query
@@ -72,7 +72,8 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "AUTO_MIN_ROWS", "LARGE_DATA_METRIC", "NO_VALIDATION", "EarlyStopping", "plan_validation",
            "resolve_early_stopping", "large_data_learner", "tie_break_offsets", "piecewise_linear_search",
            "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "check_some_query_ranks",
-           "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets", "eval_metric_refusal",
+           "single_grade_queries", "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets",
+           "eval_metric_refusal",
            "refuse_positions_without_queries", "warn_sparse_places", "check_init_score", "check_eval_init_scores",
            "row_weights", "InitModel", "InitModelColumns", "read_init_model", "prepend_init_model", "TREE_KINDS",
            "write_exported_text",

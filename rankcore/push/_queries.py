@@ -250,11 +250,18 @@ class _Codes:
         self.codes = codes
 
 
-def check_some_query_ranks(n_queries: int, n_single: int) -> None:
-    """Refuse queries that all have a single grade: no objective within queries has a pair to order there."""
+def check_some_query_ranks(n_queries: int, n_single: int, *, what: str = "y, qid", parameter: str = "y") -> None:
+    """Refuse queries that all have a single grade: no objective within queries has a pair to order there.
+
+    The one refusal of every fit within queries -- rankcore's own, Dask's, and ``rankcore.gbdt``'s objectives
+    inside LightGBM and XGBoost (which would otherwise grow a constant model from zero gradients) --: an
+    :class:`~rankcore.ArgumentRefusal` of ``parameter``, said of ``what``, with the same detail everywhere.
+    ``n_single``: the count of :func:`single_grade_queries`.
+    """
     if n_single == n_queries:
-        raise ValueError(f"y, qid: ranking within queries needs a query with two grades, got {n_queries} "
-                         f"{'query' if n_queries == 1 else 'queries'}, each with a single grade")
+        detail = (f"ranking within queries needs a query with two grades, got {n_queries} "
+                  f"{'query' if n_queries == 1 else 'queries'}, each with a single grade: no pair to order")
+        raise ArgumentRefusal(f"{what}: {detail}", parameter=parameter, detail=detail)
 
 
 def subset(queries: Queries, rows: np.ndarray) -> Queries:

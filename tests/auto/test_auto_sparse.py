@@ -245,3 +245,18 @@ def test_the_sparse_tag_says_whether_a_candidate_asked_for_reads_sparse_input(ca
         X, y = _data(n=60)
         with pytest.raises(ArgumentRefusal, match="candidates"):
             auto.fit(sp.csr_matrix(X), y)
+
+
+def test_tags_are_the_parameters_not_the_chosen_models():
+    """The tags were the parameters' before fit, but allow_nan became the chosen model's after it (kernel: False),
+    so a fitted AutoRanker and its clone disagreed; scikit-learn reads a meta-estimator's tags from its parameters."""
+    from sklearn.base import clone
+
+    X, y = _data(n=80)
+    auto = AutoRanker(candidates=["kernel", "linear"], random_state=0)
+    before = auto.__sklearn_tags__().input_tags
+    auto.fit(X, y)
+    after = auto.__sklearn_tags__().input_tags
+    assert (after.sparse, after.allow_nan) == (before.sparse, before.allow_nan) == (True, True)
+    assert clone(auto).__sklearn_tags__().input_tags == after
+    assert np.isfinite(auto.decision_function(sp.csr_matrix(X))).all()      # sparse=True holds after fit too

@@ -151,7 +151,7 @@ def test_queries_of_one_grade_each_are_refused_not_fitted_into_a_constant_model(
     grades = np.repeat([0.0, 1.0, 2.0, 0.0], 10)          # each query one grade: no pair to order anywhere
     qid = np.repeat(np.arange(4), 10)
     with pytest.raises(ValueError, match=rf"objective '{spec}': ranking within queries needs a query with two "
-                                         r"grades, got 4 queries .*each with a single grade") as info:
+                                         r"grades, got 4 queries.*each with a single grade") as info:
         lgb.train({**LGB, "objective": lightgbm_objective(spec)}, lgb.Dataset(X, grades, group=[10] * 4), 2)
     assert info.value.parameter == "label"
     with pytest.raises(ValueError, match=r"needs a query with two grades"):

@@ -1,0 +1,64 @@
+"""``rankcore fit --metric SPEC`` (exactboost, kernel) without ``--monitor`` watches that metric, not AUC."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankcore
+from _cli_run import run_main
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fit_metric_monitor")
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(90, 3)), 3)
+    y = (X[:, 0] + rng.normal(size=90) > 0.5).astype(int)
+    with open(d / "train.csv", "w") as fh:
+        fh.write("a,b,c,label\n")
+        for row, label in zip(X, y):
+            fh.write(",".join(map(repr, row.tolist())) + f",{label}\n")
+    return d, X, y
+
+
+def _saved(err):
+    return next(line for line in err.splitlines() if line.startswith("saved "))
+
+
+@pytest.mark.parametrize("model", [["--model", "exactboost", "--metric", "ks"], ["--model", "exactboost:metric=ks"],
+                                   ["--model", "exactboost", "--param", "metric=ks"]])
+def test_exactboost_fit_shows_the_metric_it_boosts(data, tmp_path, model):
+    d, X, y = data
+    status, _, err = run_main("fit", d / "train.csv", *model, "--n-runs", "2", "--progress", "lines",
+                              "-o", tmp_path / "m.json")
+    assert status == 0, err
+    fitted = rankcore.load_model(tmp_path / "m.json")
+    value = float(re.search(r"train ks ([0-9.]+)\]", _saved(err)).group(1))
+    scores = fitted.decision_function(pd.DataFrame(X, columns=["a", "b", "c"]))
+    assert value == pytest.approx(rankcore.resolve("metric", "ks")(y, scores), abs=1e-4)
+    assert "monitoring train ks" in err and "auc" not in err
+
+
+def test_kernel_fit_shows_the_metric_choosing_lambda(data, tmp_path):
+    d, _, _ = data
+    status, _, err = run_main("fit", d / "train.csv", "--model", "kernel", "--metric", "ks", "-o", tmp_path / "m.json")
+    assert status == 0, err
+    assert "train ks " in _saved(err)
+
+
+def test_monitor_given_still_wins(data, tmp_path):
+    d, _, _ = data
+    status, _, err = run_main("fit", d / "train.csv", "--model", "exactboost", "--metric", "ks", "--n-runs", "2",
+                              "--monitor", "auc", "-o", tmp_path / "m.json")
+    assert status == 0, err
+    assert "train auc " in _saved(err)
+
+
+def test_without_metric_the_monitor_is_auc(data, tmp_path):
+    d, _, _ = data
+    status, _, err = run_main("fit", d / "train.csv", "--model", "exactboost", "--n-runs", "2",
+                              "-o", tmp_path / "m.json")
+    assert status == 0, err
+    assert "train auc " in _saved(err)
