@@ -37,7 +37,8 @@ import numpy as np
 
 from ._argument_refusal import ArgumentRefusal
 
-__all__ = ["as_pandas_frame", "is_foreign_frame", "duplicated_columns", "refuse_duplicated_columns",
+__all__ = ["as_pandas_frame", "computed_dask_frame",
+           "is_foreign_frame", "duplicated_columns", "refuse_duplicated_columns",
            "refuse_peer_container", "column_names"]
 
 
@@ -196,6 +197,20 @@ def column_names(X: Any) -> Any:
     """A frame's column names, None for an array: an Arrow table's ``column_names`` (its ``columns`` are the
     columns' data), any other frame's ``columns``."""
     return getattr(X, "column_names", None) if hasattr(X, "num_columns") else getattr(X, "columns", None)
+
+
+def computed_dask_frame(X: Any) -> Any:
+    """A Dask DataFrame given to an in-memory estimator as the pandas DataFrame it computes to; anything else as is.
+
+    NumPy already computes a Dask array or a numeric Dask DataFrame when it
+    reads one; a frame with ``category`` columns, whose categories are read
+    from pandas, would instead fail on a Dask attribute.  Computed here, it
+    is read as that pandas frame: names and categories by value.  Dask is
+    not imported for it.
+    """
+    if _module(X).startswith("dask.") and type(X).__name__ == "DataFrame" and hasattr(X, "compute"):
+        return X.compute()
+    return X
 
 
 def refuse_peer_container(X: Any, name: str = "X") -> None:

@@ -30,7 +30,7 @@ from ._workers import worker_info
 SETUP_MEMORY_SHARE = 0.4
 
 __all__ = ["get_client", "RowChunks", "as_row_chunks", "as_dask_matrix", "fitted_dask_matrix", "is_dask_collection",
-           "tree_sum", "joined_chunk_ids"]
+           "tree_sum", "joined_chunk_ids", "scattered_chunks", "series_array"]
 
 
 def get_client(client: Any = None):
@@ -192,6 +192,20 @@ def fitted_dask_matrix(estimator, X, *, lengths: bool = False):
     return X
 
 
+def series_array(v: Any):
+    """A Dask Series as a 1-D Dask array of known chunks: a pandas extension dtype (text read from a CSV or
+    Parquet file, nullable integers, categories) as objects, by value.
+
+    Dask makes the same objects of such a column, but warns the caller that it does (a ``UserWarning`` at
+    every fit, score and evaluation with query ids read as text): asked for explicitly here, it does not.
+    """
+    from pandas.api.types import is_extension_array_dtype
+
+    if is_extension_array_dtype(v.dtype):
+        v = v.astype(object)
+    return v.to_dask_array(lengths=True)
+
+
 def _as_dask_vector(v: Any, chunks: tuple[int, ...], *, name: str):
     """A 1-D Dask array with the given row chunks."""
     import dask.array as da
@@ -202,7 +216,7 @@ def _as_dask_vector(v: Any, chunks: tuple[int, ...], *, name: str):
             raise ValueError(f"{name}: expected a 1-D collection, got a DataFrame with {len(v.columns)} columns")
         v = v[v.columns[0]]
     if isinstance(v, dd.Series):
-        arr = v.to_dask_array(lengths=True)
+        arr = series_array(v)
     elif isinstance(v, da.Array):
         arr = v
     elif is_dask_collection(v):
@@ -311,17 +325,19 @@ class RowChunks:
     categories: list | None = None
 
     def persist_if_local(self, client) -> "RowChunks":
-        """Send the inputs given in memory to the workers once.
+        """Send the inputs given in memory to the workers once, chunk by chunk (:func:`scattered_chunks`).
 
-        Their graphs embed the data, so every pass would send it again; Dask
-        collections given by the user are left lazy (never persisted here).
+        Their graphs embed the data, so every pass would send it again;
+        persisting those graphs would keep a copy of every chunk in the
+        scheduler (each task's definition) for as long as the chunks live.
+        Dask collections given by the user are left lazy (never persisted here).
         """
         arrays = [self.X, self.y, self.weight]
         chosen = [k for k, (a, local) in enumerate(zip(arrays, self.from_memory)) if a is not None and local]
         if not chosen:
             return self
-        for k, arr in zip(chosen, client.persist([arrays[k] for k in chosen])):
-            arrays[k] = arr
+        for k in chosen:
+            arrays[k] = scattered_chunks(client, arrays[k])
         return RowChunks(*arrays, self.feature_names, from_memory=(False, False, False), init=self.init,
                          categories=self.categories)
 
@@ -403,6 +419,31 @@ class RowChunks:
 
         call = dask.delayed(func, pure=False)
         return [call(i, x, y, w, *args, **kwargs) for i, (x, y, w) in enumerate(self.delayed_chunks())]
+
+
+def scattered_chunks(client, arr):
+    """``arr`` (a Dask array over an in-memory array), its chunks sent to the workers' memory as data.
+
+    The same chunks (empty ones too, which ``da.concatenate`` would drop), each
+    a scattered future: the data travels to the workers once and never sits in
+    a task's definition on the scheduler (there, a persisted ``da.from_array``
+    chunk would stay for as long as the chunk lives, and Dask warns of a large
+    graph).  The chunks are slices of the in-memory array, cut in this process.
+    """
+    import dask
+    import dask.array as da
+    from dask.array.core import Array
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+
+    delayed = arr.to_delayed().ravel().tolist()
+    blocks = dask.compute(*delayed, scheduler="sync")
+    futures = client.scatter(list(blocks))
+    parts = [da.from_delayed(f, shape=b.shape, dtype=b.dtype) for f, b in zip(futures, blocks)]
+    name = "rankcore-scattered-" + tokenize(*(f.key for f in futures))
+    origin = (0,) * (arr.ndim - 1)
+    graph = {(name, i) + origin: (part.name, 0) + origin for i, part in enumerate(parts)}
+    return Array(HighLevelGraph.from_collections(name, graph, dependencies=parts), name, arr.chunks, dtype=arr.dtype)
 
 
 def as_row_chunks(X: Any, y: Any = None, sample_weight: Any = None, *, chunk_rows: int | None = None,

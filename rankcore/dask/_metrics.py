@@ -74,7 +74,7 @@ from .._caller import outside_stacklevel
 from ..metrics import Metric, RocCells, one_class, resolve_metrics
 from ..registry import registry, resolve
 from ..validation import check_binary_labels, check_scores
-from ._inputs import get_client, is_dask_collection, joined_chunk_ids, tree_sum
+from ._inputs import get_client, is_dask_collection, joined_chunk_ids, series_array, tree_sum
 from ._workers import worker_info
 from ._order import RankSearch, float_keys, interval_counts
 from ._shard import check_components_on_workers
@@ -117,11 +117,11 @@ def as_dask_vector(v: Any, *, name: str):
     import dask.dataframe as dd
 
     if isinstance(v, dd.Series):
-        return v.to_dask_array(lengths=True)
+        return series_array(v)
     if isinstance(v, dd.DataFrame):
         if len(v.columns) != 1:
             raise ValueError(f"{name}: expected a 1-D collection, got a DataFrame with {len(v.columns)} columns")
-        return v[v.columns[0]].to_dask_array(lengths=True)
+        return series_array(v[v.columns[0]])
     if isinstance(v, da.Array):
         if v.ndim != 1:
             raise ValueError(f"{name}: expected a 1-D array, got shape {v.shape}")

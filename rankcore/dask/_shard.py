@@ -676,8 +676,15 @@ class ShardSet:
                 end.result(timeout=CLOSE_TIMEOUT)
             except Exception:             # a lost or busy worker: its channels end with its connections
                 pass
-        self.actors = []
-        self._futures = []
+        # Dropping our references is not enough: every call made through a distributed Actor leaves a
+        # self-referencing closure that keeps the Actor, and so its future, alive until the client's cyclic
+        # garbage collector runs (maybe never, in a quiet session), and with it the shard's blocks and scores
+        # on the worker.  Cancelling the futures forgets the actors on the scheduler now.
+        futures, self._futures, self.actors = self._futures, [], []
+        try:
+            self.client.cancel(futures)
+        except Exception:                 # a closed client: its cluster has let go of everything already
+            pass
 
     def info(self) -> list[dict]:
         return [f.result() for f in [actor.info() for actor in self.actors]]

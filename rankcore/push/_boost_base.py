@@ -28,7 +28,7 @@ from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, declared_attrib
 from ..spec import ParameterError
 from .._categories import (FittedOnNumbers, category_columns, folded_level_counts, refuse_inexact_ids,
                            warn_unlisted_categories, warn_unused_categories)
-from .._frames import as_pandas_frame
+from .._frames import as_pandas_frame, computed_dask_frame
 from ..validation import (ArgumentRefusal, check_bipartite_target, check_categorical_features,
                           check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
@@ -255,7 +255,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         not read by them has category columns the continuation refuses, which a fold's warning would precede.
         ``sample_weight`` (a fit): a folded column keeps its levels of most weight."""
         reject_1d(X)
-        given = X
+        given = X = computed_dask_frame(X)   # a Dask DataFrame: the pandas frame it computes to
         X = as_pandas_frame(X)        # a Polars or Arrow table: its names, categories and nulls as pandas reads them
         validate_data(self, X, reset=reset, skip_check_array=True)
         # sparse X and category columns as far as the learner takes them; a fit keeps categories, read by value

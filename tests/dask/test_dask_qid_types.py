@@ -142,3 +142,30 @@ def test_a_nan_chunk_is_missing_and_bytes_beside_text_are_two_ids_as_in_memory(d
     got = rankcore.dask.evaluate(yd, scores, "ndcg@k:5", qid=_chunked(encoded), client=dask_client)["ndcg@k:5"]
     assert got == pytest.approx(expected, abs=1e-12)
     assert got != pytest.approx(rankcore.evaluate(y, np.asarray(scores), "ndcg@k:5", qid=qid)["ndcg@k:5"], abs=1e-9)
+
+
+@pytest.mark.parametrize("placement", ["distributed", "one_worker"])
+def test_text_ids_of_a_string_column_fit_score_and_evaluate_without_a_warning(dask_client, placement):  # noqa: F811
+    """Text ids read from a CSV or Parquet file are a pandas ``string`` column: Dask warned at every call that it
+    made them objects (which rankcore asked for); they are the in-memory ids, and no warning is given."""
+    import warnings
+
+    import dask.dataframe as dd
+    import pandas as pd
+
+    X, y, qid = _data()
+    text = pd.Series([f"q{q:03d}" for q in qid], dtype="string")
+    ids = dd.from_pandas(text, npartitions=4)
+    X_d = da.from_array(X, chunks=(CHUNKS, -1))
+    y_d = da.from_array(y, chunks=(CHUNKS,))
+    params = dict(learner="trees:max_leaves=4", n_iter=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        model = DaskPushBoost(placement=placement, **params).fit(X_d, y_d, qid=ids)
+        scored = model.score(X_d, y_d, qid=ids)
+        evaluated = rankcore.dask.evaluate(y_d, model.decision_function(X_d), ["ndcg@k:10"], qid=ids)
+    local = rankcore.PushBoost(**params).fit(X, y, qid=text.to_numpy(dtype=object))
+    np.testing.assert_allclose(model.to_local().decision_function(X), local.decision_function(X), rtol=1e-9,
+                               atol=1e-12)
+    assert scored == pytest.approx(local.score(X, y, qid=text.to_numpy(dtype=object)), rel=1e-9)
+    assert evaluated["ndcg@k:10"] == pytest.approx(scored, rel=1e-12)
