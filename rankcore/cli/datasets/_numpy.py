@@ -254,7 +254,9 @@ def _numeric_matrix(arr: Any, source: str, what: str) -> np.ndarray:
         raise DataError(f"{source}: {what} has no rows")
     if arr.shape[1] < 1:
         raise DataError(f"{source}: {what} has no columns")
-    out = np.ascontiguousarray(arr, dtype=np.float64)
+    # float32 stays float32, as the estimators take it: a float64 copy would double the data in memory (and every
+    # copy the fit makes of it), and widening it changes no value
+    out = np.ascontiguousarray(arr, dtype=np.float32 if arr.dtype == np.float32 else np.float64)
     bad = np.isinf(out)  # NaN is a missing value; a missing label is refused by the caller
     if bad.any():
         r, c = (int(v[0]) for v in np.nonzero(bad))
@@ -297,7 +299,7 @@ def _read_npy(source: str, label: Any, require_label: bool, n_features: int | No
         if d < 2:
             raise DataError(f"{source}: the array has 1 column; it needs features and a label column")
         keep = [j for j in range(d) if j != index]
-        y = M[:, index].copy()
+        y = M[:, index].astype(np.float64)          # labels as float64 whatever the features' type
         if require_label and np.isnan(y).any():
             raise DataError(f"{source}, row {int(np.argmax(np.isnan(y)))}: missing label (NaN) in column {index}")
         X = _drop_column(M, index)
