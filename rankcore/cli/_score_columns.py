@@ -58,8 +58,11 @@ def load_scored(args, names: list[str]):
                            "write the scores, labels and query ids as CSV columns")
     header = header_names(path)
     label = args.label or "label"
-    _check_names(names, header, label, args.qid, column_list(args.drop), args.data)
+    drop = column_list(args.drop)
+    _check_names(names, header, label, args.qid, drop, args.data)
     unread = [column for column in header if column not in (label, args.qid, *names)]
+    # a --drop name the header lacks (a typo) is the reader's refusal, as with a model: it is in no column left unread
+    unread += [column for column in drop if column not in unread]
     try:
         data = load_data(path, label=args.label, drop=unread, fmt="csv", qid=args.qid)
     except TextColumnsError as exc:
@@ -74,8 +77,34 @@ def load_scored(args, names: list[str]):
             raise CommandError(f"{data.where(int(missing[0]))}, column {name!r} (--scores): missing score "
                                f"({missing.size} in the column); every row needs a finite score (a document the "
                                "ranker did not return: leave its row out, or give it a score below every other)")
+        _refuse_tied_integers(path, name, column, data)
         scores[name] = column
     return data, {name: scores[name] for name in names}
+
+
+#: Integers from here on are not all float64 values: neighbours such as 2**53 and 2**53 + 1 read as one score.
+_EXACT_INTEGERS = 2.0 ** 53
+
+
+def _refuse_tied_integers(path: str, name: str, column: np.ndarray, data) -> None:
+    """A score column holding an integer float64 cannot hold exactly (beyond 2**53: nanosecond timestamps, 64-bit
+    hashes) is refused: rounded, distinct scores may tie, and the metrics judge an order the ranker did not give.
+    The column's text is read only when a value is that large (O(rows) then, nothing otherwise)."""
+    large = np.flatnonzero(np.abs(column) >= _EXACT_INTEGERS)
+    if not large.size:
+        return
+    from .datasets import column_text
+
+    written = column_text(path, name)
+    if written is None or written.shape[0] != column.shape[0]:
+        return
+    for i in large:
+        cell = str(written[i])
+        digits = cell[1:] if cell[:1] in "+-" else cell
+        if digits.isascii() and digits.isdigit() and int(cell) != int(column[i]):
+            raise CommandError(f"{data.where(int(i))}, column {name!r} (--scores): the integer {cell} is beyond "
+                               "2**53, where float64 scores round it and may tie it with its neighbours; give the "
+                               "scores fewer digits (subtract a common offset, or rank them)")
 
 
 def _check_names(names: list[str], header: list[str], label: str, qid: str | None, drop: list[str],

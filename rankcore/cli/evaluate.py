@@ -46,11 +46,12 @@ def add_parser(subparsers):
                         help=f"comma-separated metric specs (default {DEFAULT_METRICS}; with query ids "
                              f"{QUERY_METRICS}); any registered metric, plugins included "
                              "(`rankcore plugins --family metric`)")
-    parser.add_argument("--scores", metavar="COLUMNS",
+    # appended: --scores bm25 --scores neural is the comparison --scores bm25,neural asks for, not neural alone
+    parser.add_argument("--scores", metavar="COLUMNS", action="append",
                         help="comma-separated CSV columns of scores to judge instead of a model's (e.g. bm25,neural: "
-                             "higher ranks first, finite numbers on every row); each column after the first is also "
-                             "compared with the first: the difference, its interval (at --ci, else 0.95) and the "
-                             "paired bootstrap's p-value")
+                             "higher ranks first, finite numbers on every row; the option may be repeated); each "
+                             "column after the first is also compared with the first: the difference, its interval "
+                             "(at --ci, else 0.95) and the paired bootstrap's p-value")
     add_table_format_option(parser)
     add_interval_options(parser, random_state=True)
     return parser
@@ -179,7 +180,7 @@ def _run_scores(args, specs: list[str] | None) -> int:
     if args.model is not None:
         raise CommandError(f"--scores: judges DATA's own columns of scores, without a model; give DATA alone, not "
                            f"{args.model} too")
-    data, columns = load_scored(args, score_columns(args.scores))
+    data, columns = load_scored(args, score_columns(",".join(args.scores)))
     qid = data.qid
     specs = specs or metric_specs(DEFAULT_METRICS if qid is None else query_defaults(QUERY_METRICS, qid))
     y = data.binary_target(args.positive, require_both=False) if qid is None else query_labels(args, data, specs)
@@ -232,8 +233,15 @@ def _differences_table(y, columns: dict, specs: list[str], args, qid) -> Table:
     rows = []
     for spec in specs:
         for name in names[1:]:
-            d = compare(y, columns[name], columns[first], spec, level=args.ci or 0.95, n_boot=args.n_boot,
-                        random_state=args.random_state, qid=qid)
+            try:
+                d = compare(y, columns[name], columns[first], spec, level=args.ci or 0.95, n_boot=args.n_boot,
+                            random_state=args.random_state, qid=qid)
+            except ValueError as exc:
+                # the comparison comes with a second column, asked for or not: its refusal (too few queries or
+                # rows of a class for an interval) must say so, and how to get the values the data does allow
+                raise CommandError(f"--scores: comparing {name!r} with {first!r} on {spec} (each column after the "
+                                   f"first is compared with it): {exc}; for each column's values alone, give "
+                                   "--scores one column at a time") from None
             rows.append([spec, name, first, d.difference, d.lower, d.upper, d.p_value, d.method])
     return Table(["metric", "scores", "against", "delta", "lower", "upper", "p", "method"], rows)
 

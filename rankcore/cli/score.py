@@ -77,7 +77,7 @@ def run(args) -> int:
     with output_file(args.out or "-", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(columns)
-        ids = _ids(args.id_column, data, X)
+        ids = _ids(args.id_column, data, X, args.data)
         lead = [col for col in (ids, queries) if col is not None]
         rows = range(len(scores)) if args.top is None else _top_rows(scores, data.qid, args.top)
         for i in rows:
@@ -97,13 +97,20 @@ def _check_unique_columns(columns: list[str]) -> None:
                            "(score, rank); rename it in the file")
 
 
-def _ids(name, data, X):
+def _ids(name, data, X, path):
     """The cells of the ``--id`` column: kept aside from the features, or (a feature of the model, such as an item
-    id a recommender ranks by) the feature's values as the model read them, a missing one empty."""
+    id a recommender ranks by) as written in the CSV file ``path`` -- its float64 value would lose an id's leading
+    zeros and round one beyond 2**53 -- else the feature's values as the model read them, a missing one empty."""
     if not name:
         return None
     if name in data.kept:
         return data.kept[name]
+    if data.format == "csv":
+        from .datasets import column_text
+
+        written = column_text(path, name)
+        if written is not None and written.shape[0] == data.n_samples:
+            return written
     import pandas as pd
 
     return ["" if pd.isna(value) else value for value in X[name].astype(object)]

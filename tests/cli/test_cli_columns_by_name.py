@@ -114,6 +114,28 @@ def test_score_id_copies_a_feature_the_model_reads(files):
     assert [r[1] for r in rows[1:]] == [r[0] for r in plain[1:]]
 
 
+@pytest.mark.parametrize("spell", [lambda i: f"00{i}", lambda i: str(10**17 + 2 * i + 1)],
+                         ids=["zeros", "beyond-2**53"])
+def test_score_id_copies_a_feature_as_written(files, tmp_path, spell):
+    # item ids with leading zeros, or beyond 2**53, were copied from the feature's float64 value: 0042 as 42, and
+    # 100000000000000001 as 100000000000000000; the model still reads them as numbers
+    with open(files / "test.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    ids = [spell(i) for i in range(len(rows))]
+    for row, item in zip(rows, ids):
+        row["b"] = item
+    path = write_csv(tmp_path / "items.csv", {name: [r[name] for r in rows] for name in rows[0]}, list(rows[0]))
+    with open(path, "a") as fh:
+        fh.write("\n")                                            # a blank line at the end: no row
+    status, out, err = run_main("score", files / "m.json", path, "--id", "b", "--drop", "id")
+    assert status == 0, err
+    written = list(csv.reader(io.StringIO(out)))
+    assert written[0] == ["b", "score"]
+    assert [r[0] for r in written[1:]] == ids
+    plain = list(csv.reader(io.StringIO(run_main("score", files / "m.json", path, "--drop", "id")[1])))
+    assert [r[1] for r in written[1:]] == [r[0] for r in plain[1:]]
+
+
 def test_a_model_without_names_scores_by_position(files, tmp_path):
     import rankcore
     from rankcore.cli.datasets import load_data

@@ -142,3 +142,52 @@ def test_scores_name_csv_columns(tmp_path):
     path = tmp_path / "run.npy"
     np.save(path, np.zeros((3, 2)))
     one_line_error(*run_main("evaluate", path, "--scores", "bm25")[::2], "CSV file")
+
+
+def test_a_comparison_that_cannot_be_made_says_so_without_ci(tmp_path):
+    # one query: each column's mrr is defined, their paired interval is not; the refusal, asked for by the second
+    # column and not by --ci, names the comparison and how to get the values (it read as an interval's refusal)
+    path = tmp_path / "one.csv"
+    path.write_text("qid,label,bm25,neural\nq1,1,0.5,0.1\nq1,0,0.2,0.3\nq1,0,0.9,0.2\n")
+    status, out, err = run_main("evaluate", path, "--scores", "bm25,neural", "--qid", "qid", "--metrics", "mrr")
+    one_line_error(status, err, "--scores: comparing 'neural' with 'bm25' on mrr", "--scores one column at a time")
+    assert out == ""
+    status, out, err = run_main("evaluate", path, "--scores", "neural", "--qid", "qid", "--metrics", "mrr",
+                                "--table-format", "json")
+    assert status == 0, err
+    assert _table(out) == [{"metric": "mrr", "value": pytest.approx(1 / 3)}]
+
+
+def test_a_drop_naming_no_column_is_refused_as_with_a_model(run_csv):
+    # a typo in --drop was accepted silently with --scores (every unread column is left out anyway)
+    one_line_error(*run_main("evaluate", run_csv, "--scores", "bm25", "--qid", "qid", "--drop", "dco")[::2],
+                   "no column 'dco' to drop")
+    status, out, err = run_main("evaluate", run_csv, "--scores", "bm25", "--qid", "qid", "--drop", "doc",
+                                "--metrics", "mrr", "--table-format", "json")
+    assert status == 0, err
+    assert _table(out)[0]["value"] == pytest.approx(EXPECTED["bm25"]["mrr"])
+
+
+def test_scores_repeated_adds_columns(run_csv):
+    # --scores bm25 --scores neural judged neural alone, silently (argparse kept the last); it is the comparison
+    argv = ["--qid", "qid", "--metrics", "mrr", "--table-format", "json", "--n-boot", "200"]
+    status, out, err = run_main("evaluate", run_csv, "--scores", "bm25", "--scores", "neural", *argv)
+    assert status == 0, err
+    assert out == run_main("evaluate", run_csv, "--scores", "bm25,neural", *argv)[1]
+    assert [row["scores"] for row in _table(out)["metrics"]] == ["bm25", "neural"]
+    one_line_error(*run_main("evaluate", run_csv, "--scores", "bm25", "--scores", "bm25")[::2],
+                   "names the column 'bm25' twice")
+
+
+def test_integers_beyond_2_53_are_refused_not_tied(tmp_path):
+    # nanosecond timestamps as scores: 2**53 + 1 read as 2**53 tied the two rows, and mrr judged a tie (0.75) where
+    # the file ranks the relevant row first (1.0); integers float64 holds exactly, and large floats, are read as ever
+    path = tmp_path / "big.csv"
+    path.write_text("qid,label,t\nq1,1,9007199254740993\nq1,0,9007199254740992\nq2,0,1\nq2,1,2\n")
+    one_line_error(*run_main("evaluate", path, "--scores", "t", "--qid", "qid", "--metrics", "mrr")[::2],
+                   "line 2, column 't' (--scores): the integer 9007199254740993 is beyond 2**53")
+    path.write_text("qid,label,t\nq1,1,9007199254740994\nq1,0,9007199254740992\nq2,0,1e300\nq2,1,2e300\n")
+    status, out, err = run_main("evaluate", path, "--scores", "t", "--qid", "qid", "--metrics", "mrr",
+                                "--table-format", "json")
+    assert status == 0, err
+    assert _table(out)[0]["value"] == 1.0

@@ -107,3 +107,18 @@ def test_hit_of_a_long_tie_is_finite():
     value = rankcore.evaluate(y, np.zeros(5000), "hit@k:10")["hit@k:10"]
     expected = 1 - np.prod([(4997 - j) / (5000 - j) for j in range(10)])
     assert value == pytest.approx(expected, rel=1e-10)
+
+
+@pytest.mark.parametrize("ties", ["average", "first"])
+def test_recall_counts_whole_rows_exactly(ties):
+    # the count was precision@k times k: 15 / 22 * 22 is 1 ulp below 15, so a ranking that finds all 15 relevant
+    # rows in its first 22 places scored 0.9999999999999999, and 15 of 16 gave 0.9374999999999999
+    for k in range(2, 40):
+        for c in range(1, k + 1):
+            s = -np.arange(k + 3, dtype=float)
+            y = np.zeros(k + 3)
+            y[:c] = 1
+            spec = f"recall@k:{k},ties={ties}"
+            assert rankcore.evaluate(y, s, spec)[spec] == 1.0, (k, c)
+            y[-1] = 1                                                # one relevant row past place k
+            assert rankcore.evaluate(y, s, spec)[spec] == c / (c + 1), (k, c)

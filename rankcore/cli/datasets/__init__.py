@@ -74,6 +74,7 @@ irrelevant, so a multi-class file can rank one class against the rest.
 """
 
 from ._dataset import DEFAULT_LABEL, FORMATS, MISSING_VALUES, DataError, Dataset, MissingValues, TextColumnsError
+from ._column_text import column_text
 from ._csv import header_names
 from ._labels import same_label
 from ._libsvm import (DENSE_MEMORY_SHARE, FALLBACK_DENSE_BYTES, MAX_LIBSVM_FEATURES, available_memory, dense_limit,
@@ -87,6 +88,6 @@ __all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "load_da
            "detect_content_format", "FORMATS", "DEFAULT_LABEL",
            "MISSING_VALUES", "MAX_LIBSVM_FEATURES", "DENSE_MEMORY_SHARE", "FALLBACK_DENSE_BYTES",
            "available_memory", "dense_limit", "QUERY_FILE_SUFFIXES", "index_names",
-           "query_file_of", "libsvm_has_queries", "header_names", "npz_feature_names",
+           "query_file_of", "libsvm_has_queries", "header_names", "column_text", "npz_feature_names",
            "npz_array_names", "npy_shape", "check_is_file", "COMMA_ADVICE", "other_compression",
            "same_label"]
