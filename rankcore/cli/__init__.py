@@ -72,7 +72,9 @@ class _Parser(argparse.ArgumentParser):
             # did not take) would hide the option argparse leaves for this parser's "unrecognized arguments"
             # (without a subcommand's name argparse's own complaint stands: "invalid choice: 'fti'")
             self.error(f"unrecognized arguments: {' '.join(unknown)}{self._hint_before_command(unknown)}")
-        return super().parse_known_args(words, namespace)
+        namespace, extras = super().parse_known_args(words, namespace)
+        fill = getattr(namespace, "_fill_positionals", None)
+        return namespace, (extras if fill is None else fill(namespace, extras))
 
     def _hint_before_command(self, unknown: list[str]) -> str:
         """The hints for options given before the subcommand that this parser does not know: an option of the

@@ -36,9 +36,12 @@ def add_parser(subparsers):
         epilog="examples: rankcore evaluate model.json test.csv --metrics auc,rmax,prec@k:50,pauc:0.1 --ci 0.95; "
                "rankcore evaluate run.csv --scores bm25,neural --qid qid --metrics ndcg@10,map,mrr --ci",
     )
+    # both optional to argparse, which fills every positional at the first run of words it meets (an empty one
+    # too): DATA after an option (`MODEL --metrics auc DATA`, `MODEL -- --odd-name`) is left over, and
+    # _fill_positionals reads it; a lone path is DATA, judged by --scores
     parser.add_argument("model", metavar="MODEL", nargs="?",
-                        help="a model file written by `rankcore fit` or rankcore.save_model (not with --scores)")
-    parser.add_argument("data", metavar="DATA",
+                        help="a model file written by `rankcore fit` or rankcore.save_model (left out with --scores)")
+    parser.add_argument("data", metavar="DATA", nargs="?",
                         help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz, "
                              "or - (standard input)")
     add_data_options(parser, init_score=SCORED_HELP)
@@ -54,13 +57,33 @@ def add_parser(subparsers):
                              "(at --ci, else 0.95) and the paired bootstrap's p-value")
     add_table_format_option(parser)
     add_interval_options(parser, random_state=True)
+    parser.set_defaults(_fill_positionals=_fill_positionals)
     return parser
+
+
+def _fill_positionals(args, extras: list[str]) -> list[str]:
+    """MODEL and DATA from the words argparse left over (those after an option, or after ``--``); the words that
+    are still not this command's.  One path alone is DATA, whose own columns ``--scores`` judges."""
+    left, positional = [], False
+    for word in extras:
+        if word == "--" and not positional:
+            positional = True
+        elif (positional or word == "-" or not word.startswith("-")) and args.data is None:
+            args.model, args.data = (word, None) if args.model is None else (args.model, word)
+        else:
+            left.append(word)
+    if args.data is None:       # before standard input is read: `evaluate - --scores COLUMN` reads DATA from it
+        args.model, args.data = None, args.model
+    return left
 
 
 def run(args) -> int:
     from ..metrics import evaluate
     from ..persistence import load_model
 
+    if args.data is None:
+        raise CommandError("evaluate: give MODEL DATA (a saved model scores DATA), or DATA --scores COLUMN (the "
+                           "scores DATA already holds)")
     specs = metric_specs(args.metrics) if args.metrics else None   # a bad spec fails before any reading
     if args.scores is not None or args.model is None:
         return _run_scores(args, specs)

@@ -30,6 +30,18 @@ def test_a_word_after_a_bare_double_dash_is_a_file_name_as_written(tmp_path, mon
     assert "--metrics" not in err
 
 
+@pytest.mark.parametrize("between", [["--metrics", "auc"], ["--table-format", "csv", "--metrics", "auc"]])
+def test_evaluate_reads_data_given_after_options(tmp_path, between):
+    # MODEL is optional (evaluate DATA --scores COLUMN): argparse filled both positionals at the first word, and
+    # DATA after an option was an unrecognized argument
+    write_data_and_model(tmp_path)
+    model, data = tmp_path / "m.json", tmp_path / "d.csv"
+    in_order = run_main("evaluate", model, data, *between)
+    interleaved = run_main("evaluate", model, *between, data)
+    assert interleaved[0] == 0, interleaved[2]
+    assert interleaved[1] == in_order[1]
+
+
 def test_a_nested_subcommand_gets_the_hint_of_its_own_options(tmp_path, capsys):
     # `plugins new`'s options were looked for among `plugins`' own: no hint
     line = usage_error(capsys, "plugins", "new", "metric", "recall@k", "--di", str(tmp_path)).strip().splitlines()[-1]
