@@ -38,14 +38,16 @@ from ._impute import MissingValueImputer
 __all__ = ["ScoreComposition", "score_composition"]
 
 #: What has exact values of each method, for the refusals' messages (LightGBM computes no interaction values).
+#: The other candidate that explains its scores exactly: an ExactBoost of one ensemble is a sum of stumps.
+_STUMPS = ", and so do 'exactboost' candidates of one ensemble (no head: a metric other than prec@k)"
 EXPLAINED = {"feature_contributions": "tree boosters ('trees' candidates, 'lightgbm', 'xgboost') scored by their raw "
-                                      "decision_function have exact contributions",
+                                      "decision_function have exact contributions" + _STUMPS,
              "feature_interactions": "tree boosters ('trees' candidates, 'xgboost') scored by their raw "
-                                     "decision_function have exact interaction values",
+                                     "decision_function have exact interaction values" + _STUMPS,
              "interventional contributions": "'trees' candidates scored by their raw decision_function have exact "
-                                             "interventional contributions (background rows)",
+                                             "interventional contributions (background rows)" + _STUMPS,
              "interventional interactions": "'trees' candidates scored by their raw decision_function have exact "
-                                            "interventional interaction values (background rows)"}
+                                            "interventional interaction values (background rows)" + _STUMPS}
 
 
 @dataclass(frozen=True)

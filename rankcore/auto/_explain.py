@@ -28,7 +28,9 @@ class AutoExplanations:
         (f_m − c_m) / s_m: a_m = 1 / (M s_m), b = −Σ_m c_m / (M s_m)) -- the
         values are Σ_m a_m φ_m(x) and the expected value Σ_m a_m φ0_m + b,
         from each model's exact TreeSHAP values φ_m (``docs/tree_explanations.md``, *Why
-        a row scored high*).  Column j is feature j's value, the last column
+        a row scored high*; an ``exactboost`` candidate of one ensemble: the
+        exact values of its stumps,
+        :meth:`rankcore.ExactBoost.feature_contributions`).  Column j is feature j's value, the last column
         the expected score, the same for every row; each row sums to
         :meth:`decision_function` (up to rounding; float32 rounding for an
         ``xgboost`` candidate).  A category column's values are those of its

@@ -36,7 +36,11 @@ def block_rows(n_features: int) -> int:
 
 def split_features(model, n_features: int) -> np.ndarray:
     """The columns a push model's trees split on (a tree's other features have exactly 0 values), ascending; every
-    column for a model whose trees are not at hand (``rankers_``)."""
+    column for a model whose trees are not at hand (``rankers_``); an ExactBoost's, the features of its stumps."""
+    stumps = getattr(model, "stumps_", None)
+    if isinstance(stumps, np.ndarray) and stumps.ndim == 2 and getattr(model, "tail_stumps_", None) is None:
+        used = np.unique(stumps[:, 0].astype(np.int64))
+        return used[(used >= 0) & (used < n_features)]
     rankers = getattr(model, "rankers_", None)
     if rankers is None or any(not hasattr(r, "feature") for r in rankers):
         return np.arange(n_features)

@@ -32,7 +32,8 @@ def add_parser(subparsers):
         help="the features that put the top rows of a data file on top (feature contributions)",
         description="Score every row of DATA with a saved model and say why the top rows are on top: each row's\n"
                     "score is the model's expected score plus one contribution per feature (exact TreeSHAP\n"
-                    "values, so a model of trees: rankcore fit --learner trees). The text output lists the --top\n"
+                    "values, so a model of trees: rankcore fit --learner trees; or an exactboost model, a sum of\n"
+                    "stumps, whose values are exact too). The text output lists the --top\n"
                     "rows (default 10; of each query with --qid) with their --features largest contributions;\n"
                     "--table-format csv or json, or --out FILE, gives every row (the --top rows if given) with one\n"
                     "contribution column per feature. Rows are listed from the top, ranked as `rankcore score\n"
@@ -176,7 +177,8 @@ def check_explains(model, model_path: str, method: str = "feature_contributions"
     if not callable(getattr(model, method, None)):
         values = "SHAP interaction values" if method == "feature_interactions" else "feature contributions"
         raise CommandError(f"the model {model_path} ({describe_estimator(model)}) cannot explain its scores: "
-                           f"{values} are TreeSHAP values of boosted trees; {_how_to_explain(model)}")
+                           f"{values} are TreeSHAP values of boosted trees (or of exactboost's stumps); "
+                           f"{_how_to_explain(model)}")
 
 
 def _lead_columns(explained: Explanations, rows, ranks) -> tuple[list[str], object]:
@@ -261,6 +263,10 @@ def _how_to_explain(model=None) -> str:
 
     kinds = " or ".join(k.name for k in KINDS.values() if "learner" in k.options) or "push"
     fit = f"rankcore fit DATA --learner trees, with --model {kinds}"
+    if getattr(model, "head_", None) is not None and getattr(model, "stumps_", None) is not None:
+        # an ExactBoost of a head over a tail: the same model with one ensemble is a sum of stumps, explained
+        metric = getattr(getattr(model, "metric_", None), "spec", "prec@k:K")
+        return f"refit it with one ensemble: rankcore fit DATA --model 'exactboost:metric={metric},head=None'"
     if type(model).__name__ == "AutoRanker":
         return f"refit with rankcore auto DATA --candidates trees --no-blend (or {fit})"
     return f"fit with --learner trees ({fit})"

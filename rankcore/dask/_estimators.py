@@ -202,7 +202,7 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
             stopping on the last one that is not the training data itself.
         eval_names : list of str, optional
             The sets' names in ``evals_result_``, as in memory.
-        eval_metric : str or list of str, optional
+        eval_metric : str or sequence of str, optional
             More metrics recorded on every set (``evals_result_``), scored on
             the client as in memory; early stopping follows ``scoring`` alone.
         eval_init_score : array-like, or a list of them (or None), optional

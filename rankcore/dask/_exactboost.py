@@ -23,12 +23,13 @@ from dataclasses import replace
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._background import check_groups
 from .._peer_names import names_peer_fit_arguments
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import refuse_queries
-from ..exactboost import ExactBoost, RunResult, fit_runs
+from ..exactboost import ExactBoost, RunResult, contribution_rows, fit_runs, interaction_rows
 from ..spec import Parameter
-from ..validation import check_matrix, single_eval_set
+from ..validation import INTERACTION_MAX_BYTES, check_interaction_size, check_matrix, single_eval_set
 from ._client import ClientParameter
 from ._estimators import CLIENT
 from ._inputs import fitted_dask_matrix, get_client, is_dask_collection
@@ -46,6 +47,11 @@ def _run_batch(data, seeds, settings) -> RunResult:
 def _decide_chunk(X, table):
     X = check_matrix(np.asarray(X), name="X", min_rows=0)
     return table.decision(X) if X.shape[0] else np.zeros(0)
+
+
+def _explain_chunk(X, explain, table, means, expected, labels):
+    """``explain`` (:func:`contribution_rows` or :func:`interaction_rows`) of one chunk's rows, checked."""
+    return explain(check_matrix(np.asarray(X), name="X", min_rows=0), table, means, expected, labels)
 
 
 def _local(value):
@@ -112,6 +118,41 @@ class DaskExactBoost(ClientParameter, ExactBoost):
         X = fitted_dask_matrix(self, X)
         return X.map_blocks(_decide_chunk, self._table, drop_axis=1, dtype=np.float64,
                             meta=np.empty(0, dtype=np.float64))
+
+    @reads_a_snapshot
+    def feature_contributions(self, X, background=None, *, groups=None):
+        """:meth:`ExactBoost.feature_contributions`; a lazy ``dask.array`` of shape (n_samples, n_features + 1)
+        for a Dask collection, each chunk computed on its worker (a Dask ``background`` is computed here, and
+        checked with the model here, before any chunk)."""
+        return self._lazy_values(X, background, groups, "feature_contributions", None)
+
+    @reads_a_snapshot
+    def feature_interactions(self, X, background=None, *, groups=None, max_bytes: int | None = INTERACTION_MAX_BYTES):
+        """:meth:`ExactBoost.feature_interactions`; a lazy ``dask.array`` for a Dask collection, ``max_bytes``
+        bounding each chunk's output (rechunk the rows to fit)."""
+        return self._lazy_values(X, background, groups, "feature_interactions", max_bytes)
+
+    def _lazy_values(self, X, background, groups, method: str, max_bytes):
+        check_is_fitted(self)
+        background = _local(background)
+        local = getattr(super(), method)
+        if not is_dask_collection(X):
+            return local(X, background, groups=groups, **({} if method == "feature_contributions"
+                                                            else {"max_bytes": max_bytes}))
+        table = self._additive_table(method)
+        labels = check_groups(groups, self.n_features_in_, background)
+        width = self.n_features_in_ + 1 if labels is None else int(labels.max()) + 2
+        X = fitted_dask_matrix(self, X)
+        means, expected = self._expectations(table, background, method)
+        if method == "feature_contributions":
+            return X.map_blocks(_explain_chunk, contribution_rows, table, means, expected, labels,
+                                chunks=(X.chunks[0], (width,)), dtype=np.float64)
+        if any(np.isnan(c) for c in X.chunks[0]):
+            X = X.compute_chunk_sizes()            # the chunks' sizes, which max_bytes bounds
+        check_interaction_size(max(X.chunks[0], default=0), width - 1, max_bytes,
+                               "feature_interactions (the largest chunk of X's rows: rechunk them)")
+        return X.map_blocks(_explain_chunk, interaction_rows, table, means, expected, labels,
+                            chunks=(X.chunks[0], (width,), (width,)), new_axis=2, dtype=np.float64)
 
     def to_local(self) -> ExactBoost:
         """The in-memory :class:`rankcore.ExactBoost` with these parameters and fit (savable)."""

@@ -10,8 +10,12 @@ stumps depend only on (:class:`PreparedData`, its seed, :class:`RunSettings`)::
     seeds = run_seeds(random_state, n_runs)     # one uint64 per run
     results = [fit_run(data, int(seed), settings) for seed in seeds]   # anywhere
     RunResult.concatenate(results)              # == fit_runs(data, seeds, settings)
+
+:func:`contribution_rows` and :func:`interaction_rows` are the per-row arithmetic of
+``ExactBoost.feature_contributions`` / ``feature_interactions``, for drivers that explain chunks of rows elsewhere.
 """
 
+from ._contributions import contribution_rows, interaction_rows
 from ._estimator import ExactBoost
 from ._metric import monotonicity_violation, resolve_monotone_metric
 from ._runs import PreparedData, RunResult, RunSettings, fit_run, fit_runs, prepare_data, run_seeds
@@ -21,8 +25,10 @@ __all__ = [
     "PreparedData",
     "RunResult",
     "RunSettings",
+    "contribution_rows",
     "fit_run",
     "fit_runs",
+    "interaction_rows",
     "monotonicity_violation",
     "prepare_data",
     "resolve_monotone_metric",

@@ -20,6 +20,7 @@ from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries,
                     ignore_score_weights, run_callbacks)
 from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads, reject_1d
+from ._contributions import StumpContributions, training_means
 from ._metric import resolve_monotone_metric
 from ._params import EXACTBOOST_FITTED, EXACTBOOST_PARAMETERS, MAX_DEPTH
 from ._predict import GatedTable, StepTable, build_step_table
@@ -173,7 +174,7 @@ class ExactBoostSetup(EstimatorSetup):
         return replace(self.settings, metric=self.tail_metric, tie_break=None)
 
 
-class ExactBoost(Ranker):
+class ExactBoost(StumpContributions, Ranker):
     __doc__ = """Boost decision stumps on a monotone ranking metric itself (Csillag et al. 2022;
     docs/theory/exactboost.md).
 
@@ -228,6 +229,10 @@ class ExactBoost(Ranker):
         The mean over runs of ``train_loss_`` per round, and
         ``validation_scores_`` (:class:`rankcore.base.TrainingCurve`; NaN at
         round 0).
+    train_feature_means_ : ndarray of shape (n_features,) or None
+        Each feature's run-averaged stump outputs averaged over the training
+        rows: what ``feature_contributions`` subtracts without a background
+        (None with a head ensemble, or loaded from a file written without it).
 
     Notes
     -----
@@ -236,6 +241,10 @@ class ExactBoost(Ranker):
     evaluated by its Python code under the GIL (correct, slower).
     ``decision_function`` is a pure function of each row.  See
     ``docs/exactboost.md``.
+
+    A model of one ensemble (``head_`` None) is a sum of one step function
+    per feature: ``feature_contributions`` and ``feature_interactions`` give
+    its exact SHAP values (``docs/exactboost_explanations.md``).
 
     The runs' rounds execute inside the parallel kernel, so ``callbacks``
     are called after the runs, once per round in order; one that returns a
@@ -411,7 +420,8 @@ class ExactBoost(Ranker):
         """Fitted attributes from the runs' stumps (rows of a result = runs, in seed order).
 
         With a ``tail`` (the whole-list runs), the head threshold is set from
-        the head scores of the training rows ``X``.
+        the head scores of the training rows ``X``; without one, the
+        training means of ``feature_contributions`` (None without ``X``).
         """
         self.stumps_, self.run_lengths_ = _stump_rows(result)
         self.train_loss_ = result.loss
@@ -419,6 +429,9 @@ class ExactBoost(Ranker):
         self.n_budget_exhausted_ = int(result.exhausted.sum())
         self.tail_stumps_ = self.tail_run_lengths_ = self.tail_train_loss_ = self.head_threshold_ = None
         table = _step_table(self.stumps_, self.run_lengths_)
+        # the expected values of feature_contributions without a background (an additive model only; runs set
+        # without the training rows have none: their values need a background)
+        self.train_feature_means_ = None if tail is not None or X is None else training_means(table, X, X.shape[1])
         if tail is not None:
             self.tail_stumps_, self.tail_run_lengths_ = _stump_rows(tail)
             self.tail_train_loss_ = tail.loss
@@ -456,6 +469,12 @@ class ExactBoost(Ranker):
         row orders, finite for a single row.
         """
         check_is_fitted(self)
+        X_arr = self._checked_rows(X)
+        return check_finite_scores(self._table.decision(X_arr), owner=f"{type(self).__name__}.decision_function",
+                                   X=X_arr)
+
+    def _checked_rows(self, X) -> np.ndarray:
+        """``X`` as float64 rows of the features of fit (names too), or a ValueError/TypeError naming X."""
         reject_1d(X)
         validate_data(self, X, reset=False, skip_check_array=True)
         X_arr = check_matrix(X, name="X")
@@ -463,8 +482,7 @@ class ExactBoost(Ranker):
             raise ValueError(
                 f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}"
             )
-        return check_finite_scores(self._table.decision(X_arr), owner=f"{type(self).__name__}.decision_function",
-                                   X=X_arr)
+        return X_arr
 
     @reads_a_snapshot
     def score(self, X, y, sample_weight=None) -> float:
@@ -525,7 +543,7 @@ class ExactBoost(Ranker):
                     "n_budget_exhausted"}
         if setup.head is not None:
             required |= self._TAIL_KEYS
-        return required, {"feature_names_in", "validation_scores"}
+        return required, {"feature_names_in", "validation_scores", "train_feature_means"}
 
     def _restore_fitted_state(self, state: dict, setup: ExactBoostSetup) -> None:
         fail = self._state_error
@@ -557,19 +575,24 @@ class ExactBoost(Ranker):
         names = state.get("feature_names_in")
         check_feature_names(names, d, fail)
         validation = state.get("validation_scores")
-        # n_rounds values; files written before the start was left out have n_rounds + 1, the start first
+        # n_rounds values; a file holding n_rounds + 1 has the score at the start first, which is dropped
         if validation is not None and not (isinstance(validation, np.ndarray) and validation.dtype == np.float64
                                            and validation.shape in ((loss.shape[1] - 1,), (loss.shape[1],))
                                            and np.isfinite(validation).all()):
             fail(f"validation_scores must be a finite float64 vector of length {loss.shape[1] - 1}")
         if validation is not None:
             self.validation_scores_ = validation[validation.shape[0] - (loss.shape[1] - 1):]
+        means = state.get("train_feature_means")
+        if means is not None and (head is not None or not (
+                isinstance(means, np.ndarray) and means.dtype == np.float64 and means.shape == (d,)
+                and np.isfinite(means).all())):
+            fail(f"train_feature_means must be a finite float64 vector of length {d}, and only without a tail")
         tail_stumps, tail_lengths, tail_loss = tail if head is not None else (None,) * 3
         vars(self).update(
             metric_=metric, tie_break_=tie_break, head_=head, tail_metric_=tail_metric, classes_=classes,
             tail_stumps_=tail_stumps, tail_run_lengths_=tail_lengths, tail_train_loss_=tail_loss,
             head_threshold_=float(threshold) if head is not None else None, n_features_in_=d, stumps_=stumps,
-            run_lengths_=lengths, train_loss_=loss, n_evaluations_=state["n_evaluations"],
+            run_lengths_=lengths, train_loss_=loss, n_evaluations_=state["n_evaluations"], train_feature_means_=means,
             n_budget_exhausted_=state["n_budget_exhausted"])
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)

@@ -151,6 +151,7 @@ EXACTBOOST_FITTED = (
     Fitted("tail_train_loss_", "tail_train_loss", float64_array, optional=True),
     Fitted("feature_names_in_", "feature_names_in", string_list, optional=True),
     Fitted("validation_scores_", "validation_scores", float64_array, optional=True),
+    Fitted("train_feature_means_", "train_feature_means", float64_array, optional=True),
     Fitted("tie_break_", None),
     Fitted("head_", None),
     Fitted("_table", None),

@@ -379,9 +379,10 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             is scored at the model's scores plus its own initial scores, as
             the training rows are fitted (LightGBM's ``eval_init_score``).
             Rows held out by early stopping take theirs from ``init_score``.
-        eval_metric : str or list of str, optional
+        eval_metric : str or sequence of str, optional
             More metrics recorded on every set of ``eval_set`` after each
-            iteration (LightGBM's name; registered scalar metrics such as
+            iteration (a list, tuple, 1-D array or Series of specs; a set,
+            having no order, is refused; LightGBM's name; registered scalar metrics such as
             ``"ndcg@k:1"``, ``"map@k:10"``, ``"auc"``; per query with
             ``qid``): ``evals_result_[set][spec]``, after ``scoring``'s curve.
             Early stopping, ``validation_scores_``, progress and callbacks

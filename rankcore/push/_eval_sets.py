@@ -112,11 +112,10 @@ def read_eval_metric(eval_metric: Any) -> tuple:
 
     if eval_metric is None:
         return ()
-    several = isinstance(eval_metric, (list, tuple))
-    if not several and not isinstance(eval_metric, str) and not hasattr(eval_metric, "spec"):
-        raise TypeError(f"eval_metric: expected a metric spec (\"ndcg@k:5\") or a list of them, got {eval_metric!r}")
+    several = not isinstance(eval_metric, str) and not hasattr(eval_metric, "spec")
+    items = _metric_sequence(eval_metric) if several else [eval_metric]
     metrics = {}
-    for i, given in enumerate(eval_metric if several else [eval_metric]):
+    for i, given in enumerate(items):
         name = f"eval_metric[{i}]" if several else "eval_metric"
         metric = resolve_parameter(name, "metric", given)
         if not getattr(metric, "scalar", True) or metric.greater_is_better is None:
@@ -124,6 +123,19 @@ def read_eval_metric(eval_metric: Any) -> tuple:
                              "scalar metrics (\"ndcg@k:5\", \"map@k:10\", \"auc\", ...)")
         metrics.setdefault(metric.spec, metric)
     return tuple(metrics.values())
+
+
+def _metric_sequence(eval_metric: Any) -> list:
+    """The items of ``eval_metric`` given as several specs: any ordered sequence (a list, a tuple, a 1-D array, a
+    pandas Series or Index); a set (no order), a mapping, bytes or a non-iterable are a ``TypeError``."""
+    expected = "expected a metric spec (\"ndcg@k:5\") or a list of them"
+    if isinstance(eval_metric, (set, frozenset, dict, bytes, bytearray)) or not hasattr(eval_metric, "__iter__"):
+        unordered = " (a set has no order: give a list)" if isinstance(eval_metric, (set, frozenset)) else ""
+        raise TypeError(f"eval_metric: {expected}, got {eval_metric!r}{unordered}")
+    if getattr(eval_metric, "ndim", 1) != 1:
+        raise TypeError(f"eval_metric: {expected}, got an array of shape {eval_metric.shape}")
+    # an array's items are NumPy strings: plain str, as a list's would be (their keys in evals_result_)
+    return [str(item) if isinstance(item, str) else item for item in eval_metric]
 
 
 def read_eval_sets(eval_set: Any, eval_names: Any = None, eval_metric: Any = None, *, X: Any = None,
@@ -149,7 +161,9 @@ def _read_sets(eval_set: Any, eval_names: Any, eval_metric: Any, X: Any, y: Any)
     if eval_set is None:
         if eval_names is not None:
             raise ValueError("eval_names: given without eval_set; it names the sets of eval_set")
-        if eval_metric is not None and not (isinstance(eval_metric, (list, tuple)) and not eval_metric):
+        # an empty sequence (a list, a tuple, an array) asks for no metric: nothing to score
+        empty = not isinstance(eval_metric, str) and hasattr(eval_metric, "__len__") and len(eval_metric) == 0
+        if eval_metric is not None and not empty:
             raise ValueError("eval_metric: given without eval_set; there is no validation set to score: pass "
                              "eval_set=(X_val, y_val) (or a list of sets)")
         return None

@@ -92,3 +92,22 @@ def test_dask_exactboost_dataframe_input_and_bad_input(dask_client):
         DaskExactBoost(**params).fit(da.from_array(bad), y)
     with pytest.raises(TypeError, match="client: expected a distributed.Client"):
         DaskExactBoost(client=3, **params).fit(X, y)
+
+
+def test_dask_exactboost_explains_lazily_as_the_in_memory_model(dask_client):
+    X, y = _data()
+    model = DaskExactBoost(n_runs=4, n_rounds=6, random_state=3).fit(da.from_array(X, chunks=(60, -1)),
+                                                                     da.from_array(y, chunks=60))
+    local = model.to_local()
+    chunked, Z = da.from_array(X, chunks=(50, -1)), da.from_array(X[:40], chunks=(20, -1))
+    for background, groups in ((None, None), (Z, None), (Z, [0, 0, 1, 1, 2, 2])):
+        lazy = model.feature_contributions(chunked, background=background, groups=groups)
+        assert isinstance(lazy, da.Array)
+        np.testing.assert_array_equal(lazy.compute(), local.feature_contributions(
+            X, background=None if background is None else X[:40], groups=groups))
+        pairs = model.feature_interactions(chunked, background=background, groups=groups)
+        np.testing.assert_array_equal(pairs.compute(), local.feature_interactions(
+            X, background=None if background is None else X[:40], groups=groups))
+    np.testing.assert_array_equal(model.feature_contributions(X), local.feature_contributions(X))
+    with pytest.raises(ValueError, match="rechunk"):
+        model.feature_interactions(chunked, max_bytes=1000)

@@ -21,7 +21,7 @@ _NAMES = sorted(_golden.configs())
 #: Fitted fields a model file has held since after the recording (``evals_result``: ``evals_result_``, and
 #: ``evals_start``: ``evals_start_``, the eval sets' scores before the first iteration;
 #: ``unscaled_features_``: the columns of a linear precision@k model that partial_fit has not scaled yet).
-ADDED_FIELDS = {"evals_result", "evals_start", "unscaled_features_"}
+ADDED_FIELDS = {"evals_result", "evals_start", "unscaled_features_", "train_feature_means"}
 #: Fields of a tree's record written since after the recording (``cover``: the training rows per node).
 ADDED_RANKER_FIELDS = {"cover"}
 

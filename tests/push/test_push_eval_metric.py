@@ -3,6 +3,7 @@
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rankcore
@@ -242,3 +243,26 @@ def test_an_empty_eval_metric_asks_for_nothing():
     a = rankcore.boost(n_iter=3).fit(X, y, eval_metric=[])
     b = rankcore.boost(n_iter=3).fit(X, y)
     np.testing.assert_array_equal(a.decision_function(Xa), b.decision_function(Xa))
+
+
+@pytest.mark.parametrize("given", [("auc", "ks"), np.array(["auc", "ks"]), pd.Series(["auc", "ks"]),
+                                   pd.Index(["auc", "ks"]), (m for m in ["auc", "ks"])])
+def test_any_sequence_of_specs_is_a_list_of_them(given):
+    X, y, Xa, ya, _, _ = split_data(13)
+    model = rankcore.boost(n_iter=2).fit(X, y, eval_set=(Xa, ya), eval_metric=given)
+    assert list(model.evals_result_["validation_0"]) == ["auc", "ks"]
+    assert all(type(key) is str for key in model.evals_result_["validation_0"])
+    assert [m.spec for m in read_eval_metric(given if not hasattr(given, "__next__") else ["auc", "ks"])] == \
+        ["auc", "ks"]
+
+
+@pytest.mark.parametrize("given, pattern", [({"auc", "ks"}, r"a set has no order"), ({"auc": 1}, r"got \{'auc'"),
+                                            (np.array([["auc"]]), r"an array of shape \(1, 1\)")])
+def test_unordered_or_two_dimensional_specs_are_refused(given, pattern):
+    with pytest.raises(TypeError, match=r"^eval_metric: expected a metric spec .*" + pattern):
+        read_eval_metric(given)
+
+
+def test_an_empty_array_of_specs_asks_for_nothing():
+    X, y, _, _, _, _ = split_data(14)
+    rankcore.boost(n_iter=2).fit(X, y, eval_metric=np.array([], dtype=str))
