@@ -15,7 +15,7 @@ A model file is UTF-8 JSON::
 Arrays are ``{"__ndarray__": <base64 of little-endian bytes>, "dtype": "<f8",
 "shape": [n, d]}`` with a small set of allowed dtypes, so values round-trip
 bit for bit.  In ``params``, a tuple is ``{"__tuple__": [...]}`` (unless the
-parameter's default is a tuple too) and a component object
+parameter's default is a tuple too; a list there is ``{"__list__": [...]}``) and a component object
 ``{"__component__": family, "spec": ...}``, so that ``get_params()`` after a
 load equals it before the save.  Loading never executes anything from the file: the estimator
 class comes from the :data:`ESTIMATORS` allow-list, its parameters go
@@ -217,34 +217,76 @@ def _encode_param(value: Any, where: str) -> Any:
         return {k: _encode_param(v, f"{where}.{k}") for k, v in value.items()}
     family, spec = getattr(value, "family", None), getattr(value, "spec", None)
     if not isinstance(value, type) and isinstance(family, str) and isinstance(spec, str):
+        _check_rebuilt(value, family, spec, where)
         return {"__component__": family, "spec": spec}
     return _encode(value, where)
 
 
+def _check_rebuilt(value: Any, family: str, spec: str, where: str) -> None:
+    """Refuse to save a component object that its spec would not rebuild: the file holds the spec alone.
+
+    An unregistered class (a :class:`rankcore.Metric` subclass defined in a notebook) has no spec the registry
+    resolves; a class registered under another's name rebuilds as that one.  Either would be saved as a file that
+    cannot load, or loads a different component than the model was fitted with.
+    """
+    from .registry import resolve
+
+    try:
+        rebuilt = resolve(family, spec)
+    except Exception as exc:        # its name is not registered here, or its parameters are refused
+        raise ValueError(f"{where}: the {family} {spec!r} ({type(value).__name__}) cannot be saved: a model file "
+                         f"holds a component as its registered spec, and this one does not resolve ({exc}); "
+                         "register its class (rankcore.registry.register_plugin, or a plugin distribution) to save "
+                         "a model that uses it") from None
+    if rebuilt != value:
+        raise ValueError(f"{where}: the {family} {spec!r} ({type(value).__name__}) cannot be saved: its spec "
+                         f"rebuilds {rebuilt!r} ({type(rebuilt).__name__}), another component than the one given")
+
+
 def _decode_param(value: Any, where: str) -> Any:
     """A parameter's value from :func:`_encode_param`'s form (and from a file that marks nothing, as older ones)."""
-    if isinstance(value, dict) and "__tuple__" in value:
-        items = value["__tuple__"]
-        if set(value) != {"__tuple__"} or not isinstance(items, list):
-            raise ModelFormatError(f"{where}: malformed tuple record")
-        return tuple(_decode_param(v, f"{where}[{i}]") for i, v in enumerate(items))
+    for marker, kind in (("__tuple__", tuple), ("__list__", list)):
+        if isinstance(value, dict) and marker in value:
+            items = value[marker]
+            if set(value) != {marker} or not isinstance(items, list):
+                raise ModelFormatError(f"{where}: malformed {kind.__name__} record")
+            return kind(_decode_param(v, f"{where}[{i}]") for i, v in enumerate(items))
     if isinstance(value, dict) and "__component__" in value:
         family, spec = value["__component__"], value.get("spec")
         if set(value) != {"__component__", "spec"} or not isinstance(family, str) or not isinstance(spec, str):
             raise ModelFormatError(f"{where}: malformed component record")
-        from .registry import FAMILIES, resolve
-
-        if family not in FAMILIES:
-            raise ModelFormatError(f"{where}: unknown component family {family!r} (known: {', '.join(FAMILIES)})")
-        try:
-            return resolve(family, spec)
-        except Exception as exc:        # an unknown name, a bad parameter: the spec's own message says which
-            raise ModelFormatError(f"{where}: {family} {spec!r} cannot be rebuilt: {exc}") from None
+        return _component(family, spec, where)
     if isinstance(value, list):
         return [_decode_param(v, f"{where}[{i}]") for i, v in enumerate(value)]
     if isinstance(value, dict) and not ({"__ndarray__", "__float__"} & set(value)):
         return {k: _decode_param(v, f"{where}.{k}") for k, v in value.items()}
     return _decode(value, where)
+
+
+def _component(family: str, spec: str, where: str) -> Any:
+    """The component of a ``{"__component__": family, "spec": spec}`` record, or a :class:`ModelFormatError` naming
+    the parameter (``where``).
+
+    An estimator is never a parameter's component: a record naming that family is refused before anything is built.
+    """
+    from .registry import FAMILIES, UnknownComponentError, resolve
+
+    if family not in FAMILIES or family == "estimator":
+        known = ", ".join(f for f in FAMILIES if f != "estimator")
+        raise ModelFormatError(f"{where}: {family!r} is not a component family a parameter holds (known: {known})")
+    try:
+        return resolve(family, spec)
+    except UnknownComponentError as exc:    # a plugin's component, its distribution not installed here
+        raise ModelFormatError(f"{where}: {family} {spec!r} cannot be rebuilt: {exc}; the model was fitted with a "
+                               "component this installation does not register: install the plugin that provides it "
+                               "(`rankcore plugins` lists the installed ones)") from None
+    except Exception as exc:        # a bad parameter: the spec's own message says which
+        raise ModelFormatError(f"{where}: {family} {spec!r} cannot be rebuilt: {exc}") from None
+
+
+def _marked_list(record: Any) -> bool:
+    """Whether a parameter's record in the file is ``{"__list__": [...]}``: a list where the default is a tuple."""
+    return isinstance(record, dict) and set(record) == {"__list__"}
 
 
 def _decode(value: Any, where: str) -> Any:
@@ -323,15 +365,22 @@ def _params_record(estimator: Any) -> dict:
     """``get_params(deep=False)`` as the file holds it (:func:`_encode_param`).
 
     A tuple where the estimator's default is a tuple too (KernelRanker's ``apriori_sizes``) is written as a plain
-    list, as files always held it: the load makes it a tuple again by its default.
+    list, as files always held it: the load makes it a tuple again by its default.  A list there is marked
+    ``{"__list__": [...]}``, which the load keeps a list.
     """
     params = estimator.get_params(deep=False)
     try:
         defaults = type(estimator)().get_params(deep=False)
     except Exception:       # an estimator that cannot be built without arguments: mark every tuple
         defaults = {}
-    return {k: _encode(v, f"params.{k}") if isinstance(v, tuple) and isinstance(defaults.get(k), tuple)
-            else _encode_param(v, f"params.{k}") for k, v in params.items()}
+    record = {}
+    for k, v in params.items():
+        if isinstance(v, (tuple, list)) and isinstance(defaults.get(k), tuple):
+            items = [_encode_param(item, f"params.{k}[{i}]") for i, item in enumerate(v)]
+            record[k] = items if isinstance(v, tuple) else {"__list__": items}
+        else:
+            record[k] = _encode_param(v, f"params.{k}")
+    return record
 
 
 def _check_loadable(payload: dict, name: str) -> None:
@@ -408,11 +457,11 @@ def _restored_as_read(cls: type, data: dict, source: str) -> Any:
     if not isinstance(params, dict):
         raise ModelFormatError(f"{source}: params must be an object")
     estimator = cls()
-    # a file that marks no tuples (written before they were marked): a list where the default is a tuple
-    # (KernelRanker's apriori_sizes) is one again
+    # a list where the default is a tuple (KernelRanker's apriori_sizes) is one again: files write such a tuple
+    # unmarked (the form every file has held for it); a list there is marked {"__list__": ...}
     defaults = estimator.get_params(deep=False)
-    params = {k: tuple(v) if isinstance(v, list) and isinstance(defaults.get(k), tuple) else v
-              for k, v in params.items()}
+    params = {k: tuple(v) if isinstance(v, list) and isinstance(defaults.get(k), tuple)
+              and not _marked_list(data["params"].get(k)) else v for k, v in params.items()}
     try:
         estimator.set_params(**params)
     except (TypeError, ValueError) as exc:

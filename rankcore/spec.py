@@ -715,6 +715,17 @@ class Component:
         for key, value in values.items():
             setattr(self, key, value)
         self._validate()
+        object.__setattr__(self, "_built", True)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # a built component is a value: its spec (how a model file saves it, how == compares it) is its parameters
+        # as built; one changed afterwards would be fitted with while the spec still said the old value
+        if self.__dict__.get("_built") and any(p.name == name for p in self.parameters):
+            raise AttributeError(
+                f"{self.family or 'component'} {self.name!r}: parameter {name} cannot be changed after it is built "
+                f"(its spec {self.spec!r} is what a model file saves); build another, "
+                f"rankcore.registry.resolve({self.family!r}, '{self.name}:{name}=...')")
+        object.__setattr__(self, name, value)
 
     def _validate(self) -> None:
         """Hook for cross-parameter checks; raise :class:`SpecError`."""

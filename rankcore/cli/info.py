@@ -207,10 +207,12 @@ def _set_params(model: Any, params: dict) -> dict:
 
 
 def _unmarked(value: Any) -> Any:
-    """A parameter as the file marks it, said plainly: a tuple (``{"__tuple__": [...]}``) as its items, a component
-    object (``{"__component__": family, "spec": ...}``) as its spec."""
-    if isinstance(value, dict) and set(value) == {"__tuple__"}:
-        return [_unmarked(v) for v in value["__tuple__"]] if isinstance(value["__tuple__"], list) else value
+    """A parameter as the file marks it, said plainly: a marked tuple or list (``{"__tuple__": [...]}``,
+    ``{"__list__": [...]}``) as its items, a component object (``{"__component__": family, "spec": ...}``) as its
+    spec."""
+    for marker in ("__tuple__", "__list__"):
+        if isinstance(value, dict) and set(value) == {marker}:
+            return [_unmarked(v) for v in value[marker]] if isinstance(value[marker], list) else value
     if isinstance(value, dict) and set(value) == {"__component__", "spec"}:
         return value["spec"]
     if isinstance(value, list):
@@ -246,11 +248,12 @@ def _label(value: Any) -> Any:
 
 def _scores_said(value: float | dict) -> str:
     """A best score as a line says it: ``0.8629``, or a push model's per eval set (``best_score_``:
-    ``{set: {metric: value}}``) as ``validation_0 auc 0.8629``."""
+    ``{set: {metric: value}}``) as ``validation_0 auc 0.8629``; the set named ``training``, the training data itself
+    (``rankcore fit`` without ``--validation`` monitors those rows), as ``training rows auc 0.8629``."""
     if isinstance(value, float):
         return f"{value:.6g}"
-    return ", ".join(f"{name} {metric} {score:.6g}" for name, metrics in value.items()
-                     for metric, score in metrics.items())
+    return ", ".join(f"{'training rows' if name == 'training' else name} {metric} {score:.6g}"
+                     for name, metrics in value.items() for metric, score in metrics.items())
 
 
 def _lines(path: str, d: dict) -> list[str]:

@@ -373,6 +373,8 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         eval_names : list of str, optional
             The sets' names in ``evals_result_``, one per set of ``eval_set``
             (LightGBM's); default ``"validation_0"``, ``"validation_1"``, ...
+            by the sets' places, and ``"training"`` for a set that is the
+            training data itself (LightGBM's name).
         eval_init_score : array-like, or a list of them (or None), optional
             With ``init_score``: each validation set's initial scores (one
             array for one set, a list with one entry per set), so that a set

@@ -63,8 +63,8 @@ ATTRIBUTES_DOC = """
     evals_result_ : dict
         Fitted with ``eval_set``: every set's curve, as LightGBM's and
         XGBoost's, ``{set name: {validation_metric_: ndarray}}`` in the sets'
-        order (names ``"validation_0"``, ``"validation_1"``, ... or
-        ``eval_names``); each curve has one score per iteration kept
+        order (names ``"validation_0"``, ``"validation_1"``, ...,
+        ``"training"`` for the training data itself, or ``eval_names``); each curve has one score per iteration kept
         (``n_iter_``, as ``validation_scores_``: the iterations past the
         best, which early stopping drops, are not in it).  With
         ``fit(..., eval_metric=[...])`` each set also holds those metrics'

@@ -43,7 +43,8 @@ class EvalSets:
     sets : tuple
         Each a pair ``(X_val, y_val)`` or a triple ``(X_val, y_val, qid_val)``, as given.
     names : tuple of str
-        ``"validation_0"``, ``"validation_1"``, ... (XGBoost's names), or ``eval_names``.
+        ``"validation_0"``, ``"validation_1"``, ... (XGBoost's names; ``"training"``, LightGBM's, for a set that is the
+        training data itself), or ``eval_names``.
     watched : int
         The set early stopping watches: the last one that is not the training data itself.
     metrics : tuple of Metric
@@ -100,6 +101,17 @@ def check_set_names(names: Any, n_sets: int, *, name: str = "eval_names") -> tup
     if repeated is not None:
         raise ValueError(f"{name}: {repeated!r} names two sets; each set needs a name of its own")
     return tuple(names)
+
+
+def _default_names(n_sets: int, training: tuple) -> tuple[str, ...]:
+    """The sets' names without ``eval_names``: ``"training"`` for the first set that is the training data itself
+    (LightGBM's name), ``"validation_i"`` (XGBoost's, ``i`` its place in ``eval_set``) for the others.
+
+    A score of the rows the model was fitted on is no validation score: named ``validation_0``, ``best_score_`` and
+    ``rankcore info`` would call it one.
+    """
+    first = training[0] if training else None
+    return tuple("training" if i == first else f"validation_{i}" for i in range(n_sets))
 
 
 def read_eval_metric(eval_metric: Any) -> tuple:
@@ -169,9 +181,8 @@ def _read_sets(eval_set: Any, eval_names: Any, eval_metric: Any, X: Any, y: Any)
         return None
     metrics = read_eval_metric(eval_metric)
     sets = tuple(eval_set) if is_list_of_eval_sets(eval_set) else (eval_set,)
-    names = (tuple(f"validation_{i}" for i in range(len(sets))) if eval_names is None
-             else check_set_names(eval_names, len(sets)))
     training = tuple(i for i, given in enumerate(sets) if _is_training_data(given, X, y))
+    names = _default_names(len(sets), training) if eval_names is None else check_set_names(eval_names, len(sets))
     others = [i for i in range(len(sets)) if i not in training]
     return EvalSets(sets, names, others[-1] if others else len(sets) - 1, metrics, training=training)
 

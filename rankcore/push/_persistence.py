@@ -30,6 +30,17 @@ def _had_categorical_columns(estimator, categories, n_features: int, names, fail
         fail(str(exc))
 
 
+def _check_categorical_parameter(estimator, n_features: int, names, fail) -> None:
+    """Check the file's ``categorical_features`` as ``fit`` does, whatever the state: a file holding ``(1.0,)`` or
+    ``(<metric auc>,)`` would load, and a clone of the loaded model could not be fitted."""
+    if estimator.categorical_features is None:
+        return
+    try:
+        check_categorical_features(estimator.categorical_features, n_features, names)
+    except (TypeError, ValueError) as exc:
+        fail(str(exc))
+
+
 def _check_read_as_values(state: dict, n_features: int, fail) -> tuple[int, ...]:
     """The file's ``category_columns_read_as_values``: distinct column indices, ascending (absent: none)."""
     cols = state.get("category_columns_read_as_values")
@@ -81,6 +92,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     names = state.get("feature_names_in")
     check_feature_names(names, d, fail)
     categories = checked_categories(state, d, fail)
+    _check_categorical_parameter(estimator, d, names, fail)
     try:        # a learner giving columns by name was fitted with their indices, which the file's learner holds
         setup = estimator._with_column_names(setup, names)
     except ValueError as exc:

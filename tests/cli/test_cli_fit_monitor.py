@@ -57,7 +57,7 @@ def test_unshown_training_monitor_is_computed_after_the_fit(files, tmp_path, dat
     assert _saved_line(unshown) == _saved_line(shown)       # the same final training metric, reported
     watched = rankcore.load_model(tmp_path / "shown.json")
     X = pd.DataFrame(X, columns=watched.feature_names_in_)    # the columns it was fitted on, by name
-    assert watched.evals_result_["validation_0"]             # the progress showed it after every iteration
+    assert list(watched.evals_result_) == ["training"]      # the progress showed it after every iteration
     for name in ("unshown", "quiet"):
         model = rankcore.load_model(tmp_path / f"{name}.json")
         assert model.get_params() == watched.get_params()
@@ -118,3 +118,28 @@ def test_a_scoring_set_by_param_is_the_metric_watched_not_replaced(files, tmp_pa
     status, _, err = run_main("compare", d / "binary.csv", *given, "--monitor", "auc", "--no-plots", "-q",
                               "--out-dir", tmp_path / "cmp")
     assert status == 2 and "also set by --monitor auc" in err
+
+
+def test_a_monitor_of_the_training_rows_is_named_so_in_the_model_and_by_info(files, tmp_path):
+    # without --validation the monitored rows are the training rows: not "validation_0" (LightGBM's "training")
+    d, _ = files
+    out = tmp_path / "m.json"
+    status, _, err = run_main("fit", d / "binary.csv", "--label", "label", "--n-iter", N_ITER, "--progress", "lines",
+                              "-o", out)
+    assert status == 0, err
+    model = rankcore.load_model(out)
+    assert list(model.evals_result_) == list(model.best_score_) == ["training"]
+    status, said, err = run_main("info", out)
+    assert status == 0, err
+    assert f"best score training rows auc {model.best_score_['training']['auc']:.6g}; " in said, said
+    assert "validation" not in said
+
+
+def test_the_python_api_names_a_set_that_is_the_training_data_training():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] + rng.normal(size=120) > 0.5).astype(int)
+    model = rankcore.boost(n_iter=3).fit(X, y, eval_set=[(X[:60], y[:60]), (X, y), (X[60:], y[60:])])
+    assert list(model.evals_result_) == ["validation_0", "training", "validation_2"]
+    named = rankcore.boost(n_iter=3).fit(X, y, eval_set=[(X, y)], eval_names=["mine"])
+    assert list(named.evals_result_) == ["mine"]                # the names given are kept

@@ -235,5 +235,5 @@ def test_the_training_collections_as_an_eval_set_stay_the_training_data_in_every
             Xd, yd, qid=qd, position=pd_, init_score=initd, eval_set=[(Xd, yd, qd)])
     local = rankcore.PushBoost(position_bias="em:rounds=2", n_jobs=1, **params).fit(
         X, clicks, qid=qid, position=position, init_score=init, eval_set=[(X, clicks, qid)], eval_init_score=[init])
-    np.testing.assert_allclose(model.evals_result_["validation_0"]["ndcg@k:10"],
-                               local.evals_result_["validation_0"]["ndcg@k:10"], rtol=1e-9)
+    np.testing.assert_allclose(model.evals_result_["training"]["ndcg@k:10"],
+                               local.evals_result_["training"]["ndcg@k:10"], rtol=1e-9)

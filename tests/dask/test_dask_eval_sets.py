@@ -115,7 +115,7 @@ def test_dask_eval_metric_records_the_in_memory_curves_and_the_same_model(dask_c
     one = DaskPushBoost(placement="one_worker", **params).fit(Xd, yd, eval_set=[(Xd, yd), (Xa, ya)],
                                                               eval_metric=metrics)
     _assert_same_curves(one, local)
-    assert list(model.to_local().evals_result_["validation_0"]) == ["auc", *metrics]
+    assert list(model.to_local().evals_result_["training"]) == ["auc", *metrics]
     with pytest.raises(ValueError, match="eval_metric: given without eval_set"):
         DaskPushBoost(placement="distributed", **params).fit(Xd, yd, eval_metric=metrics)
 
@@ -128,5 +128,5 @@ def test_dask_training_data_in_eval_set_is_scored_with_the_training_weights(dask
     params = dict(objective="push:exp,pow:4", learner="stumps", n_iter=4, early_stopping=False, scoring="objective",
                   random_state=0)
     model = DaskPushBoost(**params).fit(Xd, yd, sample_weight=wd, eval_set=[(Xd, yd)])
-    np.testing.assert_allclose(model.evals_result_["validation_0"]["objective"], model.objective_values_[1:],
+    np.testing.assert_allclose(model.evals_result_["training"]["objective"], model.objective_values_[1:],
                                rtol=1e-12)

@@ -60,7 +60,7 @@ def test_a_string_parameter_stays_a_string():
     ({"__tuple__": 3}, "params.categorical_features: malformed tuple record"),
     ({"__tuple__": [3], "x": 1}, "params.categorical_features: malformed tuple record"),
     ({"__component__": "learner"}, "params.learner: malformed component record"),
-    ({"__component__": "nonsense", "spec": "trees"}, "params.learner: unknown component family 'nonsense'"),
+    ({"__component__": "nonsense", "spec": "trees"}, "params.learner: 'nonsense' is not a component family"),
     ({"__component__": "learner", "spec": "no-such-learner"}, "params.learner: learner 'no-such-learner' cannot"),
 ])
 def test_a_malformed_marked_parameter_is_refused_by_name(record, said):

@@ -99,8 +99,8 @@ def test_the_training_data_as_an_eval_set_stays_the_training_data_in_every_round
     assert not [w for w in caught if "initial scores" in str(w.message)]     # no set is left without them
     given = _em("em:rounds=2").fit(X, clicks, qid=qid, position=position, init_score=init, eval_set=[train],
                                    eval_init_score=[init])
-    for spec, curve in given.evals_result_["validation_0"].items():
-        np.testing.assert_array_equal(fitted.evals_result_["validation_0"][spec], curve)
+    for spec, curve in given.evals_result_["training"].items():
+        np.testing.assert_array_equal(fitted.evals_result_["training"][spec], curve)
     both = _em("em:rounds=2").fit(X, clicks, qid=qid, position=position, eval_set=[valid, train])
     np.testing.assert_array_equal(both.validation_scores_, both.evals_result_["validation_0"]["ndcg@k:10"])
 

@@ -40,7 +40,7 @@ def test_every_metric_of_every_set_is_the_metric_of_the_staged_scores(learner):
     metrics = ["ndcg@k:1", "map@k:10", "pauc:0.1", "prec@k:20"]
     model = rankcore.boost(learner=learner, n_iter=12, early_stopping=False, random_state=0).fit(
         X, y, eval_set=[(X, y), (Xa, ya), (Xb, yb)], eval_metric=metrics)
-    for name, (Xs, ys) in zip(["validation_0", "validation_1", "validation_2"], [(X, y), (Xa, ya), (Xb, yb)]):
+    for name, (Xs, ys) in zip(["training", "validation_1", "validation_2"], [(X, y), (Xa, ya), (Xb, yb)]):
         assert list(model.evals_result_[name]) == ["auc", *metrics]        # scoring's first, then in the given order
         for metric in ["auc", *metrics]:
             curve = model.evals_result_[name][metric]

@@ -20,7 +20,7 @@ def test_every_set_is_scored_and_its_curve_is_the_metric_of_the_staged_scores(le
     X, y, Xa, ya, Xb, yb = split_data()
     model = rankcore.boost(learner=learner, n_iter=12, early_stopping=False, scoring="prec@k:20", random_state=0)
     model.fit(X, y, eval_set=[(X, y), (Xa, ya), (Xb, yb)])
-    assert list(model.evals_result_) == ["validation_0", "validation_1", "validation_2"]
+    assert list(model.evals_result_) == ["training", "validation_1", "validation_2"]     # LightGBM's name
     for name, (Xs, ys) in zip(model.evals_result_, [(X, y), (Xa, ya), (Xb, yb)]):
         assert list(model.evals_result_[name]) == ["prec@k:20"] == [model.validation_metric_]
         curve = model.evals_result_[name]["prec@k:20"]
@@ -53,12 +53,12 @@ def test_the_training_data_itself_is_scored_but_not_watched():
     last = rankcore.boost(**params).fit(X, y, eval_set=[(Xa, ya), (X, y)])      # the training data put last
     np.testing.assert_array_equal(last.alphas_, alone.alphas_)
     np.testing.assert_array_equal(last.validation_scores_, last.evals_result_["validation_0"]["auc"])
-    np.testing.assert_array_equal(last.evals_result_["validation_1"]["auc"], staged_metric(last, X, y, "auc"))
+    np.testing.assert_array_equal(last.evals_result_["training"]["auc"], staged_metric(last, X, y, "auc"))
     # equal arrays that are not the training objects are an ordinary set; with only the training data, it is watched
     copy = rankcore.boost(**params).fit(X, y, eval_set=[(Xa, ya), (X.copy(), y.copy())])
     np.testing.assert_array_equal(copy.validation_scores_, copy.evals_result_["validation_1"]["auc"])
     only = rankcore.boost(**params).fit(X, y, eval_set=[(X, y)])
-    np.testing.assert_array_equal(only.validation_scores_, only.evals_result_["validation_0"]["auc"])
+    np.testing.assert_array_equal(only.validation_scores_, only.evals_result_["training"]["auc"])
 
 
 def test_read_eval_sets_watches_the_last_set_that_is_not_the_training_data():
@@ -221,7 +221,7 @@ def test_a_model_file_whose_curves_do_not_hold_the_watched_one_is_refused():
     with pytest.raises(ModelFormatError, match="evals_result must hold validation_scores as the watched set's row"):
         model_from_dict(data, source="m")
     assert model_from_dict(tampered(model, lambda s: None), source="m").evals_result_.keys() == {
-        "validation_0", "validation_1"}
+        "training", "validation_1"}
 
 
 def test_lists_of_lists_and_tuples_of_tuples_are_several_sets():
@@ -269,5 +269,5 @@ def test_the_training_data_in_eval_set_is_scored_with_the_training_weights(qid):
     model = rankcore.boost(objective="push:exp,pow:4", learner="stumps", n_iter=4, early_stopping=False,
                            scoring="objective", random_state=0)
     model.fit(X, y, sample_weight=w, **({"eval_set": [(X, y)]} | fit))
-    curve = model.evals_result_["validation_0"]["objective"]
+    curve = model.evals_result_["training"]["objective"]
     np.testing.assert_allclose(curve, model.objective_values_[1:], rtol=1e-12)

@@ -44,7 +44,7 @@ def test_validation_sets_are_scored_at_the_model_plus_their_initial_scores():
     model.fit(X, y, qid=qid, init_score=base, eval_set=[(X, y, qid), (X_val, y_val, qid_val)],
               eval_init_score=[base, base_val])
     for (Xs, ys, qs, init), name in zip([(X, y, qid, base), (X_val, y_val, qid_val, base_val)],
-                                        ["validation_0", "validation_1"]):
+                                        ["training", "validation_1"]):
         expected = [rankcore.evaluate(ys, s + init, metrics=["ndcg@k:10"], qid=qs)["ndcg@k:10"]
                     for s in model.staged_decision_function(Xs)]
         np.testing.assert_array_equal(model.evals_result_[name]["ndcg@k:10"], expected)
