@@ -384,8 +384,9 @@ def build_configs(args, *, multiple: bool) -> list[ModelConfig]:
 def monitor_from_params(args, configs: list[ModelConfig]) -> None:
     """``args.monitor`` from the models' monitored parameter (a push model's ``scoring``) set by ``--param`` or a
     ``--model`` spec, when ``--monitor`` is not given: the fit sets that parameter to the watched metric, so the
-    value given is watched rather than replaced.  A CommandError when ``--monitor`` says otherwise, or the models
-    set different ones (``compare`` watches one metric)."""
+    value given is watched rather than replaced; without one, from their ``metric`` (:func:`_monitor_from_metric`).
+    A CommandError when ``--monitor`` says otherwise, or the models set different ones (``compare`` watches one
+    metric)."""
     given = {}
     for config in configs:
         name = config.kind.cls.monitor_parameter
@@ -393,6 +394,7 @@ def monitor_from_params(args, configs: list[ModelConfig]) -> None:
         if isinstance(value, str) and value != "objective":       # 'objective': no metric to watch
             given.setdefault(value, name)
     if not given:
+        _monitor_from_metric(args, configs)
         return
     (value, name), *others = given.items()
     if others:
@@ -405,6 +407,26 @@ def monitor_from_params(args, configs: list[ModelConfig]) -> None:
     elif resolve("metric", args.monitor).spec != resolve("metric", value).spec:
         raise CommandError(f"--param {name}={value}: also set by --monitor {args.monitor} (the metric the fit watches "
                            f"is the model's {name}); set it once")
+
+
+def _monitor_from_metric(args, configs: list[ModelConfig]) -> None:
+    """``args.monitor``, when not given, from the models' ``metric`` (``--metric ks`` of exactboost, kernel): the
+    metric the fit was asked for is the one shown, not AUC, by ``fit`` and ``compare`` alike.  Models that set
+    different metrics, or one that is no single number with a direction, leave the default."""
+    if args.monitor is not None:
+        return
+    values = {config.params.get("metric") for config in configs if "metric" in config.kind.options.values()}
+    if len(values) != 1 or not isinstance(next(iter(values)), str):
+        return
+    from ..registry import resolve
+
+    (value,) = values
+    try:
+        metric = resolve("metric", value)
+    except (TypeError, ValueError):         # said by the model's own check of its parameters
+        return
+    if getattr(metric, "scalar", True) and metric.greater_is_better is not None:
+        args.monitor = value
 
 
 def check_specs(config: ModelConfig) -> None:
@@ -484,6 +506,18 @@ class FitOutcome:
         return None if self.curve is None else (self.curve.iterations, self.curve.objective)
 
 
+def _as_plugin_reads(estimator, X):
+    """``X`` as an estimator from a plugin reads it: a float32 array (kept so by the ``.npy``/``.npz`` reader) as
+    float64, the type the command line always gave it; rankcore's own estimators take float32 as it is.
+
+    A plugin's arithmetic may run in its input's type: in float32, its statistics of large values (1e38) overflow
+    and its model is not the one a float64 file of the same values gives.
+    """
+    if isinstance(X, np.ndarray) and X.dtype == np.float32 and not type(estimator).__module__.startswith("rankcore."):
+        return X.astype(np.float64)
+    return X
+
+
 def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple | None = None,
             monitor_label: str | None = None, monitor_is_validation: bool = False, qid=None,
             keep_monitor_curve: bool = True, position=None, init_score=None, monitor_init=None,
@@ -493,8 +527,7 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     Parameters
     ----------
     X : ndarray or DataFrame
-        The training features (a DataFrame keeps the column names and the
-        categorical columns).
+        The training features (a DataFrame keeps the column names and the categorical columns).
     monitor : (metric spec, X_val, y_val) or (metric spec, X_val, y_val, qid_val), optional
         A metric shown while fitting (push family: after every iteration
         through ``eval_set``; others: once, at the end); with ``qid_val``
@@ -531,6 +564,7 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
         several times the fit itself, and the metric is computed once, after it.
     """
     estimator = config.build()
+    X = _as_plugin_reads(estimator, X)
     total = _planned_iterations(config, estimator, init_model)
     steers = _early_stopping_on(estimator, y, qid)
     patient = _stops_on_eval_set_by_patience(estimator, y, qid)

@@ -536,7 +536,7 @@ def run(args) -> int:
     configs = build_configs(args, multiple=True)
     # a monotone value that holds no sign: said first, as every spec's refusal, with the columns of the file
     say_unread_constraints(configs, lambda: load(args, args.data, queries=True).feature_names)
-    monitor_from_params(args, configs)      # --param scoring=SPEC is the metric watched
+    monitor_from_params(args, configs)      # --param scoring=SPEC, else --metric, is the metric watched
     if args.weight is not None:
         check_fit_with_weights(configs, args.weight, command="compare")
     check_outputs(args, {"DATA": args.data, "--test": args.test}, configs,

@@ -213,25 +213,6 @@ def read_training(args, init_model):
     return data
 
 
-def _monitor_from_params(args, config) -> None:
-    """``args.monitor``, when not given, from the model's parameters: a push model's ``scoring`` (``--param
-    scoring=SPEC``, the metric its fit watches), else its ``metric`` (``--metric ks`` of exactboost, kernel), so the
-    progress and the saved line show the metric the fit was asked for, not AUC.  A metric that is no single number
-    with a direction leaves the default."""
-    monitor_from_params(args, [config])
-    value = config.params.get("metric") if "metric" in config.kind.options.values() else None
-    if args.monitor is not None or not isinstance(value, str):
-        return
-    from ..registry import resolve
-
-    try:
-        metric = resolve("metric", value)
-    except (TypeError, ValueError):         # said by the model's own check of its parameters
-        return
-    if getattr(metric, "scalar", True) and metric.greater_is_better is not None:
-        args.monitor = value
-
-
 def _continued(args, config):
     """The model of ``--init-model`` (None without it), loaded as :func:`run` loads it."""
     return None if args.init_model is None else load_init_model(args.init_model, config)
@@ -257,7 +238,7 @@ def run(args) -> int:
     (config,) = build_configs(args, multiple=False)
     # a monotone value holding no sign: said first, as every spec's refusal, with the columns of the file read for it
     say_unread_constraints([config], lambda: read_training(args, _continued(args, config)).feature_names)
-    _monitor_from_params(args, config)
+    monitor_from_params(args, [config])      # --param scoring=SPEC, else --metric, is the metric watched
     eval_specs = check_before_reading(args, config)
     init_model = _continued(args, config)
 

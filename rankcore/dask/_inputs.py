@@ -48,6 +48,10 @@ def get_client(client: Any = None):
     if not isinstance(client, Client):
         raise TypeError(f"client: expected a distributed.Client or None (the current client), "
                         f"got {type(client).__name__}")
+    if client.status in ("closing", "closed"):
+        # else the first call to the scheduler fails deep inside distributed ('NoneType' has no 'broadcast')
+        raise ValueError("client: the Dask client is closed; start a new one (distributed.Client(...)) and pass it, "
+                         "or pass client=None for the current one")
     return client
 
 

@@ -329,6 +329,9 @@ class Learner(Component):
     accept_categorical: ClassVar[bool] = False
     #: Its rankers' values are Newton steps −Σg/Σh (an objective without a value can be fitted).
     newton_leaves: ClassVar[bool] = False
+    #: ``prepare`` and its layout's ``encode`` take a ``rankcore._taken_rows.TakenRows`` (some rows of a dense X
+    #: by index, read in blocks): the early-stopping hold-out then does not copy the training rows.
+    takes_row_index: ClassVar[bool] = False
 
     def prepare(
         self,

@@ -23,6 +23,7 @@ from sklearn.utils.validation import validate_data
 
 from .._caller import outside_stacklevel
 from .._setup import EstimatorSetup
+from .._taken_rows import TakenRows
 from .._threadsafe import fits_on_a_copy
 from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, resolve_parameter
 from ..spec import ParameterError
@@ -593,8 +594,9 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         HistGradientBoosting does.  ``verbose`` and ``callbacks`` follow it.
         One list only: within queries ``"auto"`` holds out no training query.
         ``data``: the list (X, y, w, classes, fit_on, seed, user_callbacks);
-        X is taken out of it and let go of once the two parts are copied and
-        the training part encoded (as :meth:`_fit_rows` does).
+        X is taken out of it and let go of once the hold-out is copied and
+        the training part encoded (as :meth:`_fit_rows` does); a learner that
+        ``takes_row_index`` reads the training rows of X by index, others a copy.
         """
         X, y, w, classes, fit_on, seed, user_callbacks = data
         data[0] = None
@@ -605,7 +607,8 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         check_rows(objective, y, w, None)
         check_training_part(objective, y[tr], w_tr, None, "the rows left beside the hold-out")
         X_va = X[va]
-        X_tr = X[tr]
+        # a learner that reads rows by index bins the training rows in blocks: no copy of ~90 % of X
+        X_tr = TakenRows(X, tr) if _takes_row_index(setup.learner, X) else X[tr]
         del X
         layout, backend = fit_on(X_tr, y[tr], w_tr, None, inputs.take(tr))
         del X_tr
@@ -864,3 +867,8 @@ def _log_objective(estimator) -> bool:
     """Whether the working objective J is the log of the objective (the push objective's J = log R)."""
     return bool(declared_attribute("objective", estimator.objective_spec_, "log_value", False))
 
+
+def _takes_row_index(learner, X) -> bool:
+    """The learner reads dense float rows by index (``takes_row_index``): X need not be copied for a part of it."""
+    return (getattr(learner, "takes_row_index", False) and isinstance(X, np.ndarray) and X.ndim == 2
+            and X.dtype in (np.float32, np.float64))

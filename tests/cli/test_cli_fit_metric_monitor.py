@@ -62,3 +62,19 @@ def test_without_metric_the_monitor_is_auc(data, tmp_path):
                               "-o", tmp_path / "m.json")
     assert status == 0, err
     assert "train auc " in _saved(err)
+
+
+def test_compare_watches_the_metric_fit_watches(data, tmp_path):
+    d, _, _ = data
+    status, _, err = run_main("compare", d / "train.csv", "--model", "exactboost", "--metric", "ks", "--n-runs", "2",
+                              "--progress", "lines", "--out-dir", tmp_path)
+    assert status == 0, err
+    assert "monitoring test ks" in err and "monitoring test auc" not in err
+
+
+def test_compare_of_models_that_boost_different_metrics_watches_auc(data, tmp_path):
+    d, _, _ = data
+    status, _, err = run_main("compare", d / "train.csv", "--model", "exactboost:metric=ks,n_runs=2",
+                              "--model", "exactboost:metric=auc,n_runs=2", "--progress", "lines", "--out-dir", tmp_path)
+    assert status == 0, err
+    assert "monitoring test auc" in err and "monitoring test ks" not in err

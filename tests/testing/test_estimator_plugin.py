@@ -83,3 +83,20 @@ def test_toy_estimator_passes_the_estimator_contract_checks(toy_installed):
 
     for check in component_checks("estimator", "CentroidRanker:n_iter=5"):
         check()
+
+
+def test_a_plugin_fitted_on_a_float32_file_gets_the_float64_values(toy_installed, tmp_path):
+    # rankcore's reader keeps a float32 .npy as float32; a plugin's own arithmetic (the toy's X.std) would then run
+    # in float32 and overflow on values near 1e38, where float64 does not
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(80, 2)).astype(np.float32)
+    X[:, 1] *= np.float32(1e38)
+    y = (X[:, 0] > 0).astype(np.float32)
+    coefs = []
+    for dtype in (np.float32, np.float64):
+        data, model_path = tmp_path / f"{np.dtype(dtype).name}.npy", tmp_path / f"{np.dtype(dtype).name}.json"
+        np.save(data, np.column_stack([X, y]).astype(dtype))
+        status, _, err = _cli("fit", data, "--model", "centroid", "--out", model_path, "-q")
+        assert status == 0, err
+        coefs.append(rankcore.load_model(model_path).coef_)
+    assert coefs[0].tobytes() == coefs[1].tobytes()

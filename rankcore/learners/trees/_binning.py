@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._taken_rows import TakenRows
 from ...spec import read_int
 from .._binning import _feature_edges, _midpoints, sample_rows, unweighted_edges
 from .._edge_kernels import edge_pairs
@@ -90,6 +91,9 @@ def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_st
     rows = sample_rows(X.shape[0], subsample, random_state, None if w is None else np.flatnonzero(w > 0))
     if is_sparse(X):
         return _sparse_edges(csr_float(X).tocsc(), rows, w, max_bins)
+    ws = None if w is None else w[rows]
+    if isinstance(X, TakenRows):      # the sample read in place by its rows of X: the same values, in the same order
+        X, rows = X.base, X.rows[rows]
     X = _dense_float(X)
     every_row = rows.shape[0] == X.shape[0]          # sample_rows keeps the rows in order
     # columns with at most max_bins distinct values (one-hot, counts, flags): every midpoint is an
@@ -98,7 +102,6 @@ def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_st
     width = max(1, int(counts.max(initial=0)))
     # every midpoint of those columns at once (elementwise: the same numbers as column by column)
     middle = _midpoints(values[:, : width - 1], values[:, 1:width])
-    ws = None if w is None else w[rows]
     # the sorted columns are copied a block of columns at a time, transposed (one read of each row's
     # stretch, where a column copied alone costs a cache miss a value on a wide matrix)
     width = max(1, _TRANSPOSE_VALUES // max(1, rows.shape[0]))
@@ -209,19 +212,46 @@ def _nondefault_rows(X, edges: list[np.ndarray], z: np.ndarray, n_threads: int):
         joiners = {j: r.shape[0] for j, r in rows.items() if limit < r.shape[0] <= join_limit}
         return ({j: r for j, r in rows.items() if r.shape[0] <= limit}, joiners,
                 lambda js: {j: rows[j] for j in js})
-    X = _dense_float(X)
     bounds = np.array([default_interval(e, int(z[j])) for j, e in enumerate(edges)], dtype=np.float64).reshape(-1, 2)
     lo, hi = np.ascontiguousarray(bounds[:, 0]), np.ascontiguousarray(bounds[:, 1])
-    counts = outside_counts(X, lo, hi, n_threads)
+    if isinstance(X, TakenRows):
+        counts, listed = _taken_outside(X, lo, hi, n_threads)
+    else:
+        X = _dense_float(X)
+        counts = outside_counts(X, lo, hi, n_threads)
 
-    def listed(columns) -> dict[int, np.ndarray]:
-        columns = np.asarray(columns, dtype=np.intp)
-        indptr = np.r_[0, np.cumsum(counts[columns])].astype(np.int64)
-        out = outside_rows(X, columns, lo[columns], hi[columns], indptr)
-        return {int(j): out[indptr[q]:indptr[q + 1]] for q, j in enumerate(columns.tolist())}
+        def listed(columns) -> dict[int, np.ndarray]:
+            columns = np.asarray(columns, dtype=np.intp)
+            indptr = np.r_[0, np.cumsum(counts[columns])].astype(np.int64)
+            out = outside_rows(X, columns, lo[columns], hi[columns], indptr)
+            return {int(j): out[indptr[q]:indptr[q + 1]] for q, j in enumerate(columns.tolist())}
 
     joiners = {int(j): int(counts[j]) for j in np.flatnonzero((counts > limit) & (counts <= join_limit))}
     return listed(np.flatnonzero(counts <= limit)), joiners, listed
+
+
+def _taken_outside(X: TakenRows, lo: np.ndarray, hi: np.ndarray, n_threads: int):
+    """``_nondefault_rows``' (counts, listed) of taken rows, read a block at a time (the same counts and rows).
+
+    The counts add up over the blocks; a column's rows are each block's, shifted by the block's start, in block
+    order: ascending, as from the rows copied whole.  ``listed`` reads the blocks again (the joiners asked for).
+    """
+    per_block = [outside_counts(block, lo, hi, n_threads) for _, block in X.blocks()]
+    counts = np.sum(per_block, axis=0, dtype=np.int64) if per_block else np.zeros(lo.shape[0], dtype=np.int64)
+
+    def listed(columns) -> dict[int, np.ndarray]:
+        columns = np.asarray(columns, dtype=np.intp)
+        parts = [[] for _ in range(columns.shape[0])]
+        for (start, block), block_counts in zip(X.blocks(), per_block):
+            indptr = np.r_[0, np.cumsum(block_counts[columns])].astype(np.int64)
+            out = outside_rows(block, columns, lo[columns], hi[columns], indptr)
+            out += start
+            for q in range(columns.shape[0]):
+                parts[q].append(out[indptr[q]:indptr[q + 1]])
+        return {int(j): (np.concatenate(parts[q]) if parts[q] else np.empty(0, dtype=np.intp))
+                for q, j in enumerate(columns.tolist())}
+
+    return counts, listed
 
 
 def _bundles_and_counts(X, edges: list[np.ndarray], n_threads: int) -> tuple[list[list[int]], dict[int, int]]:
@@ -303,6 +333,10 @@ def splittable_columns(X, min_samples_leaf: int) -> np.ndarray:
     if is_sparse(X):                # a value not stored is 0
         X = csr_float(X)
         counts = np.bincount(X.indices[X.data != 0], minlength=X.shape[1])
+    elif isinstance(X, TakenRows):    # block by block: integer counts, the same sums
+        counts = np.zeros(X.shape[1], dtype=np.intp)
+        for _, block in X.blocks():
+            counts += np.count_nonzero(block, axis=0)
     else:
         counts = np.count_nonzero(np.asarray(X), axis=0)      # NaN != 0: missing counts as nonzero
     return np.flatnonzero(counts >= min_samples_leaf).astype(np.intp)
@@ -326,6 +360,8 @@ def unsplittable_columns(X, edges: list[np.ndarray]) -> np.ndarray:
         Xc = csr_float(X)[:, single].tocsc()
         has_nan = np.array([np.isnan(Xc.data[Xc.indptr[q]:Xc.indptr[q + 1]]).any() for q in range(single.shape[0])],
                            dtype=bool)
+    elif isinstance(X, TakenRows):
+        has_nan = np.isnan(X.columns(single)).any(axis=0)
     else:
         has_nan = np.isnan(np.asarray(X)[:, single]).any(axis=0)
     return single[~has_nan]
@@ -352,6 +388,8 @@ def take_columns(X, columns: np.ndarray):
     """The listed columns of X (dense: a C-contiguous copy; sparse: CSR), in that order."""
     if is_sparse(X):
         return csr_float(X)[:, columns]
+    if isinstance(X, TakenRows):
+        return np.ascontiguousarray(X.columns(columns))
     # np.take copies row by row into a C-ordered array; X[:, columns] builds a Fortran-ordered one (3x slower
     # with the copy to C order after it)
     return np.take(np.asarray(X), columns, axis=1)
@@ -409,7 +447,7 @@ def category_edges(X, j: int, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
         if Xc.indptr[j + 1] - Xc.indptr[j] < X.shape[0]:
             values = np.r_[values, 0.0]                 # a value not stored is a category too: 0
     else:
-        values = np.asarray(X[:, j], dtype=np.float64)
+        values = np.asarray(X.column(j) if isinstance(X, TakenRows) else X[:, j], dtype=np.float64)
     return edges_of_categories(np.unique(values[~np.isnan(values)]), j, max_bins)
 
 

@@ -26,6 +26,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from ..._taken_rows import TakenRows
 from . import _grow, _grow_oblivious, _histogram, _predict, _split
 from .._base import Candidate, LearnerLayout, multi_pass_search
 from ._no_split import capped_stall_reason, uncapped_derivative, underflow_reason
@@ -248,6 +249,8 @@ class TreeLayout(LearnerLayout):
         ``offset`` is the training-set position of the block's first row, or
         ``row_ids`` the position of every row (rows stored out of order).
         """
+        if isinstance(X, TakenRows):
+            return self._block(self._taken_codes(X), offset, row_ids)
         if self.columns is not None and is_sparse(X):
             X = self._stored_columns(X)
         if is_sparse(X):                      # from the stored values only (``encode_csr``)
@@ -265,6 +268,16 @@ class TreeLayout(LearnerLayout):
         codes = np.zeros((X.shape[0], self.slots.n_cols), dtype=np.uint8)
         _histogram.encode(X, self.flat_edges, self.offsets, self.slots, codes, self.n_threads, self.columns)
         return self._block(codes, offset, row_ids)
+
+    def _taken_codes(self, X: TakenRows) -> np.ndarray:
+        """The codes of taken rows, encoded a block of rows at a time (each row's codes are its own)."""
+        codes = np.zeros((X.shape[0], self.slots.n_cols), dtype=np.uint8)
+        for start, block in X.blocks():
+            if self.columns is not None:
+                self._check_width(block)
+            _histogram.encode(block, self.flat_edges, self.offsets, self.slots, codes[start:start + block.shape[0]],
+                              self.n_threads, self.columns)
+        return codes
 
     def merge_blocks(self, blocks: list[TreeBlock]) -> TreeBlock:
         """One block of the rows of ``blocks``, in their order (their training-set positions kept).

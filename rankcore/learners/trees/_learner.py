@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..._background import GROUPS_REFUSED
+from ..._taken_rows import TakenRows
 from ...spec import Parameter, SpecError
 from ...validation import INTERACTION_MAX_BYTES
 from .._base import Learner
@@ -278,6 +279,7 @@ class Trees(Learner):
     bounded = False
     accept_sparse = True
     accept_categorical = True
+    takes_row_index = True            # the hold-out's training rows are binned in blocks, not copied
     newton_leaves = True              # leaf values −G/(H + l2): an objective without a value takes them as they are
     # a milder push than the stumps' (trees fit closely); why, and the other defaults: docs/studies/trees_defaults.md
     default_price = "pow:2"
@@ -358,7 +360,8 @@ class Trees(Learner):
         """
         if thresholds is not None:
             raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
-        X = X if is_sparse(X) else np.asarray(X)
+        # a TakenRows (the hold-out fit's training rows, by index) is read in blocks: no copy of the rows
+        X = X if is_sparse(X) or isinstance(X, TakenRows) else np.asarray(X)
         categorical, signs = self._checked_columns(categorical_features, X.shape[1])
         columns = None
         if self.growth != "oblivious":
