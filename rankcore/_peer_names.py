@@ -96,6 +96,9 @@ PEER_NAMES = {
                                'group\'s columns, \'/\' separates the groups; a DataFrame\'s columns also by name)',
     **dict.fromkeys(("num_threads", "nthread", "thread_count"), "n_jobs=N"),
     "warm_start": _CONTINUE,
+    # read from a fitted model, not set before the fit: a method, so the parameters and the file stay the fit's
+    "importance_type": 'model.feature_importances(kind="split") or kind="gain" (feature_importances_, gain '
+                       "normalised to sum 1), read after the fit",
     **dict.fromkeys(("seed", "random_seed"), "random_state=S"),
 }
 

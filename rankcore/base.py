@@ -441,7 +441,8 @@ class NoTextForm(TypeError, AttributeError):
 _PEER_METHODS = {
     "get_best_iteration": "best_iteration_ (a count of iterations: CatBoost's get_best_iteration() + 1)",
     "get_evals_result": "evals_result_",
-    "get_feature_importance": "feature_importances_, feature_contributions(X) (SHAP values) or "
+    "get_feature_importance": "feature_importances_ (gain), feature_importances(kind='split') (split counts), "
+                              "feature_contributions(X) (SHAP values) or "
                               "rankcore.permutation_importance(model, X, y, qid=...) (the metric's drop)",
     "save_model": "rankcore.save_model(model, path) (JSON, no pickle)",
     "staged_predict": "staged_decision_function(X)",

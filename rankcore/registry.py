@@ -30,7 +30,7 @@ from typing import Any
 import pluggy
 
 from . import hookspecs
-from .spec import Component, SpecError, parse_spec
+from .spec import Component, SpecError, parse_spec, set_registered_class_lookup, show_given
 
 __all__ = [
     "at_k_name",
@@ -251,7 +251,7 @@ class Registry:
             return spec
         if isinstance(spec, Component):
             if not isinstance(spec, base):
-                raise TypeError(f"{family}: expected a spec string or a {base.__name__}, got {spec!r}")
+                raise TypeError(f"{family}: expected a spec string or a {base.__name__}, got {show_given(spec)}")
             return spec
         if not isinstance(spec, str):
             raise TypeError(
@@ -560,11 +560,31 @@ def registry(*, refresh: bool = False) -> Registry:
         if refresh or _state["pm"] is None:
             get_plugin_manager(refresh=True)
         if _state["registry"] is None:
-            reg = _build_registry(_state["pm"], _state["providers"], _state["load_problems"])
+            _state["building"] = threading.get_ident()
+            try:
+                reg = _build_registry(_state["pm"], _state["providers"], _state["load_problems"])
+            finally:
+                _state["building"] = None
             for problem in reg.problems:
                 warnings.warn(str(problem), RuntimeWarning, stacklevel=2)
             _state["registry"] = reg
         return _state["registry"]
+
+
+def _registered_class(family: str, name: str) -> type | None:
+    """The class ``registry()`` names ``name`` in ``family``, or None (a component's repr: never raises).
+
+    A repr asked for by the thread building the registry (a plugin's declaration problem naming a component) does
+    not start another build: it reads the registry built before, if any.  Another thread waits for the build.
+    """
+    try:
+        reg = _state["registry"] if _state.get("building") == threading.get_ident() else registry()
+        return reg.get(family, name) if reg is not None else None
+    except Exception:  # an unknown name, a plugin failing to load: the repr says "unregistered"
+        return None
+
+
+set_registered_class_lookup(_registered_class)
 
 
 def built_registry() -> Registry | None:

@@ -401,11 +401,22 @@ def _cut(text: str) -> str:
 
 
 def show_value(value: Any) -> str:
-    """``repr(value)`` for an error message, cut short when long (a big array is not echoed whole)."""
+    """``repr(value)`` for an error message, cut short when long (a big array is not echoed whole).
+
+    A component is shown by its spec (``'pow:4'``), as a user writes it, not by its Python repr.
+    """
+    if isinstance(value, Component):
+        return _cut(repr(value.spec))
     try:
         return _cut(repr(value))
     except ValueError:                  # an int of more digits than Python converts to text (10**5000)
         return f"<{type(value).__name__} too long to show>"
+
+
+def show_given(value: Any) -> str:
+    """What a refusal says was given: ``the loss 'exp'`` for a component (its family and spec, the words a user
+    wrote), else :func:`show_value`."""
+    return f"the {value.family} {value.spec!r}" if isinstance(value, Component) else show_value(value)
 
 
 @dataclass(frozen=True)
@@ -619,6 +630,17 @@ def _format_value(value: Any) -> str:
     return str(value)
 
 
+#: ``(family, name) -> class or None``: the class the registry names so, set by :mod:`rankcore.registry` when it is
+#: imported (this module sits below the registry and cannot import it); a component's repr asks it.
+_registered_class: Callable[[str, str], Any] | None = None
+
+
+def set_registered_class_lookup(lookup: Callable[[str, str], Any]) -> None:
+    """Install the registry's ``(family, name) -> class or None`` lookup that :meth:`Component.__repr__` uses."""
+    global _registered_class
+    _registered_class = lookup
+
+
 class Component:
     """Base of every registrable component (loss, price, learner, metric, ...).
 
@@ -788,7 +810,13 @@ class Component:
         return self.name + (":" + ",".join(shown) if shown else "")
 
     def __repr__(self) -> str:
-        return f"<{self.family} {self.spec}>"
+        """``rankcore.resolve('loss', 'exp')`` for a registered component: Python that rebuilds an equal one, so
+        that an estimator holding it prints as scikit-learn's reprs do (``PushBoost(loss=rankcore.resolve(...))``).
+        A class no registry entry names (a user's subclass) cannot be rebuilt that way: it prints
+        ``<unregistered loss exp (MyLoss)>``."""
+        if _registered_class is not None and _registered_class(self.family, self.name) is type(self):
+            return f"rankcore.resolve({self.family!r}, {self.spec!r})"
+        return f"<unregistered {self.family} {self.spec} ({type(self).__qualname__})>"
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other._params == self._params  # type: ignore[attr-defined]

@@ -114,7 +114,7 @@ def test_spec_round_trip_and_equality():
     assert Toy(p=4).spec == "toy:4"
     assert Toy(p=4, n=7).spec == "toy:4,a,7"  # a default is shown when a later value needs it
     assert Toy(p=4) != Toy(p=5)
-    assert repr(Toy(p=4)) == "<price toy:4>"
+    assert repr(Toy(p=4)) == "<unregistered price toy:4 (Toy)>"   # no registry entry names Toy: not Python
 
 
 def test_spec_after_an_empty_default_names_the_later_parameters():

@@ -47,6 +47,12 @@ class ThresholdRanker(WeakRanker):
     def to_state(self):
         return {"kind": self.kind, "feature": int(self.feature), "threshold": float(self.threshold)}
 
+    def split_counts(self, n_features: int) -> np.ndarray:
+        """One split, on ``feature`` (length ``n_features``, int64): a stump is a tree of one node."""
+        counts = np.zeros(n_features, dtype=np.int64)
+        counts[self.feature] = 1
+        return counts
+
     def describe(self, feature_names=None):
         name = feature_names[self.feature] if feature_names is not None else f"x{self.feature}"
         return f"1[{name} > {self.threshold:.6g}]"

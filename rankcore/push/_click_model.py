@@ -267,8 +267,9 @@ def refuse_click_model(estimator, *, qid, group, position) -> None:
     objective = estimator.objective
     if objective is not None and getattr(objective, "spec", objective) not in ("cross-entropy", "xentropy",
                                                                                  "cross_entropy"):
-        raise ValueError(f"objective={objective!r}: position_bias='em' refits the trees on the posterior relevance "
-                         "with objective='cross-entropy'; leave objective=None (or set it to 'cross-entropy')")
+        raise ValueError(f"objective={getattr(objective, 'spec', objective)!r}: position_bias='em' refits the trees on "
+                         "the posterior relevance with objective='cross-entropy'; leave objective=None (or set it to "
+                         "'cross-entropy')")
     loss, price = getattr(estimator.loss, "spec", estimator.loss), getattr(estimator.price, "spec", estimator.price)
     if loss != "exp" or price is not None:      # each round's fit would refuse them, naming an objective not given
         raise ValueError(f"loss={loss!r}, price={price!r}: position_bias='em' refits the trees with "

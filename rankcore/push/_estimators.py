@@ -61,7 +61,8 @@ class PushBoost(_BaseBoost):
         price = getattr(params.price, "spec", params.price)
         if loss != "exp" or price is not None:
             raise ValueError(
-                f"objective={self.objective!r} replaces loss and price; got also loss={loss!r}, price={price!r} "
+                f"objective={getattr(self.objective, 'spec', self.objective)!r} replaces loss and price; got also "
+                f"loss={loss!r}, price={price!r} "
                 "(leave them at their defaults, or use objective='push:<loss>,<price>')"
             )
         return resolve_parameter("objective", "objective", params.objective)

@@ -55,7 +55,7 @@ class BoostPredictions:
     def feature_importances_(self) -> np.ndarray:
         """Total split gain per feature over the trees, normalised to sum 1 (tree learners only).
 
-        All zeros when no tree was grown.
+        All zeros when no tree was grown.  Split counts: :meth:`feature_importances` with ``kind="split"``.
         """
         check_is_fitted(self)
         if not all(hasattr(r, "importances") for r in self.rankers_) or not hasattr(self._learner, "predict_sum"):
@@ -66,6 +66,49 @@ class BoostPredictions:
             total += ranker.importances(total.shape[0])
         s = total.sum()
         return total / s if s > 0 else total
+
+    def feature_importances(self, kind: str = "gain") -> np.ndarray:
+        """Per-feature importance of the fitted weak rankers, as LightGBM's ``importance_type``.
+
+        A method rather than an estimator parameter (LightGBM's ``importance_type=``): what is read from a fitted
+        model changes nothing in its fit, its parameters or its file.
+
+        Parameters
+        ----------
+        kind : {"gain", "split"}, default "gain"
+            ``"gain"``: total split gain per feature, normalised to sum 1
+            (:attr:`feature_importances_`; tree learners).  ``"split"``: how
+            many split nodes use each feature over the model, as integers (not
+            normalised, as LightGBM's ``"split"``): a tree's internal nodes
+            (an oblivious tree's level l counts its 2**l nodes, as the tree
+            exported to LightGBM does), one per ``stumps``/``thresholds``
+            ranker.
+
+        Returns
+        -------
+        ndarray of shape (n_features_in_,)
+            float64 for ``"gain"``, int64 for ``"split"``; all zeros when no split was made.
+
+        Raises
+        ------
+        AttributeError
+            The learner records no splits (``features``, a plugin's rankers
+            without ``split_counts``), or, for ``"gain"``, no split gains.
+        """
+        if not isinstance(kind, str):
+            raise TypeError(f"kind: expected 'gain' or 'split', got {type(kind).__name__}")
+        if kind not in ("gain", "split"):
+            raise ValueError(f"kind: expected 'gain' or 'split', got {kind!r}")
+        if kind == "gain":
+            return self.feature_importances_
+        check_is_fitted(self)
+        if not all(hasattr(r, "split_counts") for r in self.rankers_):
+            raise AttributeError(f"feature_importances(kind='split'): the learner {self.learner_spec_!r} fits weak "
+                                 "rankers without splits (use a tree, stumps or thresholds learner)")
+        total = np.zeros(int(self.n_features_in_), dtype=np.int64)
+        for ranker in self.rankers_:
+            total += ranker.split_counts(total.shape[0])
+        return total
 
     @property
     def best_score_(self) -> dict:

@@ -23,6 +23,7 @@ from ..base import Ranker, refuse_queries, ignore_score_weights, resolve_paramet
 from ..filters import Filter
 from ..kernels import CallableKernel, Kernel
 from ..registry import registry
+from ..spec import show_given
 from ..validation import (
     check_bipartite_target,
     check_category_order,
@@ -219,7 +220,8 @@ class KernelRanker(Ranker):
             return CallableKernel(self.kernel)
         else:
             raise TypeError(
-                f"kernel: expected a kernel spec such as 'rbf', a rankcore.Kernel or a callable, got {self.kernel!r}"
+                f"kernel: expected a kernel spec such as 'rbf', a rankcore.Kernel or a callable, got "
+                f"{show_given(self.kernel)}"
             )
         if not kernel.positive_semidefinite:
             raise ValueError(f"kernel: {kernel.spec!r} is not positive semi-definite; "
@@ -252,7 +254,7 @@ class KernelRanker(Ranker):
         if isinstance(spec, (list, tuple)) and spec:
             return [registry().resolve("filter", s) for s in spec], False
         raise TypeError("filter: expected a filter spec such as 'tikhonov', a rankcore.Filter or a non-empty list "
-                        f"of them, got {spec!r}")
+                        f"of them, got {show_given(spec)}")
 
     def _resolve_lam(self) -> tuple[str, np.ndarray | None]:
         lam = self.lam

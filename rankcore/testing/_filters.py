@@ -124,7 +124,8 @@ def check_filter_spec_roundtrip(flt, rng):
     from ..registry import resolve
 
     again = resolve("filter", flt.spec)
-    assert again == flt, f"filter {flt.spec!r}: resolving its spec gives {again!r}"
+    assert again == flt, (f"filter {flt.spec!r}: resolving its spec gives parameters {again.params!r}, "
+                        f"not {flt.params!r}")
 
 
 def check_filter_dense_application(flt, rng):

@@ -31,7 +31,8 @@ def check_kernel_with_data_resolves(kernel, rng):
 
     fitted = _fitted(kernel, _data(rng))
     again = resolve("kernel", fitted.spec)
-    assert again == fitted, f"kernel {kernel.spec!r}: the fitted spec {fitted.spec!r} resolves to {again!r}"
+    assert again == fitted, (f"kernel {kernel.spec!r}: the fitted spec {fitted.spec!r} resolves to parameters "
+                             f"{again.params!r}, not {fitted.params!r}")
 
 
 def check_kernel_symmetric_psd(kernel, rng):

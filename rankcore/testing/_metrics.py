@@ -94,7 +94,8 @@ def check_metric_spec_round_trip(metric, rng):
     from ..registry import resolve
 
     again = resolve("metric", metric.spec)
-    assert again == metric, f"resolve('metric', {metric.spec!r}) gave {again!r}, expected {metric!r}"
+    assert again == metric, (f"resolve('metric', {metric.spec!r}) gave {type(again).__name__} "
+                              f"{again.params!r}, expected {type(metric).__name__} {metric.params!r}")
 
 
 def _call(metric, y, scores):

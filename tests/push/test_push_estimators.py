@@ -149,6 +149,8 @@ def test_every_peer_name_hint_is_a_parameter_or_a_trees_parameter():
             rankcore.registry.resolve("learner", f"trees:{trees.group(1)}={values[trees.group(1)]}")
         elif hint.startswith("fit("):         # class weights: fit's sample_weight
             assert "sample_weight" in inspect.signature(PushBoost.fit).parameters, hint
+        elif hint.startswith("model."):       # read after the fit (importance_type): a method of the model
+            assert callable(getattr(PushBoost, re.match(r"model\.(\w+)\(", hint).group(1))), hint
         else:
             assert re.match(r"(\w+)=", hint).group(1) in PushBoost._get_param_names(), hint
 

@@ -76,6 +76,12 @@ class ObliviousTreeRanker(WeakRanker):
         """Total split gain per feature (length ``n_features``)."""
         return np.bincount(self.feature, weights=self.gain, minlength=n_features)
 
+    def split_counts(self, n_features: int) -> np.ndarray:
+        """Split nodes per feature (length ``n_features``, int64): level l splits its 2**l nodes, so the counts are
+        those LightGBM and XGBoost give the tree exported (a count of levels would disagree with them)."""
+        nodes = np.left_shift(1, np.arange(len(self.feature), dtype=np.int64))
+        return np.bincount(self.feature, weights=nodes, minlength=n_features).astype(np.int64)
+
     def to_state(self):
         state = {"kind": self.kind, "feature": self.feature.tolist(), "threshold": self.threshold.tolist(),
                  "nan_left": [bool(v) for v in self.nan_left], "value": self.value.tolist(),

@@ -128,6 +128,10 @@ class TreeRanker(WeakRanker):
         internal = self.left >= 0
         return np.bincount(self.feature[internal], weights=self.gain[internal], minlength=n_features)
 
+    def split_counts(self, n_features: int) -> np.ndarray:
+        """Internal nodes per feature (length ``n_features``, int64): LightGBM's ``importance_type="split"``."""
+        return np.bincount(self.feature[self.left >= 0], minlength=n_features).astype(np.int64)
+
     def to_state(self):
         state = {"kind": self.kind, "feature": self.feature.tolist(), "threshold": self.threshold.tolist(),
                  "nan_left": [bool(v) for v in self.nan_left], "left": self.left.tolist(),
