@@ -29,7 +29,8 @@ from .._threadsafe import reads_a_snapshot
 from ..validation import INTERACTION_MAX_BYTES, check_interaction_size
 from ._predict import StepTable
 
-__all__ = ["StumpContributions", "contribution_rows", "interaction_rows", "feature_terms", "training_means"]
+__all__ = ["StumpContributions", "contribution_rows", "interaction_rows", "feature_terms", "training_means",
+           "means_outside_steps"]
 
 
 def feature_terms(table: StepTable, X: np.ndarray, n_features: int) -> np.ndarray:
@@ -48,6 +49,27 @@ def training_means(table: StepTable, X: np.ndarray, n_features: int) -> np.ndarr
     for j, xi, suffix in zip(table.features, table.thresholds, table.suffix):
         means[j] = float(np.mean(suffix[np.searchsorted(xi, X[:, j], side="left")])) / table.n_runs
     return means
+
+
+def means_outside_steps(means: np.ndarray, table: StepTable) -> list[int]:
+    """The features whose ``means[j]`` no set of rows gives: not exactly 0 for a feature no stump uses, or outside
+    the range of g_j's values (a mean of g_j's values lies in it).
+
+    A saved ``train_feature_means`` is checked so: else a feature no stump uses would get a non-zero contribution
+    and the others values centred on a number no rows give.
+    """
+    bad = []
+    used = {j: suffix for j, suffix in zip(table.features, table.suffix)}
+    for j, mean in enumerate(means.tolist()):
+        if j not in used:
+            if mean != 0.0:
+                bad.append(j)
+            continue
+        low, high = float(used[j].min()) / table.n_runs, float(used[j].max()) / table.n_runs
+        slack = 1e-12 * (1.0 + max(abs(low), abs(high)))        # a float mean of values in [low, high]
+        if not low - slack <= mean <= high + slack:
+            bad.append(j)
+    return bad
 
 
 def _grouped(phi: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
@@ -160,8 +182,8 @@ class StumpContributions:
         its rows' mean score), the same for every row, so each row sums to
         ``decision_function(X)`` up to rounding.  A feature no stump uses gets
         exactly 0.  O(n · Σ_j log s_j) for s_j stumps on feature j (plus the
-        background's rows, once).  See ``docs/exactboost.md``, *Explaining the
-        scores*.
+        background's rows, once).  See
+        ``docs/exactboost_explanations.md``.
 
         Parameters
         ----------

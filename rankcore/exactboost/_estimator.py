@@ -20,7 +20,7 @@ from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries,
                     ignore_score_weights, run_callbacks)
 from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads, reject_1d
-from ._contributions import StumpContributions, training_means
+from ._contributions import StumpContributions, means_outside_steps, training_means
 from ._metric import resolve_monotone_metric
 from ._params import EXACTBOOST_FITTED, EXACTBOOST_PARAMETERS, MAX_DEPTH
 from ._predict import GatedTable, StepTable, build_step_table
@@ -597,6 +597,9 @@ class ExactBoost(StumpContributions, Ranker):
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
         self._build_table()
+        if means is not None and (bad := means_outside_steps(means, self._table)):
+            fail(f"train_feature_means must be each feature's mean stump output over rows (0 for a feature no "
+                 f"stump uses, else within its outputs' range); features {bad} are not")
 
     def _check_ensemble(self, state: dict, prefix: str, d: int, fail):
         """Validate one stored ensemble (``stumps``, ``run_lengths``, ``train_loss`` with ``prefix``)."""

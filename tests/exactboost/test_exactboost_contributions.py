@@ -7,6 +7,7 @@ covers counted on the training rows, and the Shapley interaction index by its de
 
 from __future__ import annotations
 
+import base64
 import itertools
 import math
 
@@ -192,3 +193,23 @@ def test_tampered_training_means_are_refused(fitted):
     record = _edited(model, lambda state: state.update(train_feature_means=[0.0]))
     with pytest.raises(ValueError, match="train_feature_means must be a finite float64 vector of length 4"):
         model_from_dict(record)
+
+
+def test_training_means_no_rows_give_are_refused():
+    # a file's means were taken as they were: a feature no stump uses then got a non-zero contribution (its "mean"
+    # subtracted from 0), and a used feature's values were centred on a number outside its stumps' outputs
+    X, y = _data()
+    X[:, 2] = 1.0                                              # constant: no stump uses it
+    model = ExactBoost(n_runs=2, n_rounds=6, random_state=0).fit(X, y)
+    assert 2 not in model.stumps_[:, 0].astype(int).tolist()
+    used = int(model.stumps_[0, 0])
+    for j, value in ((2, 0.25), (used, 10.0)):
+        def edit(state, j=j, value=value):
+            means = model.train_feature_means_.copy()
+            means[j] = value
+            state["train_feature_means"] = {"__ndarray__": base64.b64encode(means.astype("<f8").tobytes()).decode(),
+                                            "dtype": "<f8", "shape": [means.shape[0]]}
+        with pytest.raises(ValueError, match=rf"train_feature_means must be each feature's mean .*features \[{j}\]"):
+            model_from_dict(_edited(model, edit))
+    np.testing.assert_array_equal(model_from_dict(_edited(model, lambda state: None)).feature_contributions(X),
+                                  model.feature_contributions(X))

@@ -109,3 +109,19 @@ def test_holdout_fit_holds_no_copy_of_the_training_rows(monkeypatch):
     y = (X[:, 0] + rng.normal(size=X.shape[0]) > 1.0).astype(int)
     peak = _fit_peak(X, y)
     assert peak < 1.3 * X.nbytes, f"the fit held {peak / X.nbytes:.2f} times X's memory"
+
+
+@pytest.mark.parametrize("order", ["bootstrap", "permutation"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_as_many_taken_rows_as_x_are_binned_as_their_copy(order, weighted):
+    # the edges read X itself when the taken rows were as many as X's, whatever rows they were: a bootstrap's
+    # repeats were not counted, a permutation's weights were paired with other rows
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(600, 4))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    rows = rng.integers(0, X.shape[0], X.shape[0]) if order == "bootstrap" else rng.permutation(X.shape[0])
+    w = rng.uniform(0.1, 3.0, X.shape[0]) if weighted else None
+    learner = resolve("learner", "trees:max_bins=8")
+    copied = learner.prepare(X[rows], sample_weight=w, random_state=0)
+    taken = learner.prepare(TakenRows(X, rows), sample_weight=w, random_state=0)
+    assert all(np.array_equal(a, b) for a, b in zip(copied.edges, taken.edges))

@@ -92,10 +92,13 @@ def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_st
     if is_sparse(X):
         return _sparse_edges(csr_float(X).tocsc(), rows, w, max_bins)
     ws = None if w is None else w[rows]
-    if isinstance(X, TakenRows):      # the sample read in place by its rows of X: the same values, in the same order
+    taken = isinstance(X, TakenRows)
+    if taken:                         # the sample read in place by its rows of X: the same values, in the same order
         X, rows = X.base, X.rows[rows]
     X = _dense_float(X)
-    every_row = rows.shape[0] == X.shape[0]          # sample_rows keeps the rows in order
+    # sample_rows keeps the rows in order, each once: as many as X's are all of them, in order; taken rows as many
+    # as X's may repeat some or be in another order (a bootstrap, a permutation), so they are read by index then
+    every_row = rows.shape[0] == X.shape[0] and (not taken or np.array_equal(rows, np.arange(X.shape[0])))
     # columns with at most max_bins distinct values (one-hot, counts, flags): every midpoint is an
     # edge, whatever the weights, so their values are only collected (one pass, no sort)
     values, counts = few_distinct(X, max_bins, None if every_row else rows, n_threads)
