@@ -240,7 +240,7 @@ def _check_rebuilt(value: Any, family: str, spec: str, where: str) -> None:
                          "a model that uses it") from None
     if rebuilt != value:
         raise ValueError(f"{where}: the {family} {spec!r} ({type(value).__name__}) cannot be saved: its spec "
-                         f"rebuilds {rebuilt!r} ({type(rebuilt).__name__}), another component than the one given")
+                         f"rebuilds a {type(rebuilt).__name__}, another component than the one given")
 
 
 def _decode_param(value: Any, where: str) -> Any:

@@ -29,7 +29,7 @@ import numpy as np
 
 from .._thread_output import capture_stdout
 from . import CommandError
-from ._common import parse_value, registered_names, scalar_metric, seed, split_specs, thread_count
+from ._common import info, parse_value, registered_names, scalar_metric, seed, split_specs, thread_count
 from ._constraints import deferred_constraints
 from ._learner_hint import chosen_learner, learner_hint
 
@@ -381,12 +381,13 @@ def build_configs(args, *, multiple: bool) -> list[ModelConfig]:
     return configs
 
 
-def monitor_from_params(args, configs: list[ModelConfig]) -> None:
+def monitor_from_params(args, configs: list[ModelConfig]) -> bool:
     """``args.monitor`` from the models' monitored parameter (a push model's ``scoring``) set by ``--param`` or a
     ``--model`` spec, when ``--monitor`` is not given: the fit sets that parameter to the watched metric, so the
     value given is watched rather than replaced; without one, from their ``metric`` (:func:`_monitor_from_metric`).
     A CommandError when ``--monitor`` says otherwise, or the models set different ones (``compare`` watches one
-    metric)."""
+    metric).  Returns whether ``args.monitor`` was taken from the models' ``metric`` (see :func:`metric_monitor_on`).
+    """
     given = {}
     for config in configs:
         name = config.kind.cls.monitor_parameter
@@ -394,8 +395,7 @@ def monitor_from_params(args, configs: list[ModelConfig]) -> None:
         if isinstance(value, str) and value != "objective":       # 'objective': no metric to watch
             given.setdefault(value, name)
     if not given:
-        _monitor_from_metric(args, configs)
-        return
+        return _monitor_from_metric(args, configs)
     (value, name), *others = given.items()
     if others:
         raise CommandError(f"--param {name}: the models set {value!r} and {others[0][0]!r}; every model is watched on "
@@ -407,26 +407,48 @@ def monitor_from_params(args, configs: list[ModelConfig]) -> None:
     elif resolve("metric", args.monitor).spec != resolve("metric", value).spec:
         raise CommandError(f"--param {name}={value}: also set by --monitor {args.monitor} (the metric the fit watches "
                            f"is the model's {name}); set it once")
+    return False
 
 
-def _monitor_from_metric(args, configs: list[ModelConfig]) -> None:
+def _monitor_from_metric(args, configs: list[ModelConfig]) -> bool:
     """``args.monitor``, when not given, from the models' ``metric`` (``--metric ks`` of exactboost, kernel): the
     metric the fit was asked for is the one shown, not AUC, by ``fit`` and ``compare`` alike.  Models that set
-    different metrics, or one that is no single number with a direction, leave the default."""
+    different metrics, or one that is no single number with a direction, leave the default.  Returns whether
+    ``args.monitor`` was so set."""
     if args.monitor is not None:
-        return
+        return False
     values = {config.params.get("metric") for config in configs if "metric" in config.kind.options.values()}
     if len(values) != 1 or not isinstance(next(iter(values)), str):
-        return
+        return False
     from ..registry import resolve
 
     (value,) = values
     try:
         metric = resolve("metric", value)
     except (TypeError, ValueError):         # said by the model's own check of its parameters
-        return
+        return False
     if getattr(metric, "scalar", True) and metric.greater_is_better is not None:
         args.monitor = value
+        return True
+    return False
+
+
+def metric_monitor_on(args, y_monitored: np.ndarray, rows: str, default: str = "auc") -> None:
+    """Keep ``args.monitor`` taken from the models' ``--metric`` only if it can be computed on the monitored rows
+    (0/1 labels ``y_monitored``, said as ``rows``), else watch ``default`` and say why.
+
+    The fit's metric is one of the training rows: ``prec@k:120`` fits 140 training rows, and refuses 60 test or
+    validation rows.  Watched there, the command would fail once the fit is done, for a metric nobody asked to
+    watch; ``--monitor`` given is never replaced.
+    """
+    from ..metrics import MetricRefusal, evaluate
+
+    try:
+        evaluate(y_monitored, np.zeros(y_monitored.shape[0]), [args.monitor])
+    except MetricRefusal as exc:
+        info(args, f"monitoring {rows} {default}: --metric {args.monitor}, the fit's, cannot be computed on the "
+                   f"{rows} rows ({exc})")
+        args.monitor = default
 
 
 def check_specs(config: ModelConfig) -> None:
@@ -506,16 +528,19 @@ class FitOutcome:
         return None if self.curve is None else (self.curve.iterations, self.curve.objective)
 
 
-def _as_plugin_reads(estimator, X):
-    """``X`` as an estimator from a plugin reads it: a float32 array (kept so by the ``.npy``/``.npz`` reader) as
-    float64, the type the command line always gave it; rankcore's own estimators take float32 as it is.
+def _as_plugin_reads(estimator, X, monitor: tuple | None = None) -> tuple:
+    """``(X, monitor)`` as an estimator from a plugin reads them: a float32 array (kept so by the ``.npy``/``.npz``
+    reader) as float64, the type the command line always gave it; rankcore's own estimators take float32 as it is.
 
     A plugin's arithmetic may run in its input's type: in float32, its statistics of large values (1e38) overflow
-    and its model is not the one a float64 file of the same values gives.
+    and its model is not the one a float64 file of the same values gives.  A monitor of the training rows themselves
+    (``fit`` without ``--validation``) gets the very array the fit does: its eval set is then the training data,
+    named ``training`` and never watched by early stopping.
     """
     if isinstance(X, np.ndarray) and X.dtype == np.float32 and not type(estimator).__module__.startswith("rankcore."):
-        return X.astype(np.float64)
-    return X
+        read = X.astype(np.float64)
+        return read, (monitor if monitor is None or monitor[1] is not X else (monitor[0], read, *monitor[2:]))
+    return X, monitor
 
 
 def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple | None = None,
@@ -564,7 +589,7 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
         several times the fit itself, and the metric is computed once, after it.
     """
     estimator = config.build()
-    X = _as_plugin_reads(estimator, X)
+    X, monitor = _as_plugin_reads(estimator, X, monitor)
     total = _planned_iterations(config, estimator, init_model)
     steers = _early_stopping_on(estimator, y, qid)
     patient = _stops_on_eval_set_by_patience(estimator, y, qid)

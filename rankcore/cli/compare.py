@@ -43,6 +43,7 @@ from ._models import (
     build_configs,
     decision_scores,
     fit_one,
+    metric_monitor_on,
     models_epilog,
     monitor_from_params,
     split_by_category,
@@ -536,7 +537,7 @@ def run(args) -> int:
     configs = build_configs(args, multiple=True)
     # a monotone value that holds no sign: said first, as every spec's refusal, with the columns of the file
     say_unread_constraints(configs, lambda: load(args, args.data, queries=True).feature_names)
-    monitor_from_params(args, configs)      # --param scoring=SPEC, else --metric, is the metric watched
+    from_metric = monitor_from_params(args, configs)      # --param scoring=SPEC, else --metric, is watched
     if args.weight is not None:
         check_fit_with_weights(configs, args.weight, command="compare")
     check_outputs(args, {"DATA": args.data, "--test": args.test}, configs,
@@ -554,6 +555,8 @@ def run(args) -> int:
         refuse_query_objectives(configs, data, args)
         metrics, args.monitor = explicit or metric_specs(DEFAULT_METRICS), args.monitor or "auc"
         splits, qid, test, split_facts, weight = _one_list_splits(args, data, readers)
+        if from_metric:
+            metric_monitor_on(args, splits["test"][1], "test")
     else:
         splits, qid, test, split_facts, weight = _query_splits(args, data,
                                                                (explicit or []) + [args.monitor or QUERY_MONITOR],

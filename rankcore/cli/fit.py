@@ -23,8 +23,8 @@ from ._init_models import (HELP as INIT_MODEL_HELP, check_relevant_label, init_m
                            load_init_model, read_as_model_categories, record_relevant_label)
 from ._init_scores import FIT_HELP as INIT_SCORE_HELP, check_fit_with_init_scores, check_validation_init_scores
 from ._missing import check_missing, missing_facts
-from ._models import (add_model_options, build_configs, fit_one, models_epilog, monitor_from_params, split_by_category,
-                      stop_summary)
+from ._models import (add_model_options, build_configs, fit_one, metric_monitor_on, models_epilog, monitor_from_params,
+                      split_by_category, stop_summary)
 from .._progress import Progress
 from .._state_fields import labels_coded
 from ._progress import add_progress_options
@@ -213,6 +213,17 @@ def read_training(args, init_model):
     return data
 
 
+def _validation(args, data, monitor_spec: str, readers, from_metric: bool) -> tuple:
+    """``--validation`` read (its dataset, X and y) and the metric watched on it: a monitor taken from the model's
+    ``--metric`` (``from_metric``) that these rows cannot compute (``prec@k:120`` of 60 rows), a metric of the
+    training rows, is AUC instead (:func:`metric_monitor_on`)."""
+    val, X_val, y_val = load_validation(args, data, monitor_spec, readers)
+    if from_metric and data.qid is None:
+        metric_monitor_on(args, y_val, "validation")
+        monitor_spec = args.monitor
+    return val, X_val, y_val, monitor_spec
+
+
 def _continued(args, config):
     """The model of ``--init-model`` (None without it), loaded as :func:`run` loads it."""
     return None if args.init_model is None else load_init_model(args.init_model, config)
@@ -238,7 +249,7 @@ def run(args) -> int:
     (config,) = build_configs(args, multiple=False)
     # a monotone value holding no sign: said first, as every spec's refusal, with the columns of the file read for it
     say_unread_constraints([config], lambda: read_training(args, _continued(args, config)).feature_names)
-    monitor_from_params(args, [config])      # --param scoring=SPEC, else --metric, is the metric watched
+    from_metric = monitor_from_params(args, [config])      # --param scoring=SPEC, else --metric, is watched
     eval_specs = check_before_reading(args, config)
     init_model = _continued(args, config)
 
@@ -260,7 +271,7 @@ def run(args) -> int:
     dense_for(data, readers)
     X = estimator_input(data)
     if args.validation:
-        val, X_val, y_val = load_validation(args, data, monitor_spec, readers)
+        val, X_val, y_val, monitor_spec = _validation(args, data, monitor_spec, readers, from_metric)
         qid_val, init_val, where = val.qid, val.init_score, "validation"
     else:
         val = None

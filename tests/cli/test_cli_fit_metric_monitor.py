@@ -78,3 +78,35 @@ def test_compare_of_models_that_boost_different_metrics_watches_auc(data, tmp_pa
                               "--model", "exactboost:metric=auc,n_runs=2", "--progress", "lines", "--out-dir", tmp_path)
     assert status == 0, err
     assert "monitoring test auc" in err and "monitoring test ks" not in err
+
+
+def test_compare_watches_auc_when_the_metric_cannot_be_computed_on_the_test_rows(data, tmp_path):
+    # prec@k:40 counts 40 of the ~67 training rows; the ~23 test rows have no 40th place: watched there, the
+    # comparison failed once the model was fitted
+    d, _, _ = data
+    status, _, err = run_main("compare", d / "train.csv", "--model", "exactboost", "--metric", "prec@k:40",
+                              "--n-runs", "2", "--progress", "lines", "--out-dir", tmp_path)
+    assert status == 0, err
+    assert "monitoring test auc: --metric prec@k:40" in err
+
+
+def test_fit_watches_auc_when_the_metric_cannot_be_computed_on_the_validation_rows(data, tmp_path):
+    d, _, _ = data
+    with open(d / "train.csv") as fh:
+        lines = fh.readlines()
+    (tmp_path / "val.csv").write_text("".join(lines[:21]))
+    status, _, err = run_main("fit", d / "train.csv", "--validation", tmp_path / "val.csv", "--model", "exactboost",
+                              "--metric", "prec@k:40", "--n-runs", "2", "-o", tmp_path / "m.json")
+    assert status == 0, err
+    assert "validation auc " in _saved(err)
+
+
+def test_fit_watches_the_metric_on_validation_rows_that_can_compute_it(data, tmp_path):
+    d, _, _ = data
+    with open(d / "train.csv") as fh:
+        lines = fh.readlines()
+    (tmp_path / "val.csv").write_text("".join(lines[:41]))
+    status, _, err = run_main("fit", d / "train.csv", "--validation", tmp_path / "val.csv", "--model", "exactboost",
+                              "--metric", "prec@k:10", "--n-runs", "2", "-o", tmp_path / "m.json")
+    assert status == 0, err
+    assert "validation prec@k:10 " in _saved(err) and "cannot be computed" not in err
