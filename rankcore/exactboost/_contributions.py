@@ -210,8 +210,8 @@ class StumpContributions:
         ValueError
             X or the background does not fit the model; ``groups`` without
             ``background`` or not n_features labels 0..G−1 each used; no
-            background for a model loaded from a file written before
-            ``train_feature_means_`` was saved (refit it, or pass one).
+            background for a model loaded from a file that holds no
+            ``train_feature_means`` (refit it, or pass one).
         """
         table = self._additive_table("feature_contributions")
         labels = check_groups(groups, self.n_features_in_, background)
