@@ -35,10 +35,10 @@ __all__ = ["StumpContributions", "contribution_rows", "interaction_rows", "featu
 
 def feature_terms(table: StepTable, X: np.ndarray, n_features: int) -> np.ndarray:
     """g_j(x_j) of each row and feature, shape (n, n_features): the run-averaged outputs of the stumps on feature
-    j (0 for a feature no stump uses).  The same step lookup as :meth:`StepTable.decision`."""
+    j (0 for a feature no stump uses), from :meth:`StepTable.steps` as the scores are."""
     terms = np.zeros((X.shape[0], n_features), dtype=np.float64)
-    for j, xi, suffix in zip(table.features, table.thresholds, table.suffix):
-        terms[:, j] = suffix[np.searchsorted(xi, X[:, j], side="left")] / table.n_runs
+    for j, values in table.steps(X):
+        terms[:, j] = values / table.n_runs
     return terms
 
 
@@ -46,8 +46,8 @@ def training_means(table: StepTable, X: np.ndarray, n_features: int) -> np.ndarr
     """E[g_j] over the rows of ``X`` for each feature, shape (n_features,); one column at a time (no n × d
     array)."""
     means = np.zeros(n_features, dtype=np.float64)
-    for j, xi, suffix in zip(table.features, table.thresholds, table.suffix):
-        means[j] = float(np.mean(suffix[np.searchsorted(xi, X[:, j], side="left")])) / table.n_runs
+    for j, values in table.steps(X):
+        means[j] = float(np.mean(values)) / table.n_runs
     return means
 
 
