@@ -146,6 +146,9 @@ _AUTO_CATEGORIES = ("X as a pandas DataFrame whose category columns are the cate
 PEER_FIT_NAMES = {
     "group_id": PeerFitName("qid", "fit(X, y, qid=...) (one query id per row, of any hashable type; the rows need "
                                    "not be sorted)"),
+    # scikit-learn's name for one group id per row (GroupKFold's groups=): a query id per row here, or LightGBM's sizes
+    "groups": PeerFitName("qid", "fit(X, y, qid=...) (one query id per row, as scikit-learn's groups; or group=... "
+                                 "with LightGBM's sizes of consecutive queries)"),
     "group_weight": PeerFitName("sample_weight", "fit(X, y, sample_weight=...) (one weight per row, its query's; "
                                                  "the push weighs a pair by the product of its rows' weights; docs: "
                                                  "ranking within queries, Weights)",

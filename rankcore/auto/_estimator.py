@@ -37,7 +37,7 @@ from ._params import AUTO_FITTED, AUTO_PARAMETERS
 from ._progress import SearchEvent, SearchProgress, check_callbacks
 from ._report import blend_name, build_leaderboard
 from ._search import SuccessiveHalving, default_rungs
-from ._selection import fixed_blend, select
+from ._selection import fixed_blend, select, warn_default_not_evaluated
 from ._small_data import SMALL_DATA_ROWS, small_data_candidates, uses_small_data_blend
 from ._explain import AutoExplanations
 from ._export import TreeExport
@@ -699,6 +699,8 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
                            if len(chosen) == 1 and not isinstance(fitted[0], FoldBag) else None)
         self.cv_predictions_ = _first_pass_predictions(X.shape[0] if n_rows is None else n_rows, specs, plan,
                                                        outcome)
+        if not small and 0 not in scores:          # no bar was cleared: say so, not only in selection_reason_
+            warn_default_not_evaluated(specs[0], self.best_candidate_, outcome)
 
     def _fold_bag(self, candidate: Candidate, refit, predictions: dict, models: dict, n_splits: int):
         """The refit averaged with the candidate's fold models of the first repeat, if it has all of them."""

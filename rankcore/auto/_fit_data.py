@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics import MetricRefusal
+from ..push import check_some_query_ranks
 from ..validation import said_again
 from ._fit_inputs import EvalChoice, SearchRows, check_row_extras, joined_rows, read_auto_eval_sets
 from ._folds import check_metric_on_units, plan_folds, plan_units
@@ -88,6 +89,9 @@ def query_data(estimator, X, y, qid, group, sample_weight, setup, seed, *, init_
                **eval_args) -> FitData:
     """The checked data of a fit within queries (rows in the canonical order, :mod:`._queries`)."""
     X_arr, y_fit, weights, found = estimator._check_query_data(X, y, qid, group, sample_weight)
+    # no query with two grades: no pair to order anywhere. Refused here, counting X's queries, rather than after
+    # every candidate's first fold failed on its own training part (the error then counted a fold's queries)
+    check_some_query_ranks(found.n_queries, found.n_without_pairs)
     extras = check_row_extras(init_score, position, X_arr.shape[0], within=True)
     metric = setup.query_metric
     codes = found.queries.codes

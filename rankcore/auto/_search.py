@@ -260,13 +260,13 @@ class SuccessiveHalving:
         return total
 
     def _check_budget_floor(self, first: Task) -> None:
-        """After the first (cheapest) task: refuse a budget smaller than that candidate's fold and refit."""
+        """After the first task (the anchor's): refuse a budget smaller than that candidate's fold and refit."""
         if self.budget is None or first.candidate in self.outcome.errors:
             return
         needed = self.elapsed() + self.refit_cost(first.candidate)
         if needed > self.budget:
             raise ValueError(
-                f"time_budget: {self.budget:g} s is too small for even one candidate: the cheapest, "
+                f"time_budget: {self.budget:g} s is too small for even one candidate: the default, "
                 f"{first.spec!r}, needs about {needed:.2g} s on these data (its first fold of "
                 f"{self.plan.describe(1)} and its refit on all {self.n_rows} rows, measured); "
                 f"give at least that, or time_budget=None")
@@ -283,6 +283,10 @@ class SuccessiveHalving:
             # fold-major: every survivor gets fold f before any gets fold f + 1, so a budget that runs out
             # leaves the survivors with the same folds (give or take the last)
             order = alive if r else sorted(alive, key=lambda c: (self.relative_costs[c], c))
+            if r == 0 and self.budget is not None and 0 in order:
+                # the anchor first: a budget that runs out early must still leave the default the others are
+                # judged against, rather than a cheaper candidate chosen with nothing to compare it with
+                order = [0] + [c for c in order if c != 0]
             tasks = [Task(c, self.task_specs[c], f, self._keeps(f)) for f in range(done, upto) for c in order]
             if r == 0 and self.budget is not None:
                 self.run(tasks[:1], self._may_start(alive), self._record)

@@ -32,14 +32,16 @@ single choice made on every unit -- and no blend is judged.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._caller import outside_stacklevel
 from ._blend import fold_blend_scores
 from ._folds import Units
 
-__all__ = ["Selection", "choose_single", "select", "fixed_blend", "Z", "BLEND_SIZE"]
+__all__ = ["Selection", "choose_single", "select", "fixed_blend", "warn_default_not_evaluated", "Z", "BLEND_SIZE"]
 
 #: Standard errors by which a candidate must beat the anchor (and the blend the single choice).
 Z = 1.0
@@ -177,3 +179,19 @@ def fixed_blend(scores: dict[int, np.ndarray], predictions: dict[int, list[np.nd
                         for u in range(len(labels))])
     return Selection(chosen=members, single=single, blend_members=members, blend_nested=blended, reason=reason,
                      fixed=True)
+
+
+def warn_default_not_evaluated(default: str, chosen: str, outcome) -> None:
+    """Warn that ``chosen`` was kept without the default ``default`` (the anchor, candidate 0) scored beside it.
+
+    The choice then has no bar to clear: it may rank worse than the default
+    it was meant to beat, which the user would otherwise learn only from
+    ``selection_reason_`` or the leaderboard.
+    """
+    if 0 in outcome.errors:
+        why = f"it failed ({outcome.errors[0]})"
+    else:
+        why = "the time budget ran out before it"
+    warnings.warn(f"AutoRanker: the default candidate {default!r} was not evaluated: {why}; {chosen!r} was chosen "
+                  f"without being compared with it and may rank worse than it. Give a larger time_budget, or fit "
+                  f"the default alone", UserWarning, stacklevel=outside_stacklevel())

@@ -368,10 +368,10 @@ def test_auto_fold_with_one_class_fails_before_any_fit(monkeypatch):
         AutoRanker(cv=0.05, candidates=FAST).fit(X, y)
 
 
-def test_auto_budget_too_small_says_what_the_cheapest_needs():
+def test_auto_budget_too_small_says_what_the_default_needs():
     X, y = _data(n=100)
     with pytest.raises(ValueError, match=r"time_budget: 1e-06 s is too small for even one candidate: the "
-                                         r"cheapest, '[^']+', needs about [0-9.e-]+ s on these data"):
+                                         r"default, 'trees:n_iter=8', needs about [0-9.e-]+ s on these data"):
         AutoRanker(candidates=FAST, time_budget=1e-6).fit(X, y)
 
 
@@ -410,6 +410,15 @@ def test_auto_failing_candidate_is_recorded_and_the_search_goes_on(broken_plugin
     row = model.leaderboard_["broken-for-tests"]
     assert row.status == "failed" and "always fails" in row.note
     assert model.best_candidate_ != "broken-for-tests"
+
+
+def test_auto_choice_without_the_default_warns(broken_plugin):
+    """The first candidate (the default every other is judged against) failed: the choice cleared no bar."""
+    X, y = _data(n=100)
+    with pytest.warns(UserWarning, match=r"the default candidate 'broken-for-tests' was not evaluated: it failed "
+                                         r"\(fold 1: .*always fails.*\); '[^']+' was chosen without being compared"):
+        model = AutoRanker(candidates=["broken-for-tests", *FAST[:2]], random_state=0, n_jobs=1).fit(X, y)
+    assert "the default was not" in model.selection_reason_
 
 
 class _WarningEstimator:

@@ -33,10 +33,18 @@ BAD = {
     "fewer queries than folds": ({"qid": QID}, {"cv": 7},
                                  r"^cv: 7-fold cross-validation over whole queries needs at least 7 queries the "
                                  r"metric 'ndcg@k:10' counts .*got 5 of 6 queries; use fewer folds"),
-    "a hold-out without two counted queries": ({"qid": QID, "y": np.where(QID == "q02", 1.0, 0.0)}, {"cv": 0.3},
+    # one counted query, which holds two grades (a single grade everywhere is refused first, as above)
+    "a hold-out without two counted queries": ({"qid": QID, "y": np.where(QID == "q02", ROW % 2, 0.0)}, {"cv": 0.3},
                                                r"^cv: a hold-out of whole queries needs at least 2 queries"),
     "one query": ({"qid": np.zeros(Y.shape[0])}, {},
                   r"^qid: cross-validation over whole queries needs at least 2 queries .*got 1 of 1 queries"),
+    # (before: refused only after every candidate's first fold failed, counting the fold's queries: "candidates:
+    # 'stumps:n_iter=3': y, qid: ... got 48 queries")
+    "one row per query": ({"qid": ROW}, {}, r"^y, qid: ranking within queries needs a query with two grades, "
+                                           r"got 60 queries, each with a single grade: no pair to order$"),
+    "one grade within every query": ({"qid": QID, "y": (np.unique(QID, return_inverse=True)[1] % 3).astype(float)},
+                                     {}, r"^y, qid: ranking within queries needs a query with two grades, got 6 "
+                                         r"queries, each with a single grade"),
     "grades with a metric of two classes": ({"qid": QID}, {"metric": "pauc:0.1"},
                                             r"^metric: 'pauc:0.1' takes two classes \(grades 0 and 1\) in each query, "
                                             r"but y holds the grades \[2.0, 3.0\]"),

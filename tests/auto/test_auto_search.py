@@ -163,6 +163,19 @@ def test_auto_budget_ending_after_the_anchors_fold_keeps_every_candidate(budget)
     assert all(len(out.scores[c]) >= out.n_folds_final for c in out.survivors)
 
 
+def test_auto_budget_runs_the_anchor_first_even_when_another_candidate_is_cheaper():
+    # a budget for about one candidate: the cheaper candidate 1 ran first and used it, the default (the anchor)
+    # was never run, and the choice had nothing to be compared with (a worse model than the default, unwarned)
+    y = _labels(n=300, positives=75)
+    plan = plan_folds(y, "auto", 0)
+    world = _FakeWorld(y, plan, [1.0, 0.5], [1.0, 0.5])
+    search = SuccessiveHalving(["anchor", "cheap"], [1.0, 0.5], plan, y, plan_units(plan, y, 0), METRIC,
+                               world.run, 3.0, 300, clock=world.clock)
+    out = search.run_search(default_rungs(plan, True))
+    assert world.ran[0] == (0, 0)
+    assert 0 in out.scores and 0 in out.survivors and 0 not in out.not_run
+
+
 def test_auto_a_candidate_two_folds_behind_is_dropped_for_the_budget_not_halved():
     # a costlier candidate's folds wait while cheaper ones run: two behind when the budget ends, it is dropped
     # for the budget, and says so (it was reported as halved by successive halving, however good)

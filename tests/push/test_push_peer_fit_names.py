@@ -21,6 +21,9 @@ BOOST_HINTS = {
                   "is fit's argument eval_set here: rankcore.boost(...).fit(X, y, eval_set=...)"),
     'group_id': ("group_id: rankcore.boost takes no parameter 'group_id'; other libraries' group_id "
                   "is fit's argument qid here: rankcore.boost(...).fit(X, y, qid=...)"),
+    # added later: scikit-learn's groups= (Python's bare "unexpected keyword argument" before)
+    'groups': ("groups: rankcore.boost takes no parameter 'groups'; other libraries' groups "
+               "is fit's argument qid here: rankcore.boost(...).fit(X, y, qid=...)"),
     'group_weight': ("group_weight: rankcore.boost takes no parameter 'group_weight'; other libraries' "
                       "group_weight is fit's argument sample_weight here: rankcore.boost(...).fit(X, y, "
                       'sample_weight=...)'),
@@ -71,6 +74,9 @@ FIT_HINTS = {
     'group_id': ("group_id: PushBoost.fit takes no argument 'group_id'; other libraries' group_id is "
                   'here fit(X, y, qid=...) (one query id per row, of any hashable type; the rows need '
                   'not be sorted)'),
+    'groups': ("groups: PushBoost.fit takes no argument 'groups'; other libraries' groups is here fit(X, y, "
+               "qid=...) (one query id per row, as scikit-learn's groups; or group=... with LightGBM's sizes of "
+               "consecutive queries)"),
     'group_weight': ("group_weight: PushBoost.fit takes no argument 'group_weight'; other libraries' "
                       'group_weight is here fit(X, y, sample_weight=...) (one weight per row, its '
                       "query's; the push weighs a pair by the product of its rows' weights; docs: ranking "
@@ -121,6 +127,7 @@ def test_push_fit_hint_unchanged(name):
     ("cat_features", "X as a pandas DataFrame whose category columns"),
     ("categorical_feature", "X as a pandas DataFrame whose category columns"),
     ("group_id", "fit(X, y, qid=...)"), ("group_weight", "fit(X, y, sample_weight=...)"),
+    ("groups", "fit(X, y, qid=...) (one query id per row, as scikit-learn's groups; or group=..."),
     ("eval_group", "fit(X, y, eval_set=(X_val, y_val, qid_val))"), ("eval_qid", "fit(X, y, eval_set="),
     # AutoRanker refuses init_model: its hint for xgb_model names none (it named init_model)
     ("base_margin", "fit(X, y, init_score=...)"), ("xgb_model", "without a counterpart in AutoRanker"),
