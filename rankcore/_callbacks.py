@@ -14,6 +14,26 @@ from typing import Any, Callable
 
 __all__ = ["check_callbacks", "run_callbacks", "callback_name", "CountedCallbacks"]
 
+#: The libraries whose callbacks expect their own training loop (LightGBM's ``CallbackEnv``, XGBoost's and CatBoost's
+#: callback objects): passed to a rankcore fit, one would fail after the first iteration on a missing field.
+_PEER_LIBRARIES = ("lightgbm", "xgboost", "catboost")
+
+#: What a peer library's callback does and rankcore's way to do it, matched against the callback's type or function
+#: name in lower case (``lightgbm.early_stopping(50)`` is a ``_EarlyStoppingCallback``, XGBoost's an
+#: ``EarlyStopping``).
+_PEER_CALLBACKS = (
+    ("earlystop", "early_stopping=True, n_iter_no_change=N (the estimator's parameters) with fit(..., eval_set=...); "
+                  "the model keeps its best_iteration_ iterations"),
+    ("early_stopping", "early_stopping=True, n_iter_no_change=N (the estimator's parameters) with fit(..., "
+                       "eval_set=...); the model keeps its best_iteration_ iterations"),
+    ("log", "verbose=1 (a line about every tenth iteration) or verbose=2 (every iteration), the estimator's parameter"),
+    ("evaluationmonitor", "verbose=1 or verbose=2, the estimator's parameter"),
+    ("record", "evals_result_ after the fit ({set: {metric: curve}}, as LightGBM's)"),
+)
+
+#: LightGBM's ``CallbackEnv`` fields that :class:`rankcore.base.IterationInfo` does not have (``iteration`` it has).
+_CALLBACK_ENV_FIELDS = frozenset({"model", "params", "begin_iteration", "end_iteration", "evaluation_result_list"})
+
 
 class CountedCallbacks(tuple):
     """Callbacks that see the iterations counted after ``first`` earlier ones (a continuation's: the init model's
@@ -40,9 +60,42 @@ def check_callbacks(callbacks) -> tuple[Callable[[Any], Any], ...]:
     if isinstance(callbacks, (str, bytes)) or not isinstance(callbacks, Sequence):
         raise TypeError(f"callbacks: expected a callable or a list of callables, got {type(callbacks).__name__}")
     for i, cb in enumerate(callbacks):
+        _refuse_peer_callback(i, cb)
         if not callable(cb):
             raise TypeError(f"callbacks[{i}]: expected a callable taking an IterationInfo, got {cb!r}")
     return tuple(callbacks)
+
+
+def _peer_library(callback: Any) -> str | None:
+    """The library (``lightgbm``, ...) a callback comes from, by its function's or its type's module; else None."""
+    for module in (getattr(callback, "__module__", None), type(callback).__module__):
+        root = str(module or "").partition(".")[0]
+        if root in _PEER_LIBRARIES:
+            return root
+    return None
+
+
+def _refuse_peer_callback(index: int, callback: Any) -> None:
+    """Refuse LightGBM's, XGBoost's or CatBoost's callback before the fit, naming what rankcore does instead.
+
+    Such a callback reads its own library's training state (LightGBM's ``env.begin_iteration``, XGBoost's
+    ``after_iteration(model, epoch, evals_log)``): let through, it would fail after the first iteration with an
+    AttributeError that says nothing of where early stopping or logging is here.
+    """
+    library = _peer_library(callback)
+    if library is None:
+        return
+    name = callback_name(callback)
+    key = name.lower()
+    where = next((hint for word, hint in _PEER_CALLBACKS if word in key), "")
+    # LightGBM's early_stopping(50) keeps its patience as stopping_rounds, XGBoost's EarlyStopping as rounds
+    rounds = getattr(callback, "stopping_rounds", None) or getattr(callback, "rounds", None)
+    if isinstance(rounds, int) and "n_iter_no_change=N" in where:
+        where = where.replace("n_iter_no_change=N", f"n_iter_no_change={rounds}")
+    instead = f"; here: {where}" if where else ""
+    raise TypeError(f"callbacks[{index}]: {name} is {library}'s callback, which rankcore's fit cannot run{instead} "
+                    f"(rankcore's callbacks are callables taking a rankcore.base.IterationInfo; a truthy return "
+                    f"stops the fit)")
 
 
 def run_callbacks(callbacks, info: Any) -> str | None:
@@ -85,3 +138,8 @@ def _note_callback_failure(exc: Exception, index: int, callback: Any, iteration:
     if add_note is not None:
         add_note(f"raised by callbacks[{index}] ({callback_name(callback)}) after iteration {iteration}; "
                  f"the fit was abandoned")
+        if isinstance(exc, AttributeError) and getattr(exc, "name", None) in _CALLBACK_ENV_FIELDS:
+            # a callback written for LightGBM reads its CallbackEnv, whose fields IterationInfo names otherwise
+            add_note(f"{exc.name} is a field of LightGBM's CallbackEnv; rankcore's callbacks receive a "
+                     f"rankcore.base.IterationInfo (iteration, n_iter, objective, alpha, ranker, validation_score, "
+                     f"elapsed): the scores of every eval_set after the fit are evals_result_")

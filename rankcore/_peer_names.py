@@ -12,8 +12,9 @@ import inspect
 import re
 from typing import Callable, Collection, NamedTuple
 
-__all__ = ["VERBOSE_RULE", "PEER_NAMES", "PEER_FIT_NAMES", "PeerFitName", "fit_argument_of", "names_in_hint",
-           "names_peer_fit_arguments", "no_sample_weight_refusal", "peer_fit_hint", "takes_no_sample_weight"]
+__all__ = ["VERBOSE_RULE", "PEER_NAMES", "PEER_FIT_NAMES", "PEER_PREDICT_NAMES", "PeerFitName", "fit_argument_of",
+           "names_in_hint", "names_peer_fit_arguments", "names_peer_predict_arguments", "no_sample_weight_refusal",
+           "peer_fit_hint", "takes_no_sample_weight"]
 
 # where scikit-learn's warm_start (a parameter) and other libraries' continued models are here: a fit's argument
 _CONTINUE = ("fit(X, y, init_model=...) (the fitted model, or its model file, to continue: the new model holds its "
@@ -54,11 +55,15 @@ PEER_NAMES = {
                     'the nearest to lambdarank_pair_method="topk" with lambdarank_num_pair_per_sample=T)'),
     "max_delta_step": 'learner="trees:max_delta_step=D" (|leaf value| <= D before the learning rate)',
     **dict.fromkeys(("subsample", "bagging_fraction"), 'learner="trees:subsample=F"'),
+    # LightGBM bags only with subsample_freq > 0; the trees draw their rows anew for every tree whenever subsample < 1
+    **dict.fromkeys(("subsample_freq", "bagging_freq"),
+                    'learner="trees:subsample=F" (rows drawn anew for every tree, as subsample_freq=1; '
+                    'trees:subsample=1 draws none, as subsample_freq=0)'),
     **dict.fromkeys(("colsample_bytree", "feature_fraction", "rsm"), 'learner="trees:colsample=F"'),
     "sampling_unit": 'learner="trees:bagging_unit=query" (with trees:bagging_temperature=T)',
     **dict.fromkeys(("max_bin", "border_count"), 'learner="trees:max_bins=B"'),
     # within queries early_stopping="auto" only watches an eval_set: the patience alone would be ignored there
-    **dict.fromkeys(("early_stopping_rounds", "od_wait"),
+    **dict.fromkeys(("early_stopping_rounds", "early_stopping_round", "od_wait"),
                     "n_iter_no_change=N with fit(..., eval_set=...) (or early_stopping=True; within queries, "
                     "fit(..., qid=...), also early_stopping=True: without it an eval_set is watched, not stopped on)"),
     "use_best_model": "early_stopping=True with fit(..., eval_set=...): the model keeps its trees up to the best "
@@ -90,6 +95,9 @@ PEER_NAMES = {
     **dict.fromkeys(("metric", "eval_at"), 'scoring="ndcg@k:10" (any registered metric)'),
     "label_gain": 'objective="lambdarank:gain=0/1/3/7" (gains per grade, as ndcg@k\'s gain)',
     "lambdarank_truncation_level": 'objective="lambdarank:truncation=T"',
+    "lambdarank_norm": 'objective="lambdarank:norm=false" (for lambdarank_norm=False; true is the default, as '
+                       "LightGBM's)",
+    "sigmoid": 'objective="lambdarank:sigmoid=S" (the sigmoid of LambdaMART\'s pairs, 1 by default as LightGBM\'s)',
     **dict.fromkeys(("monotone_constraints", "monotone_constraint"),
                     'learner="trees:monotone=1/0/-1" (a sign per column of X)'),
     "interaction_constraints": 'learner="trees:interactions=0+1/2+3+4" (groups of columns of X: \'+\' joins a '
@@ -99,7 +107,8 @@ PEER_NAMES = {
     # read from a fitted model, not set before the fit: a method, so the parameters and the file stay the fit's
     "importance_type": 'model.feature_importances(kind="split") or kind="gain" (feature_importances_, gain '
                        "normalised to sum 1), read after the fit",
-    **dict.fromkeys(("seed", "random_seed"), "random_state=S"),
+    **dict.fromkeys(("seed", "random_seed", "bagging_seed", "feature_fraction_seed", "data_random_seed"),
+                    "random_state=S"),
 }
 
 
@@ -265,6 +274,37 @@ def _hint(estimator, name: str, constructor: str | None, auto: bool, arguments: 
         return peer_fit_hint(name, constructor, auto=auto)
     takes = arguments.union(estimator.get_params(deep=False))
     return peer_fit_hint(name, type(estimator).__name__, auto=auto, takes=takes)
+
+
+# the scores after the first n iterations, LightGBM's predict(X, num_iteration=n)
+_FIRST_ITERATIONS = ("the n-th array of staged_decision_function(X): next(itertools.islice("
+                     "model.staged_decision_function(X), n - 1, None)); a model fitted with early_stopping=True holds "
+                     "its best_iteration_ iterations only, so its decision_function(X) is already "
+                     "predict(X, num_iteration=best_iteration_)")
+
+#: LightGBM's and XGBoost's arguments of ``predict`` and what a push estimator's ``decision_function`` does instead.
+PEER_PREDICT_NAMES = {
+    **dict.fromkeys(("num_iteration", "iteration_range", "ntree_limit", "start_iteration"), _FIRST_ITERATIONS),
+    **dict.fromkeys(("raw_score", "output_margin"), "decision_function(X) alone: its scores are the raw scores"),
+    **dict.fromkeys(("pred_contrib", "pred_contribs"),
+                    "feature_contributions(X) (one column per feature, then the expected value, as pred_contrib)"),
+    "pred_leaf": "apply(X) (each row's leaf per tree, numbered by node id: docs, tree explanations)",
+    "pred_interactions": "feature_interactions(X)",
+}
+
+
+def names_peer_predict_arguments(method: Callable) -> Callable:
+    """Decorate a scoring method (``decision_function``): LightGBM's or XGBoost's ``predict`` argument is a TypeError
+    naming what rankcore does instead (Python's own names neither), the signature kept."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        for name in kwargs:
+            if name in PEER_PREDICT_NAMES:
+                raise TypeError(f"{name}: {type(self).__name__}.{method.__name__} takes no argument {name!r}; "
+                                f"other libraries' predict(X, {name}=...) is here {PEER_PREDICT_NAMES[name]}")
+        return method(self, *args, **kwargs)
+
+    return wrapper
 
 
 def no_sample_weight_refusal(estimator, method: str = "fit") -> TypeError:

@@ -437,8 +437,22 @@ class NoTextForm(TypeError, AttributeError):
     """
 
 
-#: CatBoost's methods of a fitted model and what a rankcore estimator has instead (``__getattr__``'s hints).
+# LightGBM's booster_ and XGBoost's get_booster(): the library's own model object, which the estimator is here
+_BOOSTER = ("the estimator itself: rankcore.save_model(model, path) saves it (JSON, no pickle), "
+            "model.to_lightgbm(path) writes a LightGBM model file (where the push estimator's learner has one)")
+
+#: LightGBM's, XGBoost's and CatBoost's methods and attributes of a fitted model and what a rankcore estimator has
+#: instead (``__getattr__``'s hints).
 _PEER_METHODS = {
+    "booster_": _BOOSTER,
+    "get_booster": _BOOSTER,
+    # XGBoost's best_iteration is an index from 0; best_iteration_ counts iterations, as LightGBM's
+    "best_iteration": "best_iteration_ (a count of iterations, as LightGBM's best_iteration_: XGBoost's "
+                      "best_iteration + 1)",
+    "feature_name_": "feature_names_in_ (fitted on a pandas DataFrame: its column names)",
+    "n_features_": "n_features_in_",
+    "objective_": "get_params()['objective'] (None: the estimator's default objective)",
+    "evals_result": "evals_result_ (an attribute)",
     "get_best_iteration": "best_iteration_ (a count of iterations: CatBoost's get_best_iteration() + 1)",
     "get_evals_result": "evals_result_",
     "get_feature_importance": "feature_importances_ (gain), feature_importances(kind='split') (split counts), "

@@ -109,12 +109,15 @@ def _xgboost_metric_hint(name: str) -> str | None:
         return None
     base, k, empty = match["base"], match["k"], ",empty=0" if match["minus"] else ""
     whole = "" if k else " with K the longest query's rows (XGBoost's reads each whole query)"
+    # LightGBM's metric="ndcg" / "map" is one curve per eval_at cut-off (1 to 5 unless eval_at says), not whole lists
+    lightgbm = ("" if k or empty else f"; LightGBM's {base} with eval_at=[1, 5] is eval_metric=[\"{base}@k:1,"
+                f"convention=lightgbm\", \"{base}@k:5,convention=lightgbm\"]")
     if base == "ndcg":
         return (f"ndcg@k:{k or 'K'},convention=xgboost{empty}{whole} (gain=linear for ndcg_exp_gain=False; the "
-                "default ndcg@k averages ties and leaves a query without a relevant row out)")
+                f"default ndcg@k averages ties and leaves a query without a relevant row out){lightgbm}")
     if base == "map":
         spec = f"map@k:{k},convention=xgboost{empty}" if k else f"map:convention=xgboost{empty}"
-        return f"{spec} (the default map averages ties and leaves a query without a relevant row out)"
+        return f"{spec} (the default map averages ties and leaves a query without a relevant row out){lightgbm}"
     return (f"prec@k:{k or 'K'}{whole}, with another divisor: XGBoost's pre@K divides a query's hits by "
             "min(K, its rows) and orders a tie by row, prec@k divides by K and shares a tie at place K (the same "
             "number when every query has K rows or more and no tie straddles place K)")

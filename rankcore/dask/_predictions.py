@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._peer_names import names_peer_predict_arguments
 from .._threadsafe import reads_a_snapshot
 from ..base import ignore_score_weights, require_score_queries
 from ..metrics import check_queries
@@ -81,6 +82,7 @@ class DaskPredictions:
         """Whether the learner routes NaN (the trees): then chunks with missing values are scored, as in memory."""
         return bool(getattr(self._learner, "allow_nan", False))
 
+    @names_peer_predict_arguments
     @reads_a_snapshot
     def decision_function(self, X):
         """Scores Σ_t α_t h_t(x): a lazy ``dask.array`` for a Dask collection, else a NumPy array.
@@ -109,6 +111,7 @@ class DaskPredictions:
                             chunks=(X.chunks[0], (len(self.rankers_),)), dtype=np.int32,
                             meta=np.empty((0, 0), dtype=np.int32))
 
+    @names_peer_predict_arguments
     @reads_a_snapshot
     def staged_decision_function(self, X):
         """Scores after each iteration; lazy Dask arrays for a Dask collection."""

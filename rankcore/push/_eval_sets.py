@@ -17,6 +17,7 @@ watching them would never stop.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
@@ -27,8 +28,8 @@ from ..validation import is_list_of_eval_sets
 from ._row_inputs import check_eval_init_scores
 from ._scoring import MetricScoring
 
-__all__ = ["EvalSets", "read_eval_sets", "read_eval_metric", "check_set_names", "ValidationSet", "Validation",
-           "eval_metric_refusal"]
+__all__ = ["EvalCurves", "EvalSets", "read_eval_sets", "read_eval_metric", "check_set_names", "ValidationSet",
+           "Validation", "eval_metric_refusal"]
 
 #: The longest name of a validation set (``eval_names``, and a model file's).
 MAX_NAME_LENGTH = 200
@@ -323,7 +324,54 @@ class Validation:
     def curves(self, metric: str, n_kept: int) -> dict:
         """``evals_result_``: set name -> {metric: its scores after each of the first ``n_kept`` iterations},
         ``metric`` (``scoring``'s) first, then ``eval_metric``'s in their order."""
-        return {s.name: {metric: np.array(s.curve[:n_kept], dtype=np.float64),
-                         **{name: np.array(curve[:n_kept], dtype=np.float64)
-                            for name, curve in s.metric_curves.items()}}
-                for s in self.sets}
+        return EvalCurves.of({s.name: {metric: np.array(s.curve[:n_kept], dtype=np.float64),
+                                       **{name: np.array(curve[:n_kept], dtype=np.float64)
+                                          for name, curve in s.metric_curves.items()}}
+                              for s in self.sets})
+
+
+# LightGBM's names of the eval sets (valid_0, ...) and of its list metrics at a cut-off (ndcg@10, map@5)
+_LIGHTGBM_SET = re.compile(r"^valid_(\d+)$")
+_LIGHTGBM_METRIC = re.compile(r"^(ndcg|map)@(\d+)$")
+
+
+class MissingCurve(KeyError):
+    """A key ``evals_result_`` does not hold: a KeyError whose message prints as written (KeyError quotes it)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class EvalCurves(dict):
+    """``evals_result_``: a plain ``{name: {metric: curve}}`` dict whose missing key is a KeyError that names the
+    key a script written for LightGBM meant (``valid_0``: ``validation_0``; ``ndcg@10``: ``ndcg@k:10``).
+
+    Python's own KeyError names only the missing key, and LightGBM's names of both the sets and the metrics differ.
+    """
+
+    @classmethod
+    def of(cls, curves: dict) -> "EvalCurves":
+        """The curves ``{name: {metric: curve}}``, each level answering a missing key with the name meant."""
+        return cls({name: cls(metrics) for name, metrics in curves.items()})
+
+    def __missing__(self, key):
+        hint = self._meant(key)
+        keys = ", ".join(repr(k) for k in self)
+        raise MissingCurve(f"{key!r}: not among evals_result_'s keys here ({keys}){hint}")
+
+    def _meant(self, key) -> str:
+        """What a LightGBM script's ``key`` is here, as the end of the KeyError's message, or ``""``."""
+        text = str(key)
+        found = _LIGHTGBM_SET.match(text)
+        if found and f"validation_{found[1]}" in self:
+            return (f"; LightGBM's {text} is validation_{found[1]} here (XGBoost's set names; fit(..., "
+                    f"eval_names=[...]) names the sets)")
+        found = _LIGHTGBM_METRIC.match(text)
+        if found:
+            spec = f"{found[1]}@k:{found[2]}"
+            here = (f"{spec} is here, with ties averaged and queries without a relevant row left out; "
+                    if spec in self else "")
+            theirs = f"{spec},convention=lightgbm"
+            record = f"{theirs} is" if theirs in self else f"fit(..., eval_metric=\"{theirs}\") records"
+            return f"; the curves are keyed by metric spec: {here}{record} LightGBM's {text}"
+        return ""

@@ -8,7 +8,7 @@ from .._state_fields import check_feature_names, checked_categories
 from ..learners import FeatureRanker
 from ..validation import check_categorical_features
 from ._click_model import MIN_PROPENSITY
-from ._eval_sets import check_set_names
+from ._eval_sets import EvalCurves, check_set_names
 from ._params import STOP_REASONS, is_callback_reason
 
 __all__ = ["restore_push_state"]
@@ -461,7 +461,7 @@ def _check_evals_result(state: dict, T: int, metric, fail) -> dict | None:
         for spec, values in _check_metric_curves(record, len(names), T, metric, fail):
             for i, name in enumerate(names):
                 curves[name][spec] = values[i].copy()
-    return curves
+    return EvalCurves.of(curves)
 
 
 def _check_evals_start(state: dict, evals: dict | None, metric, fail) -> dict | None:

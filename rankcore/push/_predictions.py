@@ -13,6 +13,7 @@ from typing import Iterator
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._peer_names import names_peer_predict_arguments
 from .._state_fields import refuse_labels_coded_otherwise
 from .._threadsafe import reads_a_snapshot
 from ..base import ignore_score_weights, require_score_queries
@@ -28,6 +29,7 @@ class BoostPredictions:
     """Mixin of ``_BaseBoost``: the fitted model's scores and its ``score`` (the learner, the fitted rankers, the
     input checks and the setup record are the estimator's)."""
 
+    @names_peer_predict_arguments
     @reads_a_snapshot
     def decision_function(self, X) -> np.ndarray:
         """Scores Σ_t α_t h_t(x): higher means closer to the top of the ranking.
@@ -139,6 +141,7 @@ class BoostPredictions:
         return {name: {metric: float(curve[t - 1]) for metric, curve in metrics.items()}
                 for name, metrics in evals.items()}
 
+    @names_peer_predict_arguments
     @reads_a_snapshot
     def staged_decision_function(self, X) -> Iterator[np.ndarray]:
         """Scores after each iteration 1, 2, ..., n_iter_ (a generator of arrays)."""
