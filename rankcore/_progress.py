@@ -21,6 +21,7 @@ estimators are given ``verbose=``; this display serves the command line and
 from __future__ import annotations
 
 import math
+import os
 import sys
 import threading
 import time
@@ -33,13 +34,40 @@ _TICK_SECONDS = 0.25
 
 
 def choose_mode(requested: str, quiet: bool, stream: TextIO) -> str:
-    """The mode to use: ``none`` if quiet, the requested one, else bar in a terminal and lines otherwise."""
+    """The mode to use: ``none`` if quiet, the requested one, else bar in a terminal and lines otherwise.
+
+    A terminal declared ``TERM=dumb`` (Emacs' shell, some CI consoles) gets lines too: it does not move the cursor
+    back or erase a line, so a bar redrawn in place would print every redraw, escape codes included.
+    """
     if quiet or requested == "none":
         return "none"
     if requested in ("bar", "lines"):
         return requested
+    if os.environ.get("TERM", "").strip().lower() == "dumb":
+        return "lines"
     isatty = getattr(stream, "isatty", None)
     return "bar" if isatty is not None and isatty() else "lines"
+
+
+def _columns(stream: TextIO) -> int:
+    """The width of the terminal ``stream`` writes to: ``COLUMNS`` when set, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, ValueError, OSError):       # no descriptor (a StringIO), or not a terminal
+            columns = 80
+    return max(20, columns)
+
+
+def _fitted(text: str, stream: TextIO) -> str:
+    """``text`` cut to one line shorter than the terminal: a longer line wraps, and the ``\\r`` of the next redraw
+    goes back to the start of its last piece only, so that each redraw would leave a line on the screen."""
+    width = _columns(stream) - 1
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def _number(value: float | None) -> str:
@@ -171,7 +199,8 @@ class Task:
             # no per-iteration reports: a spinner and the clock, not a bar stuck at 0
             spinner = "|/-\\"[int((time.perf_counter() - self.t0) / _TICK_SECONDS) % 4]
             planned = f" ({self.total} iterations)" if self.total else ""
-            text = f"[{self.name}] {spinner} fitting{planned}  {time.perf_counter() - self.t0:.1f}s"
+            text = _fitted(f"[{self.name}] {spinner} fitting{planned}  {time.perf_counter() - self.t0:.1f}s",
+                           self.stream)
             self._write("\r" + text + "\x1b[K")
             self._width = len(text)
             return
@@ -192,6 +221,8 @@ class Task:
         if summary:
             parts.append(summary)
         text = "  ".join(parts)
+        if not done:                # the last draw ends the line: it may wrap, no redraw follows it
+            text = _fitted(text, self.stream)
         # \r back to the start, then erase what a longer previous line left behind
         self._write("\r" + text + "\x1b[K")
         self._width = len(text)

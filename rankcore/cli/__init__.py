@@ -23,7 +23,7 @@ import os
 import sys
 import warnings
 
-__all__ = ["main", "build_parser", "release_held_warnings"]
+__all__ = ["main", "build_parser", "release_held_warnings", "undecoded_bytes"]
 
 #: Subcommand modules, in the order ``--help`` lists them.
 SUBCOMMANDS = ("fit", "score", "explain", "evaluate", "compare", "auto", "export", "info", "plugins", "demo")
@@ -37,6 +37,32 @@ class CommandError(Exception):
     """An error in the user's input, reported as one line with exit status 2."""
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's help, with each paragraph of a description or epilog wrapped to the terminal's width.
+
+    The commands' descriptions are paragraphs written as one long line (or wrapped for a wider screen): printed raw,
+    an 80-column terminal broke them inside words.  Indented lines -- examples, tables of models -- are kept as
+    written, so that a command line can still be copied whole.
+    """
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        lines: list[str] = []
+        paragraph: list[str] = []
+        for line in [*text.splitlines(), ""]:
+            if line.strip() and not line[0].isspace():
+                paragraph.append(line.strip())          # a line of running text: one paragraph with the next
+                continue
+            if paragraph:
+                lines.extend(textwrap.wrap(" ".join(paragraph), max(width, 20), initial_indent=indent,
+                                           subsequent_indent=indent, break_on_hyphens=False,
+                                           break_long_words=False))
+                paragraph.clear()
+            lines.append(indent + line if line.strip() else "")
+        return "\n".join(lines[:-1])
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with usage errors kept to one clean line like rankcore's own, and no abbreviated options.
 
@@ -48,6 +74,8 @@ class _Parser(argparse.ArgumentParser):
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)
+        if kwargs.get("formatter_class") is argparse.RawDescriptionHelpFormatter:
+            kwargs["formatter_class"] = _HelpFormatter
         super().__init__(*args, **kwargs)
 
     def format_help(self) -> str:
@@ -119,7 +147,31 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {_clean(self._unknown_option_first(message))}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {_clean(self._unknown_option_first(message))}"
+                              f"{self._output_format_hint(message)}{self._dash_name_hint(message)}\n")
+
+    def _dash_name_hint(self, message: str) -> str:
+        """A hint where a file name that starts with ``-`` was taken for an option (``score m.json -day.csv``:
+        "the following arguments are required: DATA"; ``--out -x.csv``: "expected one argument")."""
+        if not message.startswith(("the following arguments are required", "argument ")):
+            return ""
+        words = getattr(self, "_words", [])
+        words = words[:words.index("--")] if "--" in words else words
+        named = [w for w in words if len(w) > 1 and w.startswith("-") and not w.startswith("--")
+                 and w not in self._option_string_actions and not _is_number(w) and ("." in w or os.path.exists(w))]
+        if not named:
+            return ""
+        return (f" ({named[0]!r} was read as an option: write a file name that starts with '-' as "
+                f"./{named[0]})")
+
+    def _output_format_hint(self, message: str) -> str:
+        """A hint where ``--format``, the data file's format, was given an output's (``evaluate --format json``,
+        as other tools name their output's format): the option meant is ``--table-format``."""
+        given = message.partition("argument --format: invalid choice: ")[2].split(" ", 1)[0].strip("'\"")
+        table = self._option_string_actions.get("--table-format")
+        if not given or table is None or given not in (table.choices or ()):
+            return ""
+        return f" (--format is the data file's; the output table's is --table-format {given})"
 
     def _unknown_option_first(self, message: str) -> str:
         """``message``, or when the words parsed hold an option this parser does not know that nearly spells one of
@@ -155,6 +207,15 @@ class _Parser(argparse.ArgumentParser):
                 if w.startswith("--") and w.split("=", 1)[0] not in self._option_string_actions]
 
 
+def _is_number(word: str) -> bool:
+    """Whether ``word`` reads as a number (``-1.5``: a value, not a file name taken for an option)."""
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``rankcore`` command's parser: every subcommand and its options (what ``rankcore --help`` prints)."""
     from .. import __version__
@@ -162,6 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="rankcore",
         description="Learn rankings that are right at the top of the list.",
+        epilog="`rankcore COMMAND --help` (or `rankcore help COMMAND`) lists a command's options.",
     )
     parser.add_argument("--version", action="version", version=f"rankcore {__version__}")
     parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
@@ -178,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rankcore`` console script; returns the exit status."""
     _replace_unencodable()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_help_asked(sys.argv[1:] if argv is None else list(argv)))
     args._argv = list(sys.argv[1:] if argv is None else argv)  # recorded in reports
     if getattr(args, "_run", None) is None:
         parser.print_help()
@@ -190,6 +252,13 @@ def main(argv: list[str] | None = None) -> int:
     # path of a later command in this process)
     with contextlib.ExitStack() as copies:
         return _run_command(args, lambda: copies.enter_context(stdin_inputs(args)))
+
+
+def _help_asked(words: list[str]) -> list[str]:
+    """``help COMMAND`` as ``COMMAND --help`` (``help`` alone: the command list), as git and pip read it."""
+    if words[:1] != ["help"]:
+        return words
+    return [*words[1:2], "--help"]
 
 
 def _run_command(args, read_stdin) -> int:
@@ -357,5 +426,18 @@ def _clean(text: str) -> str:
     from ..spec import abbreviate
 
     text = " ".join(text.split())
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    text = "".join(c if c.isprintable() else _escaped(c) for c in text)
     return abbreviate(text)  # a 1 MB argument is not echoed whole
+
+
+def undecoded_bytes(text: str) -> str:
+    """``text`` with each byte that was not UTF-8 (a file name's, read as a surrogate) written ``\\xe9``."""
+    return "".join(_escaped(c) if "\udc80" <= c <= "\udcff" else c for c in text)
+
+
+def _escaped(char: str) -> str:
+    """A character that cannot be printed, escaped; a byte of a file name that is not UTF-8 (which Python reads as
+    a surrogate, U+DC80 to U+DCFF) as that byte, ``\\xe9``, not as the surrogate's ``\\udce9``."""
+    if "\udc80" <= char <= "\udcff":
+        return f"\\x{ord(char) - 0xDC00:02x}"
+    return repr(char)[1:-1]

@@ -649,9 +649,10 @@ def check_distinct_outputs(outputs: dict[str, str | None]) -> None:
 def info(args, text: str) -> None:
     """A status message on stderr (silenced by --quiet), keeping stdout for results."""
     if not getattr(args, "quiet", False):
+        from . import undecoded_bytes
         from ._stdin import shown
 
-        print(shown(text), file=sys.stderr, flush=True)
+        print(undecoded_bytes(shown(text)), file=sys.stderr, flush=True)
 
 
 def parse_value(text: str, name: str = "--param") -> Any:

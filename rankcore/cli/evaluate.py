@@ -57,6 +57,8 @@ def add_parser(subparsers):
                              "(at --ci, else 0.95) and the paired bootstrap's p-value")
     add_table_format_option(parser)
     add_interval_options(parser, random_state=True)
+    # as every command takes it: a script's `-q` is not refused here; warnings are still said
+    parser.add_argument("--quiet", "-q", action="store_true", help="no status messages (the table alone)")
     parser.set_defaults(_fill_positionals=_fill_positionals)
     return parser
 

@@ -35,6 +35,8 @@ def add_parser(subparsers):
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object (every feature name, every parameter) instead of lines")
+    # info prints its result alone; taken as every command takes it, so that a script's `-q` is not refused
+    parser.add_argument("--quiet", "-q", action="store_true", help="no status messages (there are none)")
     return parser
 
 

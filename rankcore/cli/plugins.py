@@ -22,6 +22,7 @@ def add_parser(subparsers):
     parser.add_argument("--family", help="only this family (loss, price, learner, objective, metric, filter, kernel, "
                                          "candidate, estimator)")
     parser.add_argument("--json", action="store_true", help="print JSON records instead of a table")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no status messages")
     actions = parser.add_subparsers(dest="plugins_command", metavar="new")
     new = actions.add_parser(
         "new",
@@ -34,6 +35,9 @@ def add_parser(subparsers):
     new.add_argument("new_name", metavar="NAME",
                      help="the component's name, as in a spec (e.g. quadratic, list-recall@k)")
     new.add_argument("--dir", default=".", metavar="DIR", help="where to create the package folder (default: here)")
+    # suppressed default: `plugins -q new ...` stays quiet (a default here would undo the -q given before `new`)
+    new.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
+                     help="no status messages (the package's folder alone, on standard output)")
     return parser
 
 
@@ -51,6 +55,8 @@ def _new(args) -> int:
     root = write_plugin(args.new_family, args.new_name, args.dir)
     names = PluginNames.of(args.new_family, args.new_name)
     print(root)
+    if getattr(args, "quiet", False):
+        return 0
     print(f"wrote the {names.family} {names.name!r} as the package {names.dist} in {root}: edit "
           f"{names.module}/{names.family}.py, then `pip install -e .` and `pytest` there", file=sys.stderr)
     return 0
