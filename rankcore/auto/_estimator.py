@@ -260,7 +260,9 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         The spec of the metric the search chose by (resolved: ``"pauc:0.1"``).
     selection_reason_ : str
     search_time_, refit_time_ : float
-        Seconds of the search and of the final refit.
+        Seconds of the search and of the final refit.  NaN after a load, as
+        the leaderboard's ``fit_time`` and ``score_time``: model files hold no
+        durations, so the same fit writes the same file.
     search_stop_reason_ : str
         What ended the search: ``"completed"`` (every task it planned ran,
         but those successive halving dropped) or ``"time_budget"`` (the

@@ -9,6 +9,7 @@ metric and the candidates resolved) is done by ``fit``, once.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .._categories import categories_to_state
@@ -83,8 +84,19 @@ AUTO_PARAMETERS = (
 )
 
 
+#: The leaderboard's wall-clock measurements: saved as NaN, as they differ run to run (a model file depends
+#: on the data, the code and ``random_state`` only, so that the same fit writes the same bytes).
+_TIMINGS = ("fit_time", "score_time")
+
+
 def _records(leaderboard) -> list[dict]:
-    return [{k: v for k, v in record.items() if k != "n_folds"} for record in leaderboard.records()]
+    return [{k: (math.nan if k in _TIMINGS else v) for k, v in record.items() if k != "n_folds"}
+            for record in leaderboard.records()]
+
+
+def _not_saved_seconds(seconds) -> float:
+    """A measured duration's field in a model file: NaN, for the reason of :data:`_TIMINGS`."""
+    return math.nan
 
 
 def _classes(classes) -> Any:
@@ -103,8 +115,8 @@ AUTO_FITTED = (
     Fitted("leaderboard_", "leaderboard", _records),
     Fitted("cv_description_", "cv_description"),
     Fitted("selection_reason_", "selection_reason"),
-    Fitted("search_time_", "search_time", float),
-    Fitted("refit_time_", "refit_time", float),
+    Fitted("search_time_", "search_time", _not_saved_seconds),     # NaN in a file: durations are not saved
+    Fitted("refit_time_", "refit_time", _not_saved_seconds),
     Fitted("feature_names_in_", "feature_names_in", lambda names: [str(n) for n in names], optional=True),
     Fitted("categories_", "categories", categories_to_state, optional=True),
     Fitted("n_queries_", "n_queries", int, optional=True),

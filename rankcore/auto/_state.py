@@ -138,8 +138,9 @@ def restore_state(model, state: dict, metric, query_metric) -> None:
     model.best_index_ = 0
     model.cv_description_ = state["cv_description"]
     model.selection_reason_ = state["selection_reason"]
-    model.search_time_ = _number(state["search_time"], "search_time", allow_nan=False)
-    model.refit_time_ = _number(state["refit_time"], "refit_time", allow_nan=False)
+    # NaN: a model file holds no durations (a file that holds a number loads it)
+    model.search_time_ = _number(state["search_time"], "search_time")
+    model.refit_time_ = _number(state["refit_time"], "refit_time")
     if within:
         model.n_queries_ = state["n_queries"]
         model.n_queries_without_pairs_ = state["n_queries_without_pairs"]
