@@ -63,17 +63,51 @@ def blas_limit(threads: int) -> Iterator[None]:
     wanted = max(1, int(threads))
     with _LIMITS["lock"]:
         controller = _controller()
-        if not _LIMITS["active"]:
-            _LIMITS["saved"] = controller.limit(limits=wanted, user_api="blas")     # restores the process's own
-        _LIMITS["active"].append(wanted)
-        controller.limit(limits=min(_LIMITS["active"]), user_api="blas")
+        with _openblas_control():
+            if not _LIMITS["active"]:
+                _LIMITS["saved"] = controller.limit(limits=wanted, user_api="blas")     # restores the process's own
+            _LIMITS["active"].append(wanted)
+            controller.limit(limits=min(_LIMITS["active"]), user_api="blas")
     try:
         yield
     finally:
-        with _LIMITS["lock"]:
+        with _LIMITS["lock"], _openblas_control():
             _LIMITS["active"].remove(wanted)
             if _LIMITS["active"]:
                 _controller().limit(limits=min(_LIMITS["active"]), user_api="blas")
             else:
                 _LIMITS["saved"].restore_original_limits()
                 _LIMITS["saved"] = None
+
+
+@contextlib.contextmanager
+def _openblas_control() -> Iterator[None]:
+    """Let the calling thread set OpenBLAS's thread count, and give the control back when done.
+
+    threadpoolctl (3.6 and later) lets one Python thread at a time set the
+    count of an OpenBLAS built on pthreads -- the first to set it, until it
+    leaves a ``with threadpool_limits(...)`` block -- and ignores the others
+    silently.  :func:`blas_limit` sets limits outside such a block, so the
+    first thread that used it kept the control for good: in a server whose
+    requests run on a pool's threads every later limit was a no-op (scores of
+    a kernel model differed in the last bits between the main thread and the
+    pool, and a one-thread call woke every BLAS thread).  The holdings are
+    serialized by ``_LIMITS["lock"]``, so each takes the control for its own
+    setting and releases it, unless the thread holds it in a
+    ``threadpool_limits`` block of its own; another thread's block is
+    respected (its setting stays).
+    """
+    try:
+        import threadpoolctl
+    except ImportError:          # pragma: no cover - the controller needs it anyway
+        yield
+        return
+    owner = getattr(threadpoolctl, "OpenBLASController", None)
+    release = getattr(owner, "clear_controlling_thread", None)
+    ownership = getattr(threadpoolctl, "CONTROLLING_THREAD_OWNERSHIP", None)
+    try:
+        yield
+    finally:
+        # a user's own block in this thread keeps its control (its count is this thread's)
+        if release is not None and getattr(ownership, "count", 0) <= 0:
+            release()

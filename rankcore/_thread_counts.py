@@ -13,7 +13,7 @@ from typing import Any
 from . import _cpus, _openmp
 from ._argument_refusal import ArgumentRefusal
 
-__all__ = ["effective_n_threads", "idle_thread_count", "hold_idle_threads"]
+__all__ = ["effective_n_threads", "threads_for_work", "idle_thread_count", "hold_idle_threads"]
 
 
 def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
@@ -37,9 +37,7 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
     In a process forked after this one ran threads, one thread: OpenMP cannot
     start threads there (``rankcore._cpus.forked_after_threads``).
     """
-    if isinstance(n_jobs, bool) or (n_jobs is not None and (not isinstance(n_jobs, numbers.Integral) or n_jobs == 0)):
-        raise ArgumentRefusal.said(
-            name, f"expected None, a positive integer or a negative integer (-1 = all cores), got {n_jobs!r}")
+    _check_n_jobs(n_jobs, name)
     if _cpus.forked_after_threads():
         return 1
     cpus = _cpus.available_cpus()
@@ -57,6 +55,24 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
     if threads > 1:
         _cpus.note_threads_started()
     return threads
+
+
+def threads_for_work(n_jobs: Any, work: float, minimum: float, *, name: str = "n_jobs") -> int:
+    """:func:`effective_n_threads` of ``n_jobs`` for a call of ``work`` steps, 1 when ``work`` is below ``minimum``.
+
+    A prediction of a few rows runs on one thread in every kernel; reading the host's load for it (up to
+    ``_cpus.IDLE_SAMPLES`` readings a millisecond apart, when the last one is older than
+    ``_cpus.IDLE_SAMPLE_SECONDS``) made a one-row request of a scoring service wait milliseconds.  ``n_jobs`` is
+    checked either way.  The results do not depend on the count.
+    """
+    _check_n_jobs(n_jobs, name)
+    return effective_n_threads(n_jobs, name=name) if work >= minimum else 1
+
+
+def _check_n_jobs(n_jobs: Any, name: str) -> None:
+    if isinstance(n_jobs, bool) or (n_jobs is not None and (not isinstance(n_jobs, numbers.Integral) or n_jobs == 0)):
+        raise ArgumentRefusal.said(
+            name, f"expected None, a positive integer or a negative integer (-1 = all cores), got {n_jobs!r}")
 
 
 def idle_thread_count(n_threads: int) -> int:

@@ -84,13 +84,10 @@ class _EstimatorTable(MutableMapping):
 
     @staticmethod
     def _registered() -> dict[str, type]:
-        import warnings
-
         from .registry import registry
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)   # plugin problems are reported elsewhere
-            return {entry.name: entry.cls for entry in registry().in_order("estimator")}
+        # plugin problems are reported elsewhere; quiet, not catch_warnings: the filters are the process's
+        return {entry.name: entry.cls for entry in registry(quiet=True).in_order("estimator")}
 
     def estimator_class(self, name: str) -> type:
         if name in self._added:

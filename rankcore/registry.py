@@ -543,7 +543,7 @@ def _check_class(cls: Any, base: type, family: str) -> tuple[str | None, tuple[s
         return f"registered {type(cls).__name__} object could not be inspected: {_plugin_failure(exc)}", ()
 
 
-def registry(*, refresh: bool = False) -> Registry:
+def registry(*, refresh: bool = False, quiet: bool = False) -> Registry:
     """Every registered component, with the distribution that provided it.
 
     Parameters
@@ -551,6 +551,12 @@ def registry(*, refresh: bool = False) -> Registry:
     refresh : bool, default False
         Rebuild the plugin manager and reload entry points (after installing
         or removing a plugin in a running interpreter).
+    quiet : bool, default False
+        Do not warn of the plugins' problems if this call builds the registry
+        (``problems`` still lists them).  For callers that show them
+        elsewhere: a ``warnings.catch_warnings()`` block would change the
+        process's warning filters, which other threads share (a model loaded
+        while a server's threads run).
 
     Returns
     -------
@@ -568,7 +574,7 @@ def registry(*, refresh: bool = False) -> Registry:
                 reg = _build_registry(_state["pm"], _state["providers"], _state["load_problems"])
             finally:
                 _state["building"] = None
-            for problem in reg.problems:
+            for problem in () if quiet else reg.problems:
                 warnings.warn(str(problem), RuntimeWarning, stacklevel=2)
             _state["registry"] = reg
         return _state["registry"]

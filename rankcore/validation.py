@@ -24,7 +24,7 @@ from ._argument_refusal import ArgumentRefusal, ArgumentTypeRefusal, said_again,
 from ._categories import check_numeric_categories, encode_categories
 from ._frames import as_pandas_frame, column_names, refuse_duplicated_columns, refuse_peer_container
 from ._numbers import as_numeric_array, first_not_finite, missing_labels, nulls_at
-from ._thread_counts import effective_n_threads, hold_idle_threads, idle_thread_count
+from ._thread_counts import effective_n_threads, hold_idle_threads, idle_thread_count, threads_for_work
 from ._sparse_checks import (DENSE_BYTES_LIMIT, check_sparse_structure, dense_bytes, dense_size, dense_sparse_frame,
                              is_sparse_frame, sparse_frame_as_csr, sparse_refusal)
 from .spec import reading_model_file
@@ -50,6 +50,7 @@ __all__ = [
     "check_sparse_structure",
     "check_sample_weight",
     "effective_n_threads",
+    "threads_for_work",
     "idle_thread_count",
     "hold_idle_threads",
     "check_random_state_param",

@@ -423,13 +423,10 @@ def candidate_scores(estimator: Any, X: Any) -> np.ndarray:
 
 def registered_candidates(select) -> list[Candidate]:
     """``select(cls)``'s specs of every registered candidate class, by priority (then name), each once, resolved."""
-    import warnings
-
     from ..registry import registry
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)   # plugin problems are reported by `rankcore plugins`
-        reg = registry()
+    # plugin problems are reported by `rankcore plugins`; quiet, not catch_warnings, whose filters other threads share
+    reg = registry(quiet=True)
     entries = sorted((reg.entry("candidate", name) for name in reg.names("candidate")),
                      key=lambda e: (e.cls.priority, e.name))
     candidates: dict[str, Candidate] = {}

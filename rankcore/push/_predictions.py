@@ -18,11 +18,16 @@ from .._state_fields import refuse_labels_coded_otherwise
 from .._threadsafe import reads_a_snapshot
 from ..base import ignore_score_weights, require_score_queries
 from ..metrics import Queries, check_queries
-from ..validation import check_finite_scores, check_graded_labels, check_same_length, effective_n_threads
+from ..validation import check_finite_scores, check_graded_labels, check_same_length, threads_for_work
 from ._row_inputs import check_init_score
 from ._scoring import OBJECTIVE_SCORING, query_scorer, within_largest_query
 
 __all__ = ["BoostPredictions"]
+
+
+#: Row-by-ranker visits below which every prediction kernel runs on one thread (the dense trees' walk, the least
+#: of their thresholds): a request of a few rows does not read the host's load to choose threads it cannot use.
+SERIAL_VISITS = 1024
 
 
 class BoostPredictions:
@@ -46,7 +51,8 @@ class BoostPredictions:
         if predict_sum is not None:          # one parallel pass over the rows for every tree (Cython)
             check_is_fitted(self)
             X_arr = self._check_X(X, reset=False)
-            scores = predict_sum(self.rankers_, self.alphas_, X_arr, effective_n_threads(self.n_jobs))
+            threads = threads_for_work(self.n_jobs, X_arr.shape[0] * len(self.rankers_), SERIAL_VISITS)
+            scores = predict_sum(self.rankers_, self.alphas_, X_arr, threads)
             return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
         scores = None
         for scores in self._staged(X):

@@ -6,7 +6,8 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import reads_a_snapshot
-from ..validation import effective_n_threads
+from ..validation import threads_for_work
+from ._predictions import SERIAL_VISITS
 
 __all__ = ["TreeLeaves"]
 
@@ -67,4 +68,5 @@ class TreeLeaves:
             raise TypeError(f"apply: the learner {self.learner_spec_!r} does not grow trees, so rows have no leaves "
                             f"(use learner='trees')")
         X_arr = self._check_X(X, reset=False)
-        return leaves(self.rankers_, X_arr, effective_n_threads(self.n_jobs))
+        threads = threads_for_work(self.n_jobs, X_arr.shape[0] * len(self.rankers_), SERIAL_VISITS)
+        return leaves(self.rankers_, X_arr, threads)

@@ -97,3 +97,38 @@ def test_overlapping_limits_in_threads_restore_the_process_setting():
     done = subprocess.run([sys.executable, "-c", _OVERLAPPING], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("True"), done.stdout
+
+
+def test_blas_limit_applies_in_every_thread_not_only_the_first_that_used_it():
+    # threadpoolctl lets one thread at a time set OpenBLAS's count and ignores the others: the first thread that
+    # used blas_limit kept that control, so a server's pool threads ran every "one thread" call on all of them
+    import threading
+
+    import threadpoolctl
+
+    from rankcore._blas import _controller
+
+    release = getattr(getattr(threadpoolctl, "OpenBLASController", None), "clear_controlling_thread", lambda: None)
+    libs = [lib for lib in _controller().lib_controllers if lib.user_api == "blas"]
+    process = threadpool_limits(limits=2, user_api="blas")   # outside a block: no thread keeps the control
+    release()
+    try:
+        if {lib.num_threads for lib in libs} != {2}:
+            pytest.skip("the BLAS libraries run one thread here")
+        with blas_limit(1):                                   # the main thread uses it first, as a server's warm-up
+            pass
+        seen = []
+
+        def request():
+            with blas_limit(1):
+                seen.append({lib.num_threads for lib in libs})
+            seen.append({lib.num_threads for lib in libs})
+
+        worker = threading.Thread(target=request)
+        worker.start()
+        worker.join()
+        assert seen == [{1}, {2}]
+    finally:
+        release()
+        process.restore_original_limits()
+        release()
