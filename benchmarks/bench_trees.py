@@ -9,7 +9,8 @@
 2. Binning: ``trees`` bin edges and codes (``prepare`` + ``encode``) next to
    ``lightgbm.Dataset(...).construct()``.
 3. Prediction with T trees of 31 leaves (both models trained on the same
-   subsample) on n rows: ``decision_function`` next to ``Booster.predict``.
+   subsample) on n rows, and on one row at a time (a scoring service's
+   request): ``decision_function`` next to ``Booster.predict``.
 4. One iteration on wide data (3,500 × 300, both profiles), where the
    per-node split search dominates, next to one LightGBM round.
 5. The whole default fit -- ``rankcore.boost(learner="trees")`` next to
@@ -191,6 +192,31 @@ def test_trees_predict_lightgbm(benchmark, data, models):
                               f"threads={THREADS[-1]}", _TIMES.get("predict", math.nan), seconds)
     benchmark.extra_info.update(n=N, trees=theirs.num_trees(), threads=THREADS[-1], seconds=seconds,
                                 ours_over_lightgbm=ratio)
+    SUMMARY.append(line)
+
+
+def test_trees_predict_one_row_ours(benchmark, data, models):
+    """One row at a time (a scoring service's request): the per-call cost, not the walk, is measured."""
+    X, _ = data
+    ours, _ = models
+    ours.set_params(n_jobs=1)
+    row = np.ascontiguousarray(X[:1])
+    ours.decision_function(row)
+    benchmark.pedantic(ours.decision_function, args=(row,), rounds=5, iterations=200)
+    _TIMES["predict_one_row"] = benchmark.stats.stats.median
+    benchmark.extra_info.update(trees=ours.n_iter_, seconds=_TIMES["predict_one_row"])
+
+
+def test_trees_predict_one_row_lightgbm(benchmark, data, models):
+    X, _ = data
+    ours, theirs = models
+    row = np.ascontiguousarray(X[:1])
+    benchmark.pedantic(theirs.predict, args=(row,), kwargs=dict(raw_score=True, num_threads=1), rounds=5,
+                       iterations=200)
+    seconds = benchmark.stats.stats.median
+    ratio, line = _ratio_line(f"predict 1 row, {ours.n_iter_} vs {theirs.num_trees()} trees, threads=1",
+                              _TIMES.get("predict_one_row", math.nan), seconds)
+    benchmark.extra_info.update(trees=theirs.num_trees(), seconds=seconds, ours_over_lightgbm=ratio)
     SUMMARY.append(line)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from . import _oblivious_kernels as _kernels
 from .._base import WeakRanker
 from ._covers import oblivious_cover_from_state, store_cover
+from ._forest_arrays import forest_arrays
 from ._ranker import prediction_matrix, row_blocks, store_frozen
 
 __all__ = ["ObliviousTreeRanker", "oblivious_from_state", "predict_oblivious_forest", "level_arrays"]
@@ -154,7 +155,16 @@ def oblivious_from_state(state: dict) -> ObliviousTreeRanker:
 
 def level_arrays(rankers):
     """(the levels' and leaf values' arrays concatenated, each tree's first level, each tree's first value):
-    the oblivious kernels' form of a list of oblivious trees (offsets of T + 1 entries)."""
+    the oblivious kernels' form of a list of oblivious trees (offsets of T + 1 entries).
+
+    Read-only, and built once per list of trees (:func:`._forest_arrays.forest_arrays`): O(T) per call after the
+    first, O(total nodes) the first time.
+    """
+    return forest_arrays("levels", rankers, _joined_level_arrays,
+                         lambda trees: sum(2 ** r.depth + r.depth for r in trees))
+
+
+def _joined_level_arrays(rankers):
     depths = np.array([r.depth for r in rankers], dtype=np.int64)
     level_offset = np.ascontiguousarray(np.r_[0, np.cumsum(depths)], dtype=np.int64)
     value_offset = np.ascontiguousarray(np.r_[0, np.cumsum(2 ** depths)], dtype=np.int64)

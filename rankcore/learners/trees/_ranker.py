@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _predict
+from ._forest_arrays import forest_arrays
 from .._base import WeakRanker
 
 __all__ = ["TreeRanker", "TIE_TOLERANCE", "ALL_LEFT", "MAX_TREE_BINS", "predict_forest", "prediction_matrix",
@@ -240,7 +241,16 @@ def row_blocks(n_rows: int, n_trees: int) -> list[tuple[int, int]]:
 
 
 def walk_arrays(rankers):
-    """(node arrays of ``_WALK_FIELDS`` concatenated, each tree's root offset, the categorical arrays) of trees."""
+    """(node arrays of ``_WALK_FIELDS`` concatenated, each tree's root offset, the categorical arrays) of trees.
+
+    Read-only, and built once per list of trees (:func:`._forest_arrays.forest_arrays`): O(T) per call after the
+    first, O(total nodes) the first time.
+    """
+    return forest_arrays("walk", rankers, _joined_walk_arrays,
+                         lambda trees: sum(r.n_nodes for r in trees))
+
+
+def _joined_walk_arrays(rankers):
     sizes = np.array([r.n_nodes for r in rankers], dtype=np.intp)
     roots = np.ascontiguousarray(np.r_[0, np.cumsum(sizes)[:-1]], dtype=np.intp)
     cat = {f: np.ascontiguousarray(np.concatenate([getattr(r, f) for r in rankers])) for f in _WALK_FIELDS}
