@@ -153,14 +153,15 @@ def metric_at_k_figure(curves: Mapping[str, Any], *, metric: Any = "ndcg@k:10", 
 
 def _differences_panel(y, model: tuple[str, Any], baseline: tuple[str, Any], qid, metric, *, level: float,
                        n_boot: int, random_state: Any) -> Panel:
-    from .metrics import compare, per_query
+    from .metrics import per_query
 
     (name, scores), (base_name, base_scores) = model, baseline
     first = per_query(y, scores, metric, qid=qid).values
     second = per_query(y, base_scores, metric, qid=qid).values
     both = ~np.isnan(first) & ~np.isnan(second)
     delta = np.sort(first[both] - second[both])
-    paired = compare(y, scores, base_scores, metric, qid=qid, level=level, n_boot=n_boot, random_state=random_state)
+    mean, bands = _mean_difference(y, (scores, base_scores), qid, metric, delta, name, level=level, n_boot=n_boot,
+                                   random_state=random_state)
     better = int(np.count_nonzero(delta > 0) if metric.greater_is_better else np.count_nonzero(delta < 0))
     worse = int(np.count_nonzero(delta != 0)) - better
     x = np.arange(1, delta.shape[0] + 1, dtype=np.float64)
@@ -169,14 +170,26 @@ def _differences_panel(y, model: tuple[str, Any], baseline: tuple[str, Any], qid
         Series(ends, np.zeros(2), "no difference", reference=True),
         Series(x, delta, f"each query: {better} better, {worse} worse, {delta.shape[0] - better - worse} equal",
                gid=f"query-delta:{name}", index=0, width=1.4),
-        Series(ends, np.full(2, paired.difference),
-               f"mean {paired.difference:+.4f}, {100 * level:g}% interval [{paired.lower:+.4f}, "
-               f"{paired.upper:+.4f}], p = {paired.p_value:.3g}", gid=f"mean-delta:{name}", index=1, width=1.8),
+        Series(ends, np.full(2, mean[0]), mean[1], gid=f"mean-delta:{name}", index=1, width=1.8),
     ]
-    band = Band(ends, np.full(2, paired.lower), np.full(2, paired.upper), gid=f"delta-band:{name}", index=1)
+    bands = [Band(ends, np.full(2, low), np.full(2, high), gid=f"delta-band:{name}", index=1) for low, high in bands]
     title = f"{metric.spec}: {name} − {base_name}"
     return Panel(title if len(title) <= _TITLE_CHARACTERS else name, "queries, sorted by the difference",
-                 f"Δ {metric.spec}", series, xlim=(1, float(ends[1])), legend="upper left", bands=[band])
+                 f"Δ {metric.spec}", series, xlim=(1, float(ends[1])), legend="upper left", bands=bands)
+
+
+def _mean_difference(y, scorings: tuple, qid, metric, delta: np.ndarray, name: str, *, level: float, n_boot: int,
+                     random_state: Any) -> tuple[tuple[float, str], list]:
+    """The mean difference and its legend, and the interval's band (none when too few queries for a paired test:
+    the queries' own differences are drawn all the same)."""
+    from .metrics import TooFewPairedQueries, compare
+
+    try:
+        paired = compare(y, *scorings, metric, qid=qid, level=level, n_boot=n_boot, random_state=random_state)
+    except TooFewPairedQueries:
+        return (float(np.mean(delta)), f"mean {np.mean(delta):+.4f}; no interval over {delta.shape[0]} queries"), []
+    return ((paired.difference, f"mean {paired.difference:+.4f}, {100 * level:g}% interval [{paired.lower:+.4f}, "
+                                f"{paired.upper:+.4f}], p = {paired.p_value:.3g}"), [(paired.lower, paired.upper)])
 
 
 def query_differences_data(y: Any, scores: Mapping[str, Any], *, qid: Any, metric: Any = "ndcg@k:10",

@@ -4,7 +4,7 @@ A model file is UTF-8 JSON::
 
     {
       "format": "rankcore-model",
-      "format_version": 1,
+      "format_version": 1,                   # 2 when params hold a marked value (below)
       "rankcore_version": "0.1.0",
       "estimator": "PushBoost",              # a registered estimator's name, never a code path
       "params": {...},                       # get_params(deep=False); tuples and component objects marked
@@ -17,8 +17,11 @@ Arrays are ``{"__ndarray__": <base64 of little-endian bytes>, "dtype": "<f8",
 bit for bit.  In ``params``, a tuple is ``{"__tuple__": [...]}`` (unless the
 parameter's default is a tuple too; a list there is ``{"__list__": [...]}``) and a component object
 ``{"__component__": family, "spec": ...}``, so that ``get_params()`` after a
-load equals it before the save.  Loading never executes anything from the file: the estimator
-class comes from the :data:`ESTIMATORS` allow-list, its parameters go
+load equals it before the save.  A file with such a marker is format version 2 (an older rankcore refuses it
+as newer, asking for an upgrade, instead of failing on the marker); any other is version 1, as before; both
+load.  A parameter missing from ``params`` loads at its default: a file written before the parameter existed
+lacks it, and a new parameter's default keeps the old behaviour; an unknown one is refused.  Loading never
+executes anything from the file: the estimator class comes from the :data:`ESTIMATORS` allow-list, its parameters go
 through ``set_params``, and the estimator's ``_set_fitted_state`` re-validates
 them with the checks ``fit`` makes, then checks the state (shapes,
 finiteness, consistency).  A file whose checksum does not match its content
@@ -62,12 +65,13 @@ from ._argument_refusal import shown_type
 from .spec import legacy_numbers
 
 __all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "load_model_file", "model_to_dict",
-           "model_from_dict",
-           "model_text", "write_text_atomically", "writes_in_place", "open_output", "atomic_output"]
+           "model_from_dict", "model_text", "write_text_atomically", "writes_in_place", "open_output", "atomic_output"]
 
 FORMAT = "rankcore-model"
-FORMAT_VERSION = 1
-
+#: The newest model format (read and written): 2 when params hold a marker a format-1 reader cannot decode; a
+#: model without one is written as format 1, as before, so that an older rankcore still loads it.
+FORMAT_VERSION, READ_VERSIONS = 2, (1, 2)
+_MARKERS = ("__tuple__", "__list__", "__component__")
 
 
 class _EstimatorTable(MutableMapping):
@@ -345,17 +349,46 @@ def model_to_dict(estimator: Any) -> dict:
     check_is_fitted(estimator)
     from . import __version__
 
+    params = _params_record(estimator)
     payload = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "rankcore_version": __version__,
         "estimator": name,
-        "params": _params_record(estimator),
+        "params": params,
         "state": _encode(estimator._get_fitted_state(), "state"),
     }
+    if not _has_markers(params):
+        payload["format_version"] = 1       # an older rankcore reads it: nothing in it needs format 2
     _check_loadable(payload, name)
     payload["sha256"] = _checksum(payload)
     return payload
+
+
+def _has_markers(record: Any) -> bool:
+    """Whether a parameters' record holds a marked value (:data:`_MARKERS`): the file then needs format 2."""
+    if isinstance(record, dict):
+        return any(k in _MARKERS for k in record) or any(_has_markers(v) for v in record.values())
+    if isinstance(record, list):
+        return any(_has_markers(v) for v in record)
+    return False
+
+
+def _check_format_version(data: dict, source: str) -> None:
+    """Refuse a format version this rankcore does not read; a newer one says which rankcore wrote it, which this
+    is, and to upgrade."""
+    version = data.get("format_version")
+    if type(version) is int and version in READ_VERSIONS:
+        return
+    if type(version) is int and version > FORMAT_VERSION:
+        from . import __version__
+
+        raise ModelFormatError(
+            f"{source}: model format version {version} is not supported: the file was written by rankcore "
+            f"{data.get('rankcore_version')!r}, this is rankcore {__version__!r}, which reads format versions "
+            f"{READ_VERSIONS[0]} to {READ_VERSIONS[-1]}; upgrade rankcore to load it")
+    raise ModelFormatError(f"{source}: model format version {version!r} is not supported (expected one of "
+                           f"{', '.join(map(str, READ_VERSIONS))})")
 
 
 def _params_record(estimator: Any) -> dict:
@@ -404,14 +437,7 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
                                "(rankcore.persistence.MAX_NESTING)")
     if data.get("format") != FORMAT:
         raise ModelFormatError(f"{source}: not a rankcore model (format {data.get('format')!r}, expected {FORMAT!r})")
-    if type(data.get("format_version")) is not int or data.get("format_version") != FORMAT_VERSION:
-        version = data.get("format_version")
-        newer = type(version) is int and version > FORMAT_VERSION
-        raise ModelFormatError(
-            f"{source}: model format version {version!r} is not supported (expected {FORMAT_VERSION})"
-            + (f"; the file was written by a newer rankcore ({data.get('rankcore_version')!r}): upgrade rankcore"
-               if newer else "")
-        )
+    _check_format_version(data, source)
     expected = {"format", "format_version", "rankcore_version", "estimator", "params", "state", "sha256"}
     if set(data) != expected:
         raise ModelFormatError(f"{source}: unexpected or missing fields {sorted(set(data) ^ expected)}")

@@ -538,10 +538,28 @@ class Table:
         return n
 
 
+def stacked_csv(parts: list[tuple[str, Table]]) -> str:
+    """Several tables as one CSV document: a first column ``table`` naming each row's table, then the union of
+    their columns in order of appearance (a cell a table does not have is empty).
+
+    Two CSV tables one after the other, with a title line between them, are no CSV a reader parses (pandas,
+    csv.DictReader): the second header would be read as a row of the first.
+    """
+    columns: list[str] = []
+    for _, table in parts:
+        columns += [c for c in table.columns if c not in columns]
+    rows = []
+    for name, table in parts:
+        for row in table.rows:
+            cells = dict(zip(table.columns, row))
+            rows.append([name, *(cells.get(c) for c in columns)])
+    return Table(["table", *columns], rows).render("csv")
+
+
 def _pretty(value: Any) -> str:
     from ._report import format_value
 
-    return format_value(value)
+    return "-" if value is None else format_value(value)      # a cell with no value (an untested difference)
 
 
 def _plain(value: Any) -> Any:

@@ -140,11 +140,22 @@ def monitor_error(exc: BaseException, rows: str, monitor_spec: str, of: str = "t
     return None
 
 
+def _whole_query_advice(spec: str) -> str:
+    """The library's advice after "choose k <= n" for the metric ``spec`` (the spec that reads each query whole)."""
+    from ..metrics import whole_query_advice
+    from ..registry import resolve
+
+    try:
+        return whole_query_advice(resolve("metric", spec))
+    except (ValueError, TypeError):        # a spec that no longer resolves: the refusal as it is
+        return ""
+
+
 def file_detail(exc, of: str = "the file") -> str:
     """A refusal's detail said of the ``--validation`` file (``of``: what the rows are): a count k beyond its
     queries is said of "every query of the file" (the library says "the input" of a set of one query)."""
     from ..metrics import k_beyond
 
     if exc.reason == "k_beyond" and exc.longest is not None:
-        return k_beyond(exc.spec, exc.k, exc.longest, f"every query of {of}").detail
+        return k_beyond(exc.spec, exc.k, exc.longest, f"every query of {of}", _whole_query_advice(exc.spec)).detail
     return exc.detail

@@ -11,10 +11,11 @@ ids, every interval and test resamples whole queries.
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
 from ..spec import read_float, read_int
-from ._common import Table, _checked_number, seed
+from ._common import Table, _checked_number, seed, stacked_csv
 
 __all__ = ["add_interval_options", "interval_table", "comparison_tables", "render_tables", "OneClassSplit"]
 
@@ -61,7 +62,7 @@ def interval_table(y: Any, scores: Any, specs: list[str], args, qid: Any = None)
 
 def comparison_tables(comparison, args) -> tuple[str, list[tuple[str, Table]]]:
     """The intervals of every model and the Δ-against-the-best table on the held-out split."""
-    from ..metrics import compare, evaluate
+    from ..metrics import TooFewPairedQueries, compare, evaluate
     from ..registry import resolve
 
     split = next((s for s in comparison.splits if s != "train"), "train")
@@ -75,7 +76,7 @@ def comparison_tables(comparison, args) -> tuple[str, list[tuple[str, Table]]]:
                          random_state=args.random_state, qid=qid)
         rows += [[fitted.config.label, spec, r.estimate, r.lower, r.upper, r.method] for spec, r in found.items()]
     intervals = Table(["model", "metric", "value", "lower", "upper", "method"], rows)
-    deltas = []
+    deltas, refused = [], None
     if len(comparison.models) > 1:
         for spec in comparison.metrics:
             metric = resolve("metric", spec)
@@ -85,10 +86,18 @@ def comparison_tables(comparison, args) -> tuple[str, list[tuple[str, Table]]]:
             for fitted in comparison.models:
                 if fitted is best:
                     continue
-                d = compare(y, fitted.scores[split], best.scores[split], spec, level=args.ci, n_boot=args.n_boot,
-                            random_state=args.random_state, qid=qid)
-                deltas.append([spec, fitted.config.label, best.config.label, d.difference, d.lower, d.upper,
-                               d.p_value])
+                labels = [spec, fitted.config.label, best.config.label]
+                try:
+                    d = compare(y, fitted.scores[split], best.scores[split], spec, level=args.ci,
+                                n_boot=args.n_boot, random_state=args.random_state, qid=qid)
+                except TooFewPairedQueries as exc:        # each model's intervals stand; only the test is refused
+                    deltas.append(labels + untested_difference(y, fitted.scores[split], best.scores[split], spec,
+                                                               qid)[:4])
+                    refused = refused or exc
+                    continue
+                deltas.append(labels + [d.difference, d.lower, d.upper, d.p_value])
+    if refused is not None:
+        warnings.warn(f"--ci: the differences have no interval or p-value: {refused}", UserWarning, stacklevel=2)
     differences = Table(["metric", "model", "best", "delta", "lower", "upper", "p"], deltas)
     return split, [(f"{split} split: {level_pct} intervals", intervals),
                    (f"{split} split: Δ against the best, {level_pct} interval, paired p-value", differences)]
@@ -120,8 +129,24 @@ def render_tables(main: Table, extra: list[tuple[str, Table]], fmt: str) -> str:
         parts = {keys[0]: json.loads(main.render("json"))}
         parts.update({key: json.loads(table.render("json")) for key, (_, table) in zip(keys[1:], extra)})
         return json.dumps(parts, indent=1)
+    if fmt == "csv":            # one parseable CSV: each row's table named in its first column
+        keys = ["metrics", "intervals", "differences"]
+        return stacked_csv([(keys[0], main), *((key, table) for key, (_, table) in zip(keys[1:], extra))])
     blocks = [main.render(fmt)]
     for title, table in extra:
         if table.rows:
-            blocks.append((f"# {title}\n" if fmt == "csv" else f"{title}\n") + table.render(fmt))
+            blocks.append(f"{title}\n" + table.render(fmt))
     return "\n\n".join(blocks)
+
+
+def untested_difference(y, scores, against, spec: str, qid) -> list:
+    """The row of a comparison refused for too few queries: the difference of the two means over the queries both
+    count, no interval and no p-value (empty cells, null in JSON)."""
+    import numpy as np
+
+    from ..metrics import per_query
+
+    v1, v2 = (per_query(y, s, spec, qid=qid).values for s in (scores, against))
+    both = ~np.isnan(v1) & ~np.isnan(v2)
+    delta = float(np.mean(v1[both]) - np.mean(v2[both])) if both.any() else None
+    return [delta, None, None, None, "none (too few queries)"]

@@ -19,7 +19,7 @@ import numpy as np
 from . import CommandError
 from ._common import column_list, refuse_position, refuse_weight
 
-__all__ = ["score_columns", "load_scored"]
+__all__ = ["score_columns", "load_scored", "warn_repeated_documents"]
 
 
 def score_columns(text: str) -> list[str]:
@@ -60,6 +60,7 @@ def load_scored(args, names: list[str]):
     label = args.label or "label"
     drop = column_list(args.drop)
     _check_names(names, header, label, args.qid, drop, args.data)
+    _check_id_column(getattr(args, "id_column", None), header, names, label, args.qid, args.data)
     unread = [column for column in header if column not in (label, args.qid, *names)]
     # a --drop name the header lacks (a typo) is the reader's refusal, as with a model: it is in no column left unread
     unread += [column for column in drop if column not in unread]
@@ -118,6 +119,47 @@ def _check_names(names: list[str], header: list[str], label: str, qid: str | Non
                 "dropped (--drop)" if name in drop else None)
         if what is not None:
             raise CommandError(f"--scores: the column {name!r} is {what}; a score column holds a ranker's scores")
+
+
+def _check_id_column(name: str | None, header: list[str], names: list[str], label: str, qid: str | None,
+                     source: str) -> None:
+    """``--id`` names a column of the header that is neither the label, the query ids nor a score column."""
+    if name is None:
+        return
+    if header and name not in header:
+        raise CommandError(f"--id: {source} has no column {name!r} (columns: {', '.join(header[:12])}"
+                           f"{', ...' if len(header) > 12 else ''})")
+    if name in (label, qid, *names):
+        raise CommandError(f"--id: the column {name!r} is the label, the query ids or a score column; --id names "
+                           "the column of document ids")
+
+
+def warn_repeated_documents(args, data) -> None:
+    """Warn when a document id is on two rows of one query (of the one list without query ids): a run lists each
+    document once per query, and a repeated one is counted twice by every metric (trec_eval reads it once)."""
+    import warnings
+
+    from .datasets import column_text
+
+    ids = column_text(os.fspath(args.data), args.id_column)
+    if ids is None or ids.shape[0] != data.n_samples:
+        raise CommandError(f"--id: the column {args.id_column!r} of {args.data} could not be read as text, one cell "
+                           "per row")
+    queries = data.qid if data.qid is not None else np.zeros(ids.shape[0], dtype=np.int64)
+    first: dict = {}
+    repeated = []
+    for i, key in enumerate(zip(queries.tolist(), ids.tolist())):
+        if key in first:
+            repeated.append((first[key], i))
+        else:
+            first[key] = i
+    if repeated:
+        (a, b), n = repeated[0], len(repeated)
+        within = f"query {queries[a]!s} " if data.qid is not None else "the rows "
+        warnings.warn(f"--id {args.id_column}: {n} row(s) repeat a document already listed in their query, first "
+                      f"{ids[a]!r} in {within}at {data.where(a)} and line {data.where(b).rpartition(' ')[2]}; "
+                      "every metric counts each row, so a repeated document counts twice (trec_eval reads a run's "
+                      "document once per query): remove the repeats", UserWarning, stacklevel=2)
 
 
 def _said_as_scores(text: str, names: list[str]) -> str:

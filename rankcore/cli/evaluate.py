@@ -13,10 +13,11 @@ from ._common import (
     announce_positive,
     info,
     metric_specs,
+    stacked_csv,
 )
 from ._columns import load_for_model
 from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
-from ._intervals import add_interval_options, interval_table
+from ._intervals import add_interval_options, interval_table, untested_difference
 from ._model_labels import evaluation_positive
 from ._missing import check_model_missing
 from ._models import decision_scores
@@ -55,6 +56,9 @@ def add_parser(subparsers):
                              "higher ranks first, finite numbers on every row; the option may be repeated); each "
                              "column after the first is also compared with the first: the difference, its interval "
                              "(at --ci, else 0.95) and the paired bootstrap's p-value")
+    parser.add_argument("--id", metavar="COLUMN", dest="id_column",
+                        help="with --scores: the CSV column of document ids; a document listed twice in one query "
+                             "(a run lists each once, as trec_eval reads it) is warned about, with its lines")
     add_table_format_option(parser)
     add_interval_options(parser, random_state=True)
     # as every command takes it: a script's `-q` is not refused here; warnings are still said
@@ -89,6 +93,9 @@ def run(args) -> int:
     specs = metric_specs(args.metrics) if args.metrics else None   # a bad spec fails before any reading
     if args.scores is not None or args.model is None:
         return _run_scores(args, specs)
+    if args.id_column is not None:
+        raise CommandError("--id: names the document ids of the rows --scores judges; a model's rows need none "
+                           "(leave out --id, or judge the file's own scores with --scores)")
     model = load_model(args.model)
     check_scored_with_init_scores(model, args.model, args.init_score)
     data, X = load_for_model(args, args.data, model, args.model, queries=True)
@@ -197,7 +204,7 @@ def _run_scores(args, specs: list[str] | None) -> int:
     The scores are judged as they are (higher ranks first), as a model's are: the same labels, query ids,
     default metrics and notes on standard error.
     """
-    from ._score_columns import load_scored, score_columns
+    from ._score_columns import load_scored, score_columns, warn_repeated_documents
 
     if args.scores is None:
         raise CommandError("evaluate: give MODEL DATA (a saved model scores DATA), or DATA --scores COLUMN (the "
@@ -207,6 +214,8 @@ def _run_scores(args, specs: list[str] | None) -> int:
                            f"{args.model} too")
     data, columns = load_scored(args, score_columns(",".join(args.scores)))
     qid = data.qid
+    if args.id_column is not None:
+        warn_repeated_documents(args, data)
     specs = specs or metric_specs(DEFAULT_METRICS if qid is None else query_defaults(QUERY_METRICS, qid))
     y = data.binary_target(args.positive, require_both=False) if qid is None else query_labels(args, data, specs)
     try:
@@ -251,16 +260,21 @@ def _columns_table(y, columns: dict, specs: list[str], args, qid, found: dict) -
 def _differences_table(y, columns: dict, specs: list[str], args, qid) -> Table:
     """Each column after the first against the first, on the same rows or queries: the difference (the column's
     value minus the first's), its interval at ``--ci`` (0.95 without it) and the paired test's p-value."""
-    from ..metrics import compare
+    from ..metrics import TooFewPairedQueries, compare
 
     names = list(columns)
     first = names[0]
-    rows = []
+    rows, refused = [], None
     for spec in specs:
         for name in names[1:]:
             try:
                 d = compare(y, columns[name], columns[first], spec, level=args.ci or 0.95, n_boot=args.n_boot,
                             random_state=args.random_state, qid=qid)
+            except TooFewPairedQueries as exc:
+                # the values stand, and so does the difference of their means; only the test is refused
+                rows.append([spec, name, first, *untested_difference(y, columns[name], columns[first], spec, qid)])
+                refused = refused or exc
+                continue
             except ValueError as exc:
                 # the comparison comes with a second column, asked for or not: its refusal (too few queries or
                 # rows of a class for an interval) must say so, and how to get the values the data does allow
@@ -268,6 +282,11 @@ def _differences_table(y, columns: dict, specs: list[str], args, qid) -> Table:
                                    f"first is compared with it): {exc}; for each column's values alone, give "
                                    "--scores one column at a time") from None
             rows.append([spec, name, first, d.difference, d.lower, d.upper, d.p_value, d.method])
+    if refused is not None:
+        import warnings
+
+        warnings.warn(f"--scores: the differences have no interval or p-value: {refused}", UserWarning,
+                      stacklevel=2)
     return Table(["metric", "scores", "against", "delta", "lower", "upper", "p", "method"], rows)
 
 
@@ -280,7 +299,8 @@ def _render(table: Table, differences: Table | None, args) -> str:
     if args.table_format == "json":
         return json.dumps({"metrics": json.loads(table.render("json")),
                            "differences": json.loads(differences.render("json"))}, indent=1)
+    if args.table_format == "csv":          # one parseable CSV: each row's table named in its first column
+        return stacked_csv([("metrics", table), ("differences", differences)])
     level = f"{100 * (args.ci or 0.95):g}%"
     title = f"paired differences (delta: scores - against), {level} interval, p-value"
-    title = f"# {title}" if args.table_format == "csv" else title
     return f"{table.render(args.table_format)}\n\n{title}\n{differences.render(args.table_format)}"

@@ -29,7 +29,7 @@ from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping,
                     check_tie_break_scale, columns_named, int_seed, learner_with_column_names,
                     names_peer_fit_arguments, prepend_init_model,
                     plan_validation, read_eval_sets, refuse_click_model, refuse_positions_without_queries,
-                    resolve_early_stopping, say, searches_from_start, warn_sparse_places)
+                    resolve_early_stopping, say, searches_from_start, warn_sparse_places, stops_on_training)
 from ..spec import Kind, Parameter
 from ..validation import ArgumentRefusal, check_eval_columns, check_learner_matrix, said_again
 from ._client import ClientParameter
@@ -553,8 +553,8 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
             shards.close()                # a refused combination: the actors and their settings end here
             raise
         backend.from_init = from_init
-        stop_early = validation is not None and (setup.params.early_stopping is True or auto_on
-                                                 or stopping.mode == "eval_set")
+        stop_early = validation is not None and (setup.params.early_stopping is True or auto_on or stopping.mode
+                                                 == "eval_set") and not stops_on_training(eval_set)   # as in memory
         return _FitSession(objective, learner, task, classes, data.n_chunks, summary, layout, kind, shards, backend,
                            setup, stop_early, validation, stopping.fallback, places, from_init)
 

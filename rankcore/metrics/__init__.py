@@ -38,9 +38,10 @@ from ._interval_results import MAX_BOOT, MIN_BOOT, ConfidenceInterval, DroppedRe
 from ._intervals import compare, confidence_interval
 
 from ._queries import Queries, check_qid, check_queries, joined_ids, looks_like_sizes, sizes_hint
-from ._query import ERR, NDCG, MeanAveragePrecision, MeanAveragePrecisionAtK, MeanReciprocalRank
+from ._query import (ERR, NDCG, MeanAveragePrecision, MeanAveragePrecisionAtK, MeanReciprocalRank,
+                     whole_query_advice)
 from ._query_recall import HitAtK, RecallAtK
-from ._query_evaluate import QueryValues, TooFewQueries, per_query, query_values_of
+from ._query_evaluate import QueryValues, TooFewPairedQueries, TooFewQueries, per_query, query_values_of
 from ._refusal import MetricRefusal, k_beyond, one_class
 from ._query_kernels import RankingCache
 from ._resampling import tie_groups
@@ -56,6 +57,7 @@ __all__ = [
     "MetricValueError",
     "MetricRefusal",
     "k_beyond",
+    "whole_query_advice",
     "one_class",
     "check_metric_data",
     "tie_groups",
@@ -85,6 +87,7 @@ __all__ = [
     "make_query_scorer",
     "QueryValues",
     "TooFewQueries",
+    "TooFewPairedQueries",
     "NDCG",
     "ERR",
     "MeanAveragePrecision",

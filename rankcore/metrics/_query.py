@@ -18,6 +18,7 @@ that make libraries disagree are parameters, stated in each class and in
 from __future__ import annotations
 
 import numbers
+import re
 from typing import Callable, ClassVar
 
 import numpy as np
@@ -65,6 +66,32 @@ CONVENTIONS = {
 #: map@100 on queries of 20 rows) where rankcore's own convention refuses it: every peer does (scikit-learn's
 #: ndcg_score(k=K), CatBoost's NDCG:top=K and trec_eval's ndcg_cut.K read a query shorter than K over its rows).
 PEERS_CAPPING_K = ("lightgbm", "xgboost", "sklearn", "trec_eval", "catboost")
+
+
+def whole_query_advice(metric) -> str:
+    """The spec to pass to read each query shorter than k whole (a peer library's ``convention``).
+
+    Parameters
+    ----------
+    metric : Metric
+        A resolved metric refused for a count k larger than every query.
+
+    Returns
+    -------
+    str
+        The words said after "choose k <= n" (``", or pass 'ndcg@k:10,convention=lightgbm' ..."``), or ``""``
+        for a metric without such conventions (``prec@k`` keeps k as its denominator).
+    """
+    choices = next((p.choices or () for p in type(metric).parameters if p.name == "convention"), ())
+    peers = [c for c in PEERS_CAPPING_K if c in choices]
+    if not peers:
+        return ""
+    spec = metric.spec
+    given = re.sub(r"convention=\w+", f"convention={peers[0]}", spec)
+    wanted = given if given != spec else f"{spec}{',' if ':' in spec else ':'}convention={peers[0]}"
+    return (f", or pass {wanted!r} to read each shorter query whole as {peers[0]} does (or convention="
+            f"{', '.join(peers[1:])}: the library whose numbers you compare with; it sets its gains and ties too)")
+
 
 # "" (the default) takes the rule of the metric's convention
 _TIES = Parameter("ties", str, default="", choices=("average", "first"),
@@ -130,7 +157,7 @@ class QueryMetric(OrderMetric):
         largest = queries.longest          # of the data judged: a part of it (a fold) may hold only shorter queries
         if isinstance(k, numbers.Integral) and k > largest and not self.reads_short_queries_whole:
             where = "the input" if queries.n_queries == 1 and not queries.whole_longest else "every query"
-            raise k_beyond(self.spec, k, largest, where)
+            raise k_beyond(self.spec, k, largest, where, whole_query_advice(self))
 
     def bind_ranked(self, y: np.ndarray, queries: Queries, blocks: QueryBlocks) -> Callable[[Ranking], np.ndarray]:
         """ranking -> the value of each query, whatever its relevant rows (validated, checked labels).

@@ -149,7 +149,13 @@ def _replicate_means(value_sets: list[np.ndarray], seed: int, n_boot: int, *,
 
 
 class TooFewQueries(ValueError):
-    """An interval over queries asked of fewer than two counted queries (a ValueError)."""
+    """An interval over queries asked of fewer than two counted queries, or a paired comparison over fewer than
+    :data:`MIN_PAIRED_QUERIES` (a ValueError)."""
+
+
+class TooFewPairedQueries(TooFewQueries):
+    """A paired comparison over at least two but fewer than :data:`MIN_PAIRED_QUERIES` queries: each scoring's
+    values (and the difference of their means) stand, only the test is refused."""
 
 
 def _two_counted(metric: Metric, values: np.ndarray) -> None:
@@ -160,6 +166,25 @@ def _two_counted(metric: Metric, values: np.ndarray) -> None:
         raise TooFewQueries(f"qid: an interval of metric {metric.spec!r} over queries needs at least two counted "
                          f"queries, got {counted} of {values.shape[0]} (a query is left out where the metric is "
                          "undefined, and with empty=skip where it has no relevant row)")
+
+
+#: The fewest queries both scorings count that a paired comparison over queries accepts.  Below it no paired test
+#: can find a difference at the 5% level: the exact sign-flip (randomization) test over n queries gives at least
+#: p = 2 / 2**n, 0.0625 for 5 queries, whereas the bootstrap's few distinct replicates (3 for 2 queries, 126 for 5)
+#: gave intervals around one value and p-values near 0.
+MIN_PAIRED_QUERIES = 6
+
+
+def _enough_paired(metric: Metric, values: np.ndarray) -> None:
+    """Refuse a paired comparison over fewer than :data:`MIN_PAIRED_QUERIES` queries counted by both scorings."""
+    counted = int(np.count_nonzero(~np.isnan(values)))
+    if counted < MIN_PAIRED_QUERIES:
+        raise TooFewPairedQueries(
+            f"qid: a paired comparison of metric {metric.spec!r} over queries needs at least {MIN_PAIRED_QUERIES} "
+            f"queries counted by both scorings, got {counted} of {values.shape[0]}: with {counted} queries no paired "
+            f"test can show a difference at the 5% level (the exact sign-flip test's smallest p-value is "
+            f"2/2^{counted} = {2.0 / 2 ** counted:.3g}), and the bootstrap's interval and p-value would look far "
+            "surer than that; compare each query's values (rankcore.metrics.per_query) or score more queries")
 
 
 def query_interval(metric: Metric, values: np.ndarray, *, level: float, n_boot: int, seed: int,
@@ -191,6 +216,7 @@ def query_comparison(metric: Metric, values1: np.ndarray, values2: np.ndarray, *
     values1, values2 = np.where(both, values1, np.nan), np.where(both, values2, np.nan)
     estimates = (mean_of(metric, values1), mean_of(metric, values2))
     _two_counted(metric, values1)
+    _enough_paired(metric, values1)
     replicates = _replicate_means([values1, values2], seed, n_boot)
     return paired_percentile_comparison(metric, replicates, estimates=estimates, level=level,
                                         method=QUERY_BOOTSTRAP, n_boot=n_boot, stratified=False,

@@ -201,7 +201,7 @@ def one_class(spec: str, n_pos: int, n: int, labels: str = "y") -> MetricRefusal
     return MetricRefusal.said_of(spec, "labels", detail, labels)
 
 
-def k_beyond(spec: str, k: Any, longest: int, where: str = "every query") -> MetricRefusal:
+def k_beyond(spec: str, k: Any, longest: int, where: str = "every query", advice: str = "") -> MetricRefusal:
     """The refusal of a count ``k`` larger than every query (``where``: ``"the input"`` for one list).
 
     Parameters
@@ -214,6 +214,8 @@ def k_beyond(spec: str, k: Any, longest: int, where: str = "every query") -> Met
         The rows of the longest list.
     where : str, default "every query"
         What the lists are, in the refusal's words.
+    advice : str, default ""
+        Said after "choose k <= longest": another way out (the spec that reads each query whole).
 
     Returns
     -------
@@ -221,6 +223,6 @@ def k_beyond(spec: str, k: Any, longest: int, where: str = "every query") -> Met
         The refusal, to raise.
     """
     detail = (f"k = {k} is larger than {where} (the largest has {longest} rows), so no query is cut at k; "
-              f"choose k <= {longest}")
+              f"choose k <= {longest}{advice}")
     return MetricRefusal(f"metric {spec!r}: {detail}", spec=spec, reason="k_beyond", detail=detail, k=k,
                          longest=int(longest))

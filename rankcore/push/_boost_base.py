@@ -40,7 +40,7 @@ from ._lightgbm_export import LightGBMExport
 from ._xgboost_export import XGBoostJSONExport
 from ._driver import BoostingRecord, check_newton_steps, run_boosting
 from ._eval_rows import EvalSetRows
-from ._eval_sets import EvalSets, Validation, ValidationSet, read_eval_sets
+from ._eval_sets import EvalSets, Validation, ValidationSet, read_eval_sets, stops_on_training
 from ._init_model import InitModel, prepend_init_model, read_init_model
 from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
 from ._click_model import fit_click_model
@@ -370,12 +370,13 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             (``evals_result_``) and watches the last one -- early stopping,
             ``validation_scores_`` and ``best_iteration_`` are its --, skipping
             a set that is the training data itself (the same ``X`` and ``y``
-            objects) unless every set is.
+            objects).  When every set is, the fit warns and does not stop
+            early (LightGBM's rule): it records the curves and runs ``n_iter``.
         eval_names : list of str, optional
             The sets' names in ``evals_result_``, one per set of ``eval_set``
             (LightGBM's); default ``"validation_0"``, ``"validation_1"``, ...
             by the sets' places, and ``"training"`` for a set that is the
-            training data itself (LightGBM's name).
+            training data itself (LightGBM's name; no other set may take it).
         eval_init_score : array-like, or a list of them (or None), optional
             With ``init_score``: each validation set's initial scores (one
             array for one set, a list with one entry per set), so that a set
@@ -487,6 +488,8 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
                                           patience_given=self.n_iter_no_change is not None)
         if stopping.fallback:
             warnings.warn(stopping.fallback, UserWarning, stacklevel=outside_stacklevel())
+        if stopping.mode == "eval_set" and stops_on_training(eval_set):     # LightGBM's: watched, not stopped on
+            stopping = replace(stopping, mode="off")
         if stopping.auto:
             setup = setup.for_large_data()
         if init_model is not None:       # the training rows start from its scores (in the rows' order, as X_arr)

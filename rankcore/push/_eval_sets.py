@@ -12,27 +12,43 @@ model depend on one set: ``best_iteration_`` and the kept prefix are those of th
 adding sets to watch them (a second test set, the training rows) never changes the model -- the fit equals the
 one given that set alone -- whereas stopping on whichever set stalls first would cut the fit at the noisiest
 of them.  The training data are skipped because their score keeps improving as the model fits those very rows:
-watching them would never stop.
+watching them would never stop.  When every set is the training data, early stopping is switched off with a
+warning (:data:`TRAINING_ONLY`), as LightGBM does ("Only training set found, disabling early stopping"): the
+curves are recorded and the fit runs ``n_iter`` iterations.  The name ``"training"`` is the training data's
+alone: ``eval_names`` may not give it to another set, since a model file keeps only the name.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
 
+from .._caller import outside_stacklevel
 from ..metrics import MetricRefusal, RankingCache
 from ..validation import is_list_of_eval_sets
 from ._row_inputs import check_eval_init_scores
 from ._scoring import MetricScoring
 
 __all__ = ["EvalCurves", "EvalSets", "read_eval_sets", "read_eval_metric", "check_set_names", "ValidationSet",
-           "Validation", "eval_metric_refusal"]
+           "Validation", "eval_metric_refusal", "TRAINING_NAME", "TRAINING_ONLY", "watches_training",
+           "stops_on_training"]
 
 #: The longest name of a validation set (``eval_names``, and a model file's).
 MAX_NAME_LENGTH = 200
+
+#: The name of a set that is the training data itself (LightGBM's): ``evals_result_``'s key, which ``rankcore
+#: info`` reads as "the training rows", so no other set may take it.
+TRAINING_NAME = "training"
+
+#: The warning of a fit asked to stop early on an ``eval_set`` whose every set is the training data itself.
+TRAINING_ONLY = ("eval_set: every set is the training data itself (the same X and y objects), whose score keeps "
+                 "improving as the model fits those rows; early stopping is off for this fit, as in LightGBM "
+                 "(n_iter iterations; the curves are still recorded in evals_result_). Add a held-out set to stop "
+                 "on, or leave out eval_set for early_stopping's own held-out rows")
 
 
 @dataclass(frozen=True)
@@ -84,6 +100,33 @@ def _is_training_data(given: Any, X: Any, y: Any) -> bool:
             and given[0] is X and given[1] is y)
 
 
+def watches_training(evals: "EvalSets | None") -> bool:
+    """Whether the set early stopping would watch is the training data itself: every set of ``eval_set`` is.
+
+    Stopping there would follow a score that improves as long as the model fits the very rows (LightGBM warns and
+    switches early stopping off), so the fits record the curves and run every iteration (:data:`TRAINING_ONLY`).
+    """
+    return evals is not None and evals.watched in evals.training
+
+
+def stops_on_training(evals: "EvalSets | None") -> bool:
+    """:func:`watches_training`, warned (:data:`TRAINING_ONLY`): the fit then switches early stopping off."""
+    if not watches_training(evals):
+        return False
+    warnings.warn(TRAINING_ONLY, UserWarning, stacklevel=outside_stacklevel())
+    return True
+
+
+def _refuse_training_name(names: tuple, training: tuple) -> None:
+    """Refuse ``eval_names`` calling a set that is not the training data itself ``"training"``: the model keeps
+    the name alone, and ``rankcore info`` would say its scores are of the training rows."""
+    for i, value in enumerate(names):
+        if value == TRAINING_NAME and i not in training:
+            raise ValueError(f"eval_names[{i}]: {TRAINING_NAME!r} names the training data itself (the same X and y "
+                             f"objects given to fit), and eval_set[{i}] is not; rankcore info would call its scores "
+                             f"the training rows'. Give the set another name (\"validation\", \"holdout\", ...)")
+
+
 def check_set_names(names: Any, n_sets: int, *, name: str = "eval_names") -> tuple[str, ...]:
     """``n_sets`` distinct names of validation sets: non-empty printable strings of at most 200 characters.
 
@@ -112,7 +155,7 @@ def _default_names(n_sets: int, training: tuple) -> tuple[str, ...]:
     ``rankcore info`` would call it one.
     """
     first = training[0] if training else None
-    return tuple("training" if i == first else f"validation_{i}" for i in range(n_sets))
+    return tuple(TRAINING_NAME if i == first else f"validation_{i}" for i in range(n_sets))
 
 
 def read_eval_metric(eval_metric: Any) -> tuple:
@@ -184,6 +227,7 @@ def _read_sets(eval_set: Any, eval_names: Any, eval_metric: Any, X: Any, y: Any)
     sets = tuple(eval_set) if is_list_of_eval_sets(eval_set) else (eval_set,)
     training = tuple(i for i, given in enumerate(sets) if _is_training_data(given, X, y))
     names = _default_names(len(sets), training) if eval_names is None else check_set_names(eval_names, len(sets))
+    _refuse_training_name(names, training)
     others = [i for i in range(len(sets)) if i not in training]
     return EvalSets(sets, names, others[-1] if others else len(sets) - 1, metrics, training=training)
 

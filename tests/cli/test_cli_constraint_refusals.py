@@ -92,7 +92,7 @@ def queries(tmp_path_factory):
     return d, int(np.bincount(query).max())
 
 
-def _reworded_k_beyond(spec, k, longest, where="every query"):
+def _reworded_k_beyond(spec, k, longest, where="every query", advice=""):
     detail = f"{spec} reads {k} places, its longest list {longest}"
     return rankcore.metrics.MetricRefusal(f"{spec} refuses these lists: {detail}", spec=spec, reason="k_beyond",
                                           detail=detail, k=k, longest=longest)
@@ -116,7 +116,7 @@ def test_compare_says_a_monitor_k_beyond_the_test_rows_as_the_options_given(quer
     error = err.strip().splitlines()[-1]
     assert re.fullmatch(re.escape(f"rankcore: error: push: {rows}: --monitor ndcg@k:40: k = 40 is larger than every "
                                   f"query of {of} (the largest has ") + f"({largest}) rows\\), so no query is cut at "
-                        r"k; choose k <= \1", error), error
+                        r"k; choose k <= \1, or pass 'ndcg@k:40,convention=lightgbm' .*", error), error
     assert "scoring=" not in err and "reads 40 places" not in err
 
 

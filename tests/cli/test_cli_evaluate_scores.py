@@ -56,22 +56,38 @@ def test_one_column_matches_the_hand_computed_values(run_csv):
 
 
 def test_two_columns_give_each_value_and_the_paired_difference(run_csv):
+    # two queries: each value and the difference of the means, but no interval or p-value (a paired test over so
+    # few queries gave p = 0), said in a warning
     status, out, err = run_main("evaluate", run_csv, "--scores", "bm25,neural", "--qid", "qid",
                                 "--metrics", "ndcg@3,map,mrr", "--table-format", "json", "--n-boot", "500")
     assert status == 0, err
+    assert "no interval or p-value" in err and "at least 6 queries" in err
     found = _table(out)
     values = {(row["scores"], row["metric"]): row["value"] for row in found["metrics"]}
     for name, expected in EXPECTED.items():
         for spec, value in expected.items():
             assert values[name, spec] == pytest.approx(value, abs=1e-12)
-    y = np.array([2, 1, 0, 0, 0, 1])
-    qid = np.array(["q2", "q1", "q1", "q2", "q1", "q2"])
-    bm25, neural = np.array([1.0, 0.5, 0.7, 2.0, 0.2, 0.5]), np.array([0.3, 0.9, 0.1, 0.8, 0.2, 0.9])
     for row in found["differences"]:
         assert (row["scores"], row["against"]) == ("neural", "bm25")
-        d = compare(y, neural, bm25, row["metric"], qid=qid, n_boot=500, random_state=0)
         assert row["delta"] == pytest.approx(EXPECTED["neural"][row["metric"]] - EXPECTED["bm25"][row["metric"]])
-        assert [row["lower"], row["upper"], row["p"]] == pytest.approx([d.lower, d.upper, d.p_value])
+        assert [row["lower"], row["upper"], row["p"]] == [None, None, None]
+
+
+def test_two_columns_over_enough_queries_give_the_library_comparison(tmp_path):
+    rng = np.random.default_rng(1)
+    qid = np.repeat(np.arange(8), 5)
+    y = rng.integers(0, 3, qid.size)
+    a, b = (y + rng.normal(size=qid.size)).round(3), rng.normal(size=qid.size).round(3)
+    path = tmp_path / "eight.csv"
+    path.write_text("qid,label,a,b\n" + "".join(f"{q},{g},{float(u)!r},{float(v)!r}\n"
+                                                for q, g, u, v in zip(qid, y, a, b)))
+    status, out, err = run_main("evaluate", path, "--scores", "a,b", "--qid", "qid", "--metrics", "ndcg@3",
+                                "--table-format", "json", "--n-boot", "300")
+    assert status == 0, err
+    (row,) = _table(out)["differences"]
+    d = compare(y, b, a, "ndcg@3", qid=qid, n_boot=300, random_state=0)
+    assert [row["delta"], row["lower"], row["upper"], row["p"]] == pytest.approx(
+        [d.difference, d.lower, d.upper, d.p_value])
 
 
 def test_ci_is_the_library_interval_over_queries(tmp_path):
@@ -191,3 +207,44 @@ def test_integers_beyond_2_53_are_refused_not_tied(tmp_path):
                                 "--table-format", "json")
     assert status == 0, err
     assert _table(out)[0]["value"] == 1.0
+
+
+def test_a_k_beyond_every_query_says_the_convention_to_pass(run_csv):
+    # the command line gives the library's advice: the spec that scores the short queries as LightGBM does
+    status, _, err = run_main("evaluate", run_csv, "--scores", "bm25,neural", "--qid", "qid", "--metrics", "ndcg@10")
+    assert status == 2
+    assert "choose k <= 3, or pass 'ndcg@k:10,convention=lightgbm'" in err
+    status, out, err = run_main("evaluate", run_csv, "--scores", "bm25", "--qid", "qid", "--metrics",
+                                "ndcg@k:10,convention=lightgbm", "--table-format", "json")
+    assert status == 0, err
+
+
+def test_csv_output_of_two_columns_is_one_parseable_csv(run_csv):
+    # the metrics, a blank line, "# paired differences (delta: ...), 95% interval, p-value" (three fields) and a
+    # second header: csv readers took the title and the second header for rows of the first table
+    import csv
+    import io
+
+    status, out, err = run_main("evaluate", run_csv, "--scores", "bm25,neural", "--qid", "qid", "--metrics",
+                                "mrr", "--table-format", "csv")
+    assert status == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [(r["table"], r["scores"]) for r in rows] == [("metrics", "bm25"), ("metrics", "neural"),
+                                                        ("differences", "neural")]
+    assert float(rows[1]["value"]) == EXPECTED["neural"]["mrr"] and rows[2]["against"] == "bm25"
+    assert float(rows[2]["delta"]) == pytest.approx(0.5) and rows[2]["p"] == ""
+
+
+def test_id_warns_of_a_document_repeated_in_its_query(run_csv, tmp_path):
+    # a run listing document a twice in q1 was judged silently, the repeat counted as a second document
+    path = tmp_path / "twice.csv"
+    path.write_text(RUN + "q1,a,0,0.1,0.05\n")
+    status, _, err = run_main("evaluate", path, "--scores", "bm25", "--qid", "qid", "--id", "doc", "--metrics", "mrr")
+    assert status == 0, err
+    assert "--id doc: 1 row(s) repeat a document already listed in their query, first 'a' in query q1" in err
+    assert f"{path}, line 3 and line 8" in err
+    status, _, err = run_main("evaluate", run_csv, "--scores", "bm25", "--qid", "qid", "--id", "doc", "--metrics",
+                              "mrr")
+    assert status == 0 and "repeat" not in err                 # d1 in q2 and a in q1: no repeat
+    one_line_error(*run_main("evaluate", run_csv, "--scores", "bm25", "--qid", "qid", "--id", "dco")[::2],
+                   "--id: " + str(run_csv) + " has no column 'dco'")

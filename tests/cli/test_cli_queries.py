@@ -487,3 +487,47 @@ def test_a_missing_csv_file_beside_a_libsvm_one_is_said_before_the_options_namin
     target = ("--out-dir", tmp_path / "c", "--no-plots") if command == "compare" else ("--out", tmp_path / "m.json")
     one_line_error(*run_main(command, d / "test.svm", option, tmp_path / "nmaed.csv", "--qid", "query", "--label",
                              "grade", "-q", *target)[::2], "nmaed.csv: no such file")
+
+
+def test_compare_over_too_few_test_queries_keeps_the_intervals_and_leaves_the_test_out(tmp_path):
+    # 3 test queries: the paired bootstrap gave p-values near 0 (no paired test reaches 5% on so few); the intervals
+    # of each model stood or fell with it (the whole --ci tables were dropped)
+    qid, X, grade = grouped(1, n_queries=23)
+    with open(tmp_path / "data.csv", "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["query", "a", "b", "c", "grade"])
+        for q, row, g in zip(qid, X, grade):
+            writer.writerow([f"q{q}", *map(repr, row.tolist()), repr(float(g))])
+    test = ["q120", "q121", "q122"]
+    with open(tmp_path / "data.csv") as fh, open(tmp_path / "train.csv", "w") as tr, open(tmp_path / "test.csv",
+                                                                                        "w") as te:
+        header = fh.readline()
+        tr.write(header), te.write(header)
+        for line in fh:
+            (te if line.split(",")[0] in test else tr).write(line)
+    status, out, err = run_main("compare", tmp_path / "train.csv", "--test", tmp_path / "test.csv", "--qid", "query",
+                                "--label", "grade", "--price", "identity,pow:4", "--n-iter", "3", "--no-plots",
+                                "--ci", "--n-boot", "100", "--table-format", "json", "--out-dir", tmp_path / "out")
+    assert status == 0, err
+    assert "differences have no interval or p-value" in err and "at least 6 queries" in err
+    found = json.loads(out)
+    assert found["intervals"] and all(row["lower"] is not None for row in found["intervals"])
+    assert found["differences"] and all(row["p"] is None and row["delta"] is not None
+                                        for row in found["differences"])
+
+
+def test_compare_csv_with_intervals_is_one_parseable_csv(tmp_path):
+    # three tables one after the other, titled by "# ..." lines, were no CSV a reader parses
+    import io
+
+    path = tmp_path / "data.svm"
+    qid, X, grade = grouped(2, n_queries=40)
+    order = np.argsort(qid, kind="stable")
+    path.write_text("".join(f"{int(grade[i])} qid:{qid[i]} 1:{X[i, 0]} 2:{X[i, 1]} 3:{X[i, 2]}\n" for i in order))
+    status, out, err = run_main("compare", path, "--price", "identity,pow:4", "--n-iter", "3", "--no-plots",
+                                "--metrics", "ndcg@3", "--ci", "0.9", "--n-boot", "100", "--table-format", "csv",
+                                "--out-dir", tmp_path / "out", "--quiet")
+    assert status == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert {r["table"] for r in rows} == {"metrics", "intervals", "differences"}
+    assert all(set(r) == set(rows[0]) and None not in r for r in rows)      # one header for every row

@@ -15,6 +15,13 @@ from _init_score_data import N_ITER, ranked, write
 from rankcore.metrics import MetricRefusal
 from rankcore.push import InitModelColumns
 
+
+def _whole(k: str) -> str:
+    """The advice after "choose k <= n" of ndcg@k: the spec that reads each shorter query whole."""
+    return (f", or pass 'ndcg@k:{k},convention=lightgbm' to read each shorter query whole as lightgbm does (or "
+            "convention=xgboost, sklearn, trec_eval, catboost: the library whose numbers you compare with; it sets its "
+            "gains and ties too)")
+
 FIT = ("fit", "--qid", "query", "--label", "grade", "--drop", "prior", "--n-iter", N_ITER, "--progress", "none",
        "--quiet")
 AUTO = ("auto", "--qid", "query", "--label", "grade", "--drop", "prior", "--candidates", "stumps:n_iter=3",
@@ -33,7 +40,7 @@ def files(tmp_path_factory):
     return d
 
 
-def _reworded_k_beyond(spec, k, longest, where="every query"):
+def _reworded_k_beyond(spec, k, longest, where="every query", advice=""):
     detail = f"{spec} reads {k} places, its longest list {longest}"
     return MetricRefusal(f"{spec} refuses these lists: {detail}", spec=spec, reason="k_beyond", detail=detail, k=k,
                          longest=longest)
@@ -45,7 +52,8 @@ def test_a_monitor_k_beyond_the_file_is_said_from_the_fields(files, tmp_path, mo
     assert status == 2, err
     error = err.strip().splitlines()[-1]                 # after the warning of a file of one query
     assert error == (f"rankcore: error: --validation {files / 'one.csv'}: --monitor ndcg@k:10: k = 10 is larger than "
-                     "every query of the file (the largest has 9 rows), so no query is cut at k; choose k <= 9")
+                     "every query of the file (the largest has 9 rows), so no query is cut at k; choose k <= 9"
+                     + _whole("10"))
     assert "refuses these lists" not in err and "reads 10 places" not in err
 
 
@@ -188,6 +196,7 @@ def test_auto_says_a_k_beyond_the_file_of_every_query_of_the_file(files, tmp_pat
     said = "k = 40 is larger than every query of the file (the largest has 9 rows), so no query is cut at k"
     if option == "--eval-metric":
         assert error == f"rankcore: error: --eval-metric ndcg@k:40: cannot score --validation {files / 'one.csv'}: " \
-                        f"{said}; choose k <= 9"
+                        f"{said}; choose k <= 9{_whole('40')}"
     else:
-        assert error == f"rankcore: error: --validation {files / 'one.csv'}: --metric ndcg@k:40: {said}; choose k <= 9"
+        assert error == (f"rankcore: error: --validation {files / 'one.csv'}: --metric ndcg@k:40: {said}; "
+                         f"choose k <= 9{_whole('40')}")

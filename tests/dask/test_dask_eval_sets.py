@@ -130,3 +130,16 @@ def test_dask_training_data_in_eval_set_is_scored_with_the_training_weights(dask
     model = DaskPushBoost(**params).fit(Xd, yd, sample_weight=wd, eval_set=[(Xd, yd)])
     np.testing.assert_allclose(model.evals_result_["training"]["objective"], model.objective_values_[1:],
                                rtol=1e-12)
+
+
+def test_dask_only_the_training_data_as_eval_set_warns_and_does_not_stop(dask_client):  # noqa: F811
+    # as in memory (and LightGBM): the training collection alone is watched, never stopped on
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 3)), (rng.normal(size=200) > 0.5).astype(int)
+    Xd, yd = da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100)
+    params = dict(n_iter=20, thresholds=bin_edges(X, max_bins=16), early_stopping=True, n_iter_no_change=1,
+                  scoring="ks", random_state=0)
+    with pytest.warns(UserWarning, match="early stopping is off for this fit"):
+        model = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, eval_set=[(Xd, yd)])
+    assert model.n_iter_ == 20 and model.stop_reason_ == "n_iter"
+    assert model.evals_result_["training"]["ks"].shape == (20,)

@@ -59,9 +59,9 @@ def test_with_context_keeps_the_facts_and_relabeled_renames_the_labels():
 
 def test_it_pickles_with_its_fields():
     """A refusal raised in a worker process comes back whole (the fit's executors pickle errors)."""
-    exc = k_beyond("ndcg@k:40", 40, 5).with_context("scoring='ndcg@k:40' on eval_set: k = 40 is larger than every "
-                                                    "query (the largest has 5 rows), so no query is cut at k; "
-                                                    "choose k <= 5", parameter="scoring", eval_set="eval_set")
+    base = k_beyond("ndcg@k:40", 40, 5)
+    exc = base.with_context(f"scoring='ndcg@k:40' on eval_set: {base.detail}", parameter="scoring",
+                            eval_set="eval_set")
     back = pickle.loads(pickle.dumps(exc))
     assert type(back) is MetricRefusal and str(back) == str(exc) and back.facts() == exc.facts()
 

@@ -62,3 +62,23 @@ def test_rankcore_convention_still_refuses():
     with pytest.raises(rankcore.MetricRefusal, match="k = 50 is larger than every query") as caught:
         rankcore.evaluate(y, scores, "ndcg@k:50", qid=qid)
     assert caught.value.reason == "k_beyond"
+
+
+@pytest.mark.parametrize("spec, suggested", [("ndcg@k:10", "ndcg@k:10,convention=lightgbm"),
+                                             ("ndcg@k:10,gain=linear", "ndcg@k:10,linear,convention=lightgbm"),
+                                             ("ndcg@k:10,convention=rankcore", "ndcg@k:10,convention=lightgbm"),
+                                             ("map@k:10", "map@k:10,convention=lightgbm")])
+def test_a_k_beyond_every_query_says_the_spec_that_reads_them_whole(spec, suggested):
+    # the refusal said "choose k <= 4" alone: a user comparing with LightGBM's ndcg@10 was not told that a
+    # convention gives its number; the spec it names is accepted and scores
+    y, scores, qid = short_queries(0, min_size=2, max_size=4)
+    with pytest.raises(ValueError) as caught:
+        rankcore.evaluate(y, scores, spec, qid=qid)
+    assert f"choose k <= 4, or pass {suggested!r} to read each shorter query whole as lightgbm does" in str(
+        caught.value)
+    assert np.isfinite(rankcore.evaluate(y, scores, suggested, qid=qid)[suggested])
+    with pytest.raises(ValueError, match=r"choose k <= 4$"):           # prec@k keeps k: no convention to give
+        rankcore.evaluate((y > 1).astype(float), scores, "prec@k:10", qid=qid)
+    X = np.c_[scores, y + np.random.default_rng(0).normal(size=y.size)]
+    with pytest.raises(ValueError, match=rf"eval_metric: .*or pass '{suggested}'"):   # fit's eval_metric alike
+        rankcore.boost(n_iter=2, scoring="mrr").fit(X, y, qid=qid, eval_set=[(X, y, qid)], eval_metric=spec)

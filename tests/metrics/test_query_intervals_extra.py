@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rankcore.metrics import compare, confidence_interval
+from rankcore.metrics import TooFewPairedQueries, compare, confidence_interval
 
 
 def test_one_counted_query_is_no_interval():
@@ -16,6 +16,25 @@ def test_one_counted_query_is_no_interval():
     with pytest.raises(ValueError, match="needs at least two counted queries, got 1 of 3"):
         qid = np.repeat([0, 1, 2], 4)
         compare(np.where(qid == 0, y, 0.0), s, -s, "ndcg@k:3", qid=qid)
+
+
+@pytest.mark.parametrize("n_queries", [2, 3, 5])
+def test_a_paired_comparison_over_fewer_than_six_queries_is_refused(n_queries):
+    # 2 queries gave a 95% interval [0.2638, 0.2802] around 0.272 and p = 0: no paired test over 5 or fewer queries
+    # can reach p < 0.05 (the exact sign-flip test's smallest p is 2/2^n); the interval of each alone is still given
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(n_queries), 10)
+    y = rng.integers(0, 3, qid.size).astype(float)
+    s1, s2 = y + 2 * rng.normal(size=qid.size), y + 2.2 * rng.normal(size=qid.size)
+    said = (rf"needs at least 6 queries counted by both scorings, got {n_queries} of {n_queries}"
+            rf".*2/2\^{n_queries} = {2 / 2 ** n_queries:.3g}")
+    with pytest.raises(TooFewPairedQueries, match=said):
+        compare(y, s1, s2, "ndcg@k:5", qid=qid, random_state=0)
+    assert confidence_interval(y, s1, "ndcg@k:5", qid=qid, n_boot=100, random_state=0).lower >= 0
+    six = np.r_[qid, np.repeat(np.arange(n_queries, 6), 10)]
+    y6 = np.r_[y, rng.integers(1, 3, six.size - qid.size)]
+    s6 = rng.normal(size=six.size)
+    assert 0 < compare(y6, s6, -s6, "ndcg@k:5", qid=six, n_boot=200, random_state=0).p_value <= 1
 
 
 @pytest.mark.parametrize("metric", ["ndcg@k:3", "prec@k:3", "ks", "map", "map@k:3"])

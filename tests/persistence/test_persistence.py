@@ -92,7 +92,7 @@ def _tamper(data, mutate, *, rehash=False):
     [
         (lambda d: d["params"].__setitem__("alpha", 0.31), False, "checksum mismatch"),
         (lambda d: d.__setitem__("format", "other"), False, "not a rankcore model"),
-        (lambda d: d.__setitem__("format_version", 99), False, "version 99 is not supported"),
+        (lambda d: d.__setitem__("format_version", 99), False, "version 99 is not supported: the file was written by"),
         (lambda d: d.pop("state"), False, "unexpected or missing fields"),
         (lambda d: d.__setitem__("estimator", "os.system"), True, "unknown estimator 'os.system'"),
         (lambda d: d["params"].__setitem__("bogus", 1), True, "invalid parameters"),

@@ -136,7 +136,7 @@ def test_matplotlib_draws_the_same_points():
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.integers(1, 7), min_size=3, max_size=10), st.integers(0, 2 ** 32 - 1))
+@given(st.lists(st.integers(1, 7), min_size=5, max_size=10), st.integers(0, 2 ** 32 - 1))
 def test_the_mean_of_the_drawn_differences_is_compares_difference(sizes, seed):
     rng = np.random.default_rng(seed)
     sizes = [4] + sizes
@@ -152,6 +152,23 @@ def test_the_mean_of_the_drawn_differences_is_compares_difference(sizes, seed):
     paired = compare(y, s1, s2, "ndcg@k:4,empty=0", qid=qid, n_boot=100, random_state=1)
     assert np.mean(drawn.y) == pytest.approx(paired.difference, abs=1e-12)
     assert panel.bands[0].lower[0] == paired.lower and panel.bands[0].upper[0] == paired.upper
+
+
+def test_too_few_queries_for_a_paired_test_draw_the_differences_without_a_band():
+    # 3 queries: compare refuses a paired test (no test reaches 5% on fewer than 6), the figure still draws each
+    # query's difference and their mean, and says why there is no interval
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(3), 5)
+    y, s1, s2 = rng.integers(0, 3, 15).astype(float), rng.normal(size=15), rng.normal(size=15)
+    y[0] = 2.0
+    with pytest.raises(ValueError, match="at least 6 queries"):
+        compare(y, s1, s2, "ndcg@k:4,empty=0", qid=qid)
+    (panel,) = plotting.query_differences_data(y, {"a": s1, "b": s2}, qid=qid, metric="ndcg@k:4,empty=0",
+                                               baseline="b", n_boot=100).panels
+    drawn = next(s for s in panel.series if s.gid == "query-delta:a")
+    mean = next(s for s in panel.series if s.gid == "mean-delta:a")
+    assert drawn.y.size == 3 and mean.y[0] == pytest.approx(np.mean(drawn.y), abs=1e-12)
+    assert panel.bands == [] and "no interval over 3 queries" in mean.label
 
 
 def test_panels_titled_by_the_model_alone_leave_the_baseline_named_in_the_figure():

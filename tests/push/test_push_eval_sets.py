@@ -57,8 +57,34 @@ def test_the_training_data_itself_is_scored_but_not_watched():
     # equal arrays that are not the training objects are an ordinary set; with only the training data, it is watched
     copy = rankcore.boost(**params).fit(X, y, eval_set=[(Xa, ya), (X.copy(), y.copy())])
     np.testing.assert_array_equal(copy.validation_scores_, copy.evals_result_["validation_1"]["auc"])
-    only = rankcore.boost(**params).fit(X, y, eval_set=[(X, y)])
+    with pytest.warns(UserWarning, match="every set is the training data itself"):
+        only = rankcore.boost(**params).fit(X, y, eval_set=[(X, y)])
     np.testing.assert_array_equal(only.validation_scores_, only.evals_result_["training"]["auc"])
+
+
+@pytest.mark.parametrize("scoring", ["auc", "prec@k:5", "ks"])
+@pytest.mark.parametrize("early_stopping", [True, "auto"])
+def test_only_the_training_data_as_eval_set_warns_and_does_not_stop(scoring, early_stopping):
+    # LightGBM: "Only training set found, disabling early stopping"; stopping on the rows being fitted cut the fit
+    # short wherever their score paused (2 to 9 of 30 iterations here on noise labels)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 3)), (rng.normal(size=200) > 0.5).astype(int)
+    params = dict(n_iter=30, early_stopping=early_stopping, n_iter_no_change=1, scoring=scoring, random_state=0)
+    with pytest.warns(UserWarning, match=r"early stopping is off for this fit, as in LightGBM"):
+        model = rankcore.boost(**params).fit(X, y, eval_set=[(X, y)])
+    assert model.n_iter_ == 30 and model.stop_reason_ == "n_iter"
+    assert model.evals_result_["training"][scoring].shape == (30,)              # the curve is still recorded
+    np.testing.assert_array_equal(model.alphas_, rankcore.boost(**{**params, "early_stopping": False}).fit(
+        X, y, eval_set=[(X, y)]).alphas_)
+
+
+def test_the_name_training_is_refused_for_a_set_that_is_not_the_training_data():
+    # rankcore info reads a set named "training" as the training rows: a hold-out so named would be misreported
+    X, y, Xa, ya, _, _ = split_data(2)
+    with pytest.raises(ValueError, match=r"eval_names\[1\]: 'training' names the training data itself"):
+        rankcore.boost(n_iter=3).fit(X, y, eval_set=[(X, y), (Xa, ya)], eval_names=["train", "training"])
+    model = rankcore.boost(n_iter=3).fit(X, y, eval_set=[(Xa, ya), (X, y)], eval_names=["holdout", "training"])
+    assert list(model.evals_result_) == ["holdout", "training"]
 
 
 def test_read_eval_sets_watches_the_last_set_that_is_not_the_training_data():

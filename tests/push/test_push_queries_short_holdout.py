@@ -102,8 +102,9 @@ def test_an_eval_metric_that_cannot_score_an_eval_set_names_the_metric_once():
         with pytest.raises(ValueError, match=expected) as caught:
             rankcore.boost(learner=LEARNER, scoring=scoring, n_iter=3, random_state=0).fit(
                 X, y, qid=qid, eval_set=(X_short, y_short, q_short), eval_metric="ndcg@k:40")
-        assert str(caught.value).count("ndcg@k:40") == 1 and "scoring" not in str(caught.value)
+        said = str(caught.value).split(", or pass ")[0]        # the advice names the spec to pass
+        assert said.count("ndcg@k:40") == 1 and "scoring" not in str(caught.value)
     with pytest.raises(ValueError, match=expected) as caught:
         AutoRanker(candidates=["trees:n_iter=3"], random_state=0).fit(
             X, y, qid=qid, eval_set=(X_short, y_short, q_short), eval_metric="ndcg@k:40")
-    assert str(caught.value).count("ndcg@k:40") == 1
+    assert str(caught.value).split(", or pass ")[0].count("ndcg@k:40") == 1
