@@ -96,6 +96,13 @@ _PEER_SPECS = {
                            "different grades within each query)",
 }
 
+#: Names a user may give AutoRanker for the push estimator or a per-query objective, which are a parameter of its
+#: trees candidate, not a candidate of their own: what to write instead.
+_CANDIDATE_HINTS = dict.fromkeys(
+    ("push", "boost", "pushboost", "lambdarank", "lambdamart", "yetirank"),
+    "the push estimator is the candidate 'trees' (rankcore.boost(learner='trees')), and its objective the "
+    "candidate's parameter objective: 'trees:objective=lambdarank' (with qid)")
+
 #: XGBoost's ranking metrics: ndcg, map or pre, with an optional @K and a '-' (a query without a relevant row
 #: scores 0 instead of 1).  ``ndcg@10`` and ``map@5`` read as rankcore's ``ndcg@k:10`` and ``map@k:5``, whose
 #: defaults are not XGBoost's, so every spelling of these names gets the spec that gives XGBoost's number.
@@ -220,6 +227,8 @@ class Registry:
             peer = _PEER_SPECS.get((family, name)) or (_xgboost_metric_hint(name) if family == "metric" else None)
             if peer:                                 # a guess by spelling alone would miss the convention
                 hint = f"; other libraries' {name} is {peer} here;"
+            elif family == "candidate" and name.lower() in _CANDIDATE_HINTS:
+                hint = f"; {_CANDIDATE_HINTS[name.lower()]};"
             raise UnknownComponentError(
                 f"unknown {family} {name!r}{hint} registered {_plural(family)}: {', '.join(known) or 'none'}"
             ) from None

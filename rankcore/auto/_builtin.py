@@ -14,7 +14,7 @@ import numpy as np
 
 from ..push import AUTO_MIN_ROWS, large_data_learner
 from ..spec import Parameter
-from ._candidate import Candidate, CandidateContext, _format
+from ._candidate import NO_SAMPLE_WEIGHT, Candidate, CandidateContext, _format
 
 __all__ = ["TreesCandidate", "StumpsCandidate", "LinearCandidate", "KernelCandidate", "ExactBoostCandidate",
            "LightGBMCandidate", "XGBoostCandidate", "BUILTIN_CANDIDATES"]
@@ -64,10 +64,13 @@ class TreesCandidate(Candidate):
         Parameter("interactions", str, default="",
                   doc="interaction constraints, groups of columns of X (the trees learner's interactions, e.g. "
                       "0+1/2+3+4)"),
+        Parameter("objective", str, default="",
+                  doc="a registered objective the trees boost instead of the push estimator's default (with qid: "
+                      "lambdarank, yetirank, mp-squared...; its spec of at most one argument, as lambdarank:20)"),
     )
     examples = ("trees:n_iter=5", "trees:n_iter=5,max_leaves=2,subsample=1",
                 "trees:n_iter=5,growth=oblivious,leaf_reg=12", "trees:n_iter=5,random_strength=3",
-                "trees:n_iter=5,large_data=false", "trees:n_iter=5,min_rows=10")
+                "trees:n_iter=5,large_data=false", "trees:n_iter=5,min_rows=10", "trees:n_iter=5,objective=lambdarank")
     # the default, 8-leaf, every-row and two 300-tree variants: docs/studies/trees_defaults.md says why
     default_specs = ("trees", "trees:max_leaves=8", "trees:subsample=1",
                      f"trees:n_iter=300,large_data=false,min_rows={AUTO_MIN_ROWS + 1}",
@@ -86,6 +89,8 @@ class TreesCandidate(Candidate):
         return n_iter / 100 * shape
 
     def _validate(self) -> None:
+        if self.objective:
+            self.resolved_objective()
         # a monotone or interactions value the trees learner cannot read (a sign 2, a column twice in a group) is
         # refused with the spec, before any data, as the learner's spec is: its ConstraintSpecError, which the
         # command line says with the feature columns' order as it says --learner's
@@ -94,10 +99,15 @@ class TreesCandidate(Candidate):
 
             resolve("learner", self.learner_spec())
 
+    def resolved_objective(self) -> Any:
+        """The objective named by ``objective`` (None: the push estimator's default), see :func:`named_objective`."""
+        return named_objective(self, "") if self.objective else None
+
     def skip_reason(self, context: CandidateContext) -> str | None:
         if context.n_rows < self.min_rows:
             return f"fewer than {self.min_rows:,} training rows"
-        return super().skip_reason(context)
+        return objective_skip_reason(self.objective, self.resolved_objective(), context) \
+            or super().skip_reason(context)
 
     def fit_identity(self, context: CandidateContext):
         """(the learner spec as fitted on ``context``'s rows, the number of trees): equal ones fit the same model.
@@ -114,7 +124,7 @@ class TreesCandidate(Candidate):
         # within queries early stopping stays off, and with it the large-data settings
         if context.n_rows > AUTO_MIN_ROWS and context.n_queries is None:
             learner = large_data_learner(given, learner)
-        return learner.spec, self.schedule_for(context.n_rows)[0]
+        return learner.spec, self.schedule_for(context.n_rows)[0], self.objective
 
     def schedule_for(self, n_rows: int) -> tuple[int, float]:
         """(trees, learning rate) for ``n_rows`` training rows."""
@@ -186,9 +196,35 @@ class TreesCandidate(Candidate):
         # category columns split by groups where the trees can (not oblivious; within their bins)
         categorical = [j for j, k in context.categorical
                        if learner.accept_categorical and self.growth != "oblivious" and k <= learner.max_bins]
-        return boost(learner=spec, n_iter=self.schedule_for(context.n_rows)[0],
+        return boost(learner=spec, objective=self.objective or None, n_iter=self.schedule_for(context.n_rows)[0],
                      early_stopping=early_stopping_as_validated(context), categorical_features=categorical or None,
                      random_state=context.random_state, n_jobs=context.n_jobs)
+
+
+def named_objective(candidate: Candidate, default: str) -> Any:
+    """The registered objective ``candidate.objective`` names, None at ``default``; a spec that does not resolve is
+    refused (its ValueError, said of the candidate and its ``objective``) when the spec is read, before any data."""
+    if candidate.objective == default:
+        return None
+    from ..registry import resolve
+    from ..validation import said_again
+
+    try:
+        return resolve("objective", candidate.objective)
+    except ValueError as exc:
+        raise said_again(exc, f"candidate {candidate.name!r}: objective={candidate.objective!r}: {exc}") from None
+
+
+def objective_skip_reason(spec: str, objective: Any, context: CandidateContext) -> str | None:
+    """Why a candidate boosting ``objective`` (None: its own default, which fits both ways) skips these data: an
+    objective of queries only on one list, or one of one list within queries."""
+    if objective is None:
+        return None
+    if context.n_queries is None and objective.requires_queries:
+        return f"objective {spec!r} ranks within queries only (fit with qid)"
+    if context.n_queries is not None and not objective.ranks_within_queries:
+        return f"objective {spec!r} ranks one list: it cannot fit within queries"
+    return None
 
 
 def early_stopping_as_validated(context: CandidateContext):
@@ -352,52 +388,88 @@ class ExactBoostCandidate(Candidate):
 
 
 class _GBDTCandidate(Candidate):
-    """Shared: a gradient-boosting library's classifier trained on a rankcore objective (``rankcore.gbdt``)."""
+    """Shared: a gradient-boosting library's classifier trained on a rankcore objective (``rankcore.gbdt``); with
+    ``qid``, the library's ranker."""
 
     package: ClassVar[str] = ""            # the module to import
     estimator: ClassVar[str] = ""          # its scikit-learn classifier
+    ranker: ClassVar[str] = ""             # its scikit-learn ranker (within queries)
+    native: ClassVar[str] = ""             # the ranker's own LambdaMART objective
     adapter: ClassVar[str] = ""            # the rankcore.gbdt function making the objective
     extra: ClassVar[dict] = {}             # other constructor arguments
-    parameters = (Parameter("objective", str, default="push:exp,pow:4", doc="a registered objective spec"),)
+    parameters = (Parameter("objective", str, default="auto", doc="auto: push:exp,pow:4 on one list, the library's "
+                            "own LambdaMART with qid; or a registered objective spec (through rankcore.gbdt)"),)
     default_specs = ()          # opt-in: their models cannot be saved without pickle
     accepts_missing = True
     savable = False
+    ranks_within_queries = True
     relative_cost = 0.5
     priority = 40
+
+    def _validate(self) -> None:
+        self.resolved_objective()
+
+    def resolved_objective(self) -> Any:
+        """The rankcore objective ``objective`` names (None for ``auto``), see :func:`named_objective`."""
+        return named_objective(self, "auto")
 
     def skip_reason(self, context: CandidateContext) -> str | None:
         import importlib.util
 
         if importlib.util.find_spec(self.package) is None:
             return f"{self.package} is not installed"
-        return super().skip_reason(context)
+        objective = self.resolved_objective()
+        return (objective_skip_reason(self.objective, objective, context)
+                or self._library_skip_reason(context, objective) or super().skip_reason(context))
+
+    def _library_skip_reason(self, context: CandidateContext, objective: Any) -> str | None:
+        """What the library's own estimator cannot do on this fit (None: nothing)."""
+        return None
 
     def build(self, context: CandidateContext) -> Any:
         import importlib
 
         from .. import gbdt
 
-        objective = getattr(gbdt, self.adapter)(self.objective, random_state=context.random_state, n_jobs=1)
-        model = getattr(importlib.import_module(self.package), self.estimator)
-        return _RawScores(model(objective=objective, random_state=context.random_state, n_jobs=context.n_jobs,
-                                **self.extra))
+        module = importlib.import_module(self.package)
+        within = context.n_queries is not None
+        if within and self.objective == "auto":
+            objective: Any = self.native
+        else:
+            spec = "push:exp,pow:4" if self.objective == "auto" else self.objective
+            objective = getattr(gbdt, self.adapter)(spec, random_state=context.random_state, n_jobs=1)
+        model = getattr(module, self.ranker if within else self.estimator)
+        wrapper = _QueryRawScores if within else _RawScores
+        return wrapper(model(objective=objective, random_state=context.random_state, n_jobs=context.n_jobs,
+                             **self.extra))
 
 
 class LightGBMCandidate(_GBDTCandidate):
-    """LightGBM's LGBMClassifier trained on a rankcore objective (needs lightgbm)."""
+    """LightGBM's LGBMClassifier trained on a rankcore objective; with qid, LGBMRanker (needs lightgbm)."""
 
     name = "lightgbm"
     package, estimator, adapter, extra = "lightgbm", "LGBMClassifier", "lightgbm_objective", {"verbose": -1}
+    ranker, native = "LGBMRanker", "lambdarank"
     # LightGBM reads a CSR matrix's absent entries as zeros, as the dense matrix
     accepts_sparse = True
 
 
 class XGBoostCandidate(_GBDTCandidate):
-    """XGBoost's XGBClassifier trained on a rankcore objective (needs xgboost)."""
+    """XGBoost's XGBClassifier trained on a rankcore objective; with qid, XGBRanker (needs xgboost)."""
 
     name = "xgboost"
     package, estimator, adapter = "xgboost", "XGBClassifier", "xgboost_objective"
+    ranker, native = "XGBRanker", "rank:ndcg"
     # not accepts_sparse: XGBoost reads a CSR matrix's absent entries as missing values, not as the zeros they are
+
+    def _library_skip_reason(self, context: CandidateContext, objective: Any) -> str | None:
+        if context.n_queries is None:
+            return None
+        if objective is not None:
+            return "XGBRanker takes no custom objective: within queries only objective=auto (its rank:ndcg)"
+        if context.weighted:        # XGBRanker's weights are one per query, AutoRanker's one per row
+            return NO_SAMPLE_WEIGHT
+        return None
 
 
 #: Weights beyond this range (either way) lose their meaning in LightGBM's and XGBoost's float32: they are rescaled.
@@ -482,6 +554,25 @@ class _RawScores:
 
         matrix = xgboost.DMatrix(np.asarray(X, dtype=np.float64), missing=np.nan)
         return np.asarray(self.model.get_booster().predict(matrix, pred_interactions=True), dtype=np.float64)
+
+
+class _QueryRawScores(_RawScores):
+    """A library's ranker (LGBMRanker, XGBRanker) fitted within queries, scored by its raw margin."""
+
+    def fit(self, X, y, qid, sample_weight=None, init_score=None):
+        """Fit the ranker on the rows sorted by query (both libraries read a query as consecutive rows): LightGBM
+        gets the queries' sizes (``group``), XGBoost each row's query (``qid``); the weights and ``init_score``
+        (LightGBM's ``init_score``, XGBoost's ``base_margin``) follow their rows."""
+        codes = np.unique(np.asarray(qid), return_inverse=True)[1].ravel()
+        order = np.argsort(codes, kind="stable")
+        rows = slice(None) if np.array_equal(order, np.arange(codes.shape[0])) else order
+        xgb = type(self.model).__module__.startswith("xgboost")
+        extra = {"qid": codes[rows]} if xgb else {"group": np.bincount(codes)}
+        if init_score is not None:
+            extra["base_margin" if xgb else "init_score"] = np.asarray(init_score, dtype=np.float64)[rows]
+        weights = None if sample_weight is None else float32_weights(np.asarray(sample_weight)[rows])
+        self.model.fit(X[rows], np.asarray(y)[rows], sample_weight=weights, **extra)
+        return self
 
 
 BUILTIN_CANDIDATES = [TreesCandidate, LinearCandidate, StumpsCandidate, KernelCandidate, ExactBoostCandidate,

@@ -31,7 +31,10 @@ def test_auto_queries_candidate_declaration_matches_its_estimator(cls):
     if cls.ranks_within_queries:
         assert candidate.skip_reason(_context(8)) is None
         fitted = fit_estimator(estimator, X, Y, CODES)
-        assert fitted.ranks_within_queries_ and fitted.n_queries_ == 8
+        if package:             # the library's ranker (LGBMRanker, XGBRanker), fitted on the queries' rows
+            assert type(fitted.model).__name__ == cls.ranker
+        else:
+            assert fitted.ranks_within_queries_ and fitted.n_queries_ == 8
     else:
         assert candidate.skip_reason(_context(8)) == "ranks one list: it cannot fit within queries"
         with pytest.raises((TypeError, ValueError)):
