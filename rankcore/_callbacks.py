@@ -8,11 +8,12 @@ fit, and an exception one raises carries a note naming it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Callable
 
-__all__ = ["check_callbacks", "run_callbacks", "callback_name", "CountedCallbacks"]
+__all__ = ["check_callbacks", "run_callbacks", "callback_name", "CountedCallbacks", "peer_callback"]
 
 #: The libraries whose callbacks expect their own training loop (LightGBM's ``CallbackEnv``, XGBoost's and CatBoost's
 #: callback objects): passed to a rankcore fit, one would fail after the first iteration on a missing field.
@@ -62,17 +63,38 @@ def check_callbacks(callbacks) -> tuple[Callable[[Any], Any], ...]:
     for i, cb in enumerate(callbacks):
         _refuse_peer_callback(i, cb)
         if not callable(cb):
-            raise TypeError(f"callbacks[{i}]: expected a callable taking an IterationInfo, got {cb!r}")
+            # XGBoost's and CatBoost's callbacks are objects whose after_iteration their own loop calls
+            protocol = (" (an object with after_iteration, as XGBoost's and CatBoost's callbacks, is not one: "
+                        "rankcore calls the callback itself; a truthy return stops the fit)"
+                        if callable(getattr(cb, "after_iteration", None)) else "")
+            raise TypeError(f"callbacks[{i}]: expected a callable taking an IterationInfo, got {cb!r}{protocol}")
     return tuple(callbacks)
 
 
+def _unwrapped(callback: Any) -> Any:
+    """The callable a ``functools.partial`` (of a partial...) calls; else ``callback``."""
+    while isinstance(callback, functools.partial):
+        callback = callback.func
+    return callback
+
+
 def _peer_library(callback: Any) -> str | None:
-    """The library (``lightgbm``, ...) a callback comes from, by its function's or its type's module; else None."""
-    for module in (getattr(callback, "__module__", None), type(callback).__module__):
+    """The library (``lightgbm``, ...) a callback comes from, by its function's module or that of its type or of a
+    base class (a user's subclass of XGBoost's ``TrainingCallback``); a ``functools.partial`` by what it wraps."""
+    callback = _unwrapped(callback)
+    modules = [getattr(callback, "__module__", None)] + [klass.__module__ for klass in type(callback).__mro__]
+    for module in modules:
         root = str(module or "").partition(".")[0]
         if root in _PEER_LIBRARIES:
             return root
     return None
+
+
+def peer_callback(callback: Any) -> tuple[str, str] | None:
+    """(the library, the callback's name) of LightGBM's, XGBoost's or CatBoost's callback (a partial of one
+    unwrapped); None for any other callable."""
+    library = _peer_library(callback)
+    return None if library is None else (library, callback_name(_unwrapped(callback)))
 
 
 def _refuse_peer_callback(index: int, callback: Any) -> None:
@@ -85,6 +107,7 @@ def _refuse_peer_callback(index: int, callback: Any) -> None:
     library = _peer_library(callback)
     if library is None:
         return
+    callback = _unwrapped(callback)
     name = callback_name(callback)
     key = name.lower()
     where = next((hint for word, hint in _PEER_CALLBACKS if word in key), "")

@@ -13,8 +13,8 @@ import re
 from typing import Callable, Collection, NamedTuple
 
 __all__ = ["VERBOSE_RULE", "PEER_NAMES", "PEER_FIT_NAMES", "PEER_PREDICT_NAMES", "PeerFitName", "fit_argument_of",
-           "names_in_hint", "names_peer_fit_arguments", "names_peer_predict_arguments", "no_sample_weight_refusal",
-           "peer_fit_hint", "takes_no_sample_weight"]
+           "names_in_hint", "names_peer_fit_arguments", "names_peer_predict_arguments", "names_peer_score_arguments",
+           "no_sample_weight_refusal", "peer_fit_hint", "peer_predict_hint", "takes_no_sample_weight"]
 
 # where scikit-learn's warm_start (a parameter) and other libraries' continued models are here: a fit's argument
 _CONTINUE = ("fit(X, y, init_model=...) (the fitted model, or its model file, to continue: the new model holds its "
@@ -292,6 +292,25 @@ PEER_PREDICT_NAMES = {
     "pred_interactions": "feature_interactions(X)",
 }
 
+#: The method a hint of :data:`PEER_PREDICT_NAMES` sends the user to: an estimator without it (KernelRanker has no
+#: iterations, ExactBoost no trees to apply) is told there is no counterpart, not sent to a missing method.
+_PREDICT_NEEDS = {
+    **dict.fromkeys(("num_iteration", "iteration_range", "ntree_limit", "start_iteration"),
+                    "staged_decision_function"),
+    **dict.fromkeys(("pred_contrib", "pred_contribs"), "feature_contributions"),
+    "pred_leaf": "apply",
+    "pred_interactions": "feature_interactions",
+}
+
+
+def peer_predict_hint(estimator, name: str) -> str:
+    """Where LightGBM's or XGBoost's ``predict(X, name=...)`` is in ``estimator`` (``name`` in
+    :data:`PEER_PREDICT_NAMES`): the hint, or "without a counterpart" when it lacks the method the hint names."""
+    needed = _PREDICT_NEEDS.get(name)
+    if needed is None or callable(getattr(type(estimator), needed, None)):
+        return PEER_PREDICT_NAMES[name]
+    return f"without a counterpart in {type(estimator).__name__} (it has no {needed})"
+
 
 def names_peer_predict_arguments(method: Callable) -> Callable:
     """Decorate a scoring method (``decision_function``): LightGBM's or XGBoost's ``predict`` argument is a TypeError
@@ -301,7 +320,30 @@ def names_peer_predict_arguments(method: Callable) -> Callable:
         for name in kwargs:
             if name in PEER_PREDICT_NAMES:
                 raise TypeError(f"{name}: {type(self).__name__}.{method.__name__} takes no argument {name!r}; "
-                                f"other libraries' predict(X, {name}=...) is here {PEER_PREDICT_NAMES[name]}")
+                                f"other libraries' predict(X, {name}=...) is here {peer_predict_hint(self, name)}")
+        return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+#: Other libraries' names of the query ids that ``score(X, y, qid=...)`` takes: scikit-learn's ``groups`` (a group
+#: id per row, as GroupKFold's) and CatBoost's ``group_id``.
+_PEER_SCORE_NAMES = {
+    "groups": "score(X, y, qid=...) (one query id per row, as scikit-learn's groups; or group=... with LightGBM's "
+              "sizes of consecutive queries)",
+    "group_id": "score(X, y, qid=...) (one query id per row)",
+}
+
+
+def names_peer_score_arguments(method: Callable) -> Callable:
+    """Decorate a ``score`` that takes ``qid``: another library's name of the query ids is a TypeError naming
+    ``qid`` (Python's own names neither), the signature kept."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        for name in kwargs:
+            if name in _PEER_SCORE_NAMES:
+                raise TypeError(f"{name}: {type(self).__name__}.score takes no argument {name!r}; other libraries' "
+                                f"{name} is here {_PEER_SCORE_NAMES[name]}")
         return method(self, *args, **kwargs)
 
     return wrapper

@@ -463,6 +463,24 @@ _PEER_METHODS = {
     "eval_metrics": "rankcore.evaluate(y, model.decision_function(X), specs, qid=...)",
 }
 
+#: The attribute, parameter or method a hint of :data:`_PEER_METHODS` sends the user to, where not every estimator
+#: has it: one without it (KernelRanker has no iterations, no objective) hears there is no counterpart instead.
+_PEER_NEEDS = {
+    "best_iteration": "best_iteration_", "get_best_iteration": "best_iteration_",
+    "evals_result": "evals_result_", "get_evals_result": "evals_result_",
+    "objective_": "objective", "staged_predict": "staged_decision_function",
+}
+
+
+def _peer_method_hint(estimator, name: str) -> str:
+    """``__getattr__``'s words for another library's ``name`` (a key of :data:`_PEER_METHODS`) on ``estimator``."""
+    cls = type(estimator)
+    needed = _PEER_NEEDS.get(name)
+    if needed is None or needed in cls._fitted_names or hasattr(cls, needed) or \
+            any(p.name == needed for p in cls.parameters):
+        return f"other libraries' {name} is {_PEER_METHODS[name]} here"
+    return f"other libraries' {name} has no counterpart in {cls.__name__} (which has no {needed})"
+
 
 class Ranker(BaseEstimator):
     """Base of the rankcore estimators (and of third-party ones, registered as plugins).
@@ -665,8 +683,8 @@ class Ranker(BaseEstimator):
                                  f"are not probabilities (higher is ranked first); for probabilities, calibrate "
                                  f"them: sklearn.calibration.CalibratedClassifierCV(model)", name=name, obj=self)
         if name in _PEER_METHODS:
-            raise AttributeError(f"{type(self).__name__} has no {name}: other libraries' {name} is "
-                                 f"{_PEER_METHODS[name]} here", name=name, obj=self)
+            raise AttributeError(f"{type(self).__name__} has no {name}: {_peer_method_hint(self, name)}", name=name,
+                                 obj=self)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self)
 
     # ------------------------------------------------------------------

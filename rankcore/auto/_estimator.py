@@ -20,6 +20,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit
+from .._peer_names import names_peer_predict_arguments, names_peer_score_arguments
 from .._categories import encode_categories, warn_unused_categories
 from .._setup import EstimatorSetup
 from .._state_fields import refuse_labels_coded_otherwise
@@ -641,8 +642,8 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
             refusal = outcome.refusal_of_every_candidate(specs)      # one refusal of every fit: raised as it is
             if refusal is not None:
                 raise refusal from None
-            failures = "; ".join(f"{specs[c]}: {e}" for c, e in outcome.errors.items()) or "no time to fit any"
-            raise ValueError(f"AutoRanker: no candidate could be evaluated ({failures})")
+            why = outcome.why_none_scored(specs, search.budget)
+            raise ValueError(f"AutoRanker: no candidate could be evaluated ({why})")
         used = [u for u in range(len(units)) if units.fold[u] < outcome.n_folds_final]
         sub = Units([units.rows[u] for u in used], [units.fold[u] for u in used],
                     [units.within[u] for u in used], [units.group[u] for u in used], units.variance_inflation)
@@ -752,6 +753,7 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
     # ------------------------------------------------------------------
     # Prediction
     # ------------------------------------------------------------------
+    @names_peer_predict_arguments
     @reads_a_snapshot
     def decision_function(self, X) -> np.ndarray:
         """The chosen model's scores of the rows of X (n_samples, n_features): higher is nearer the top.
@@ -789,6 +791,7 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
 
     # sample_weight third and qid by keyword, as in fit and scikit-learn's score(X, y, sample_weight): callers that
     # pass weights by position must not have them read as query ids
+    @names_peer_score_arguments
     @reads_a_snapshot
     def score(self, X, y, sample_weight=None, *, qid=None, group=None, init_score=None) -> float:
         """The ``metric`` of ``decision_function(X)`` against ``y`` (higher is better: negated if lower is).

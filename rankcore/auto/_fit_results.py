@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..push import EvalCurves
 from ._fit_inputs import EvalChoice, score_eval_sets
 
 __all__ = ["INIT_SCORE_CHOICE", "kept_models", "publish_eval_results", "checked_evals_result"]
@@ -39,14 +40,16 @@ def publish_eval_results(estimator: Any, evals: EvalChoice, candidates: list, ou
               for c, by_fold in sorted(outcome.models.items()) if 0 in by_fold}
     if estimator.best_candidate_ not in models:               # a blend: scored as it ranks
         models[estimator.best_candidate_] = (estimator.best_estimator_, candidate_scores)
-    estimator.evals_result_ = score_eval_sets(evals, metric, models, within=within, default=default)
+    # as the push estimators' (a script written for LightGBM asks for "valid_0" and "ndcg@10"): a missing set or
+    # metric is a KeyError naming the key meant
+    estimator.evals_result_ = EvalCurves.of(score_eval_sets(evals, metric, models, within=within, default=default))
     order = evals.watched_set.order
     back = np.empty_like(order)
     back[order] = np.arange(order.shape[0])
     estimator.cv_predictions_ = {spec: scores[n_train:][back] for spec, scores in estimator.cv_predictions_.items()}
 
 
-def checked_evals_result(value: Any, fail: Any) -> dict:
+def checked_evals_result(value: Any, fail: Any) -> EvalCurves:
     """``evals_result_`` read from a model file: set name -> metric spec -> model name -> a number (NaN allowed:
     a metric may count none of a set's queries); ``fail(message)`` raises the model file's error."""
     import numbers
@@ -63,4 +66,4 @@ def checked_evals_result(value: Any, fail: Any) -> dict:
                     isinstance(v, numbers.Real) and not isinstance(v, bool) for v in per_model.values()):
                 fail(f"evals_result[{name!r}][{spec!r}] must map candidate specs to numbers")
             out[name][spec] = {str(k): float(v) for k, v in per_model.items()}
-    return out
+    return EvalCurves.of(out)

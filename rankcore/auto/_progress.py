@@ -14,6 +14,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .._callbacks import peer_callback
+
 __all__ = ["SearchEvent", "SearchProgress", "check_callbacks"]
 
 
@@ -70,6 +72,13 @@ def check_callbacks(callbacks: Any) -> list[Callable]:
     items = [callbacks] if callable(callbacks) else callbacks
     if not isinstance(items, (list, tuple)) or not all(callable(c) for c in items):
         raise TypeError(f"callbacks: expected a callable or a list of callables, got {callbacks!r}")
+    for i, callback in enumerate(items):
+        # LightGBM's early_stopping(...) is callable too, but would fail on the first SearchEvent, after a fit
+        peer = peer_callback(callback)
+        if peer is not None:
+            raise TypeError(f"callbacks[{i}]: {peer[1]} is {peer[0]}'s callback, which AutoRanker's fit cannot run "
+                            f"(AutoRanker's callbacks are callables taking a rankcore.auto.SearchEvent after each "
+                            f"task; verbose=1 shows the search, time_budget= bounds it)")
     return list(items)
 
 

@@ -82,6 +82,17 @@ class SearchOutcome:
         """candidate -> its scores on ``units`` (every candidate must have them)."""
         return {c: np.array([self.unit_scores[c][u] for u in units]) for c in candidates}
 
+    def why_none_scored(self, specs: list[str], budget: float | None) -> str:
+        """Why no candidate (``specs``, by index) scored: each failure, then those the budget left unstarted (once
+        the default failed its first fold the budget's floor is never measured: only this says the budget ended
+        the rest)."""
+        reasons = [f"{specs[c]}: {e}" for c, e in self.errors.items()]
+        unrun = [repr(specs[c]) for c in sorted(self.not_run)]
+        if unrun and budget is not None:
+            reasons.append(f"time_budget={budget:g} s ran out before {', '.join(unrun)} could run: give a larger "
+                           f"time_budget, or time_budget=None")
+        return "; ".join(reasons) or "no time to fit any"
+
     def refusal(self, c: int) -> Any:
         """The :class:`~rankcore.validation.ArgumentRefusal` every fold candidate ``c`` ran failed with (one class
         and detail; it scored none), the first fold's; None otherwise (a fold scored, or failed another way)."""

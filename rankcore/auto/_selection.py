@@ -186,12 +186,16 @@ def warn_default_not_evaluated(default: str, chosen: str, outcome) -> None:
 
     The choice then has no bar to clear: it may rank worse than the default
     it was meant to beat, which the user would otherwise learn only from
-    ``selection_reason_`` or the leaderboard.
+    ``selection_reason_`` or the leaderboard.  The advice follows the cause:
+    a larger budget cannot mend a default that fails.
     """
     if 0 in outcome.errors:
         why = f"it failed ({outcome.errors[0]})"
+        advice = ("Mend the first candidate (leaderboard_ notes its error) or list first a candidate that fits "
+                  "these data: the first is the one the others must beat")
     else:
         why = "the time budget ran out before it"
+        advice = "Give a larger time_budget, or fit the default alone"
     warnings.warn(f"AutoRanker: the default candidate {default!r} was not evaluated: {why}; {chosen!r} was chosen "
-                  f"without being compared with it and may rank worse than it. Give a larger time_budget, or fit "
-                  f"the default alone", UserWarning, stacklevel=outside_stacklevel())
+                  f"without being compared with it and may rank worse than it. {advice}", UserWarning,
+                  stacklevel=outside_stacklevel())

@@ -120,6 +120,10 @@ def fit_error(exc: BaseException, data, validation_path: str | None) -> CommandE
     if not isinstance(exc, ValueError):
         return None
     text = str(exc)
+    if text.startswith("time_budget: "):
+        # the budget's floor, said by the option that set it (time_budget=None is leaving --time out)
+        return CommandError("--time: " + text[len("time_budget: "):].replace("or time_budget=None",
+                                                                            "or leave out --time"))
     if text.startswith("candidates: none applies"):
         # every candidate skipped, some for an input the command line gave: leaving that input out is an option
         if data.weight is not None and NO_SAMPLE_WEIGHT in text:

@@ -16,6 +16,7 @@ from typing import Callable
 
 import numpy as np
 
+from .._peer_names import names_peer_predict_arguments
 from ..auto import AutoRanker, Task, TaskResult, run_task
 from ..push import names_peer_fit_arguments
 from ._client import ClientParameter
@@ -118,6 +119,7 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
             sample_weight = sample_weight.compute()
         return super().fit(X, y, sample_weight, callbacks=callbacks, init_model=init_model)
 
+    @names_peer_predict_arguments
     def decision_function(self, X) -> np.ndarray:
         """:meth:`rankcore.AutoRanker.decision_function`; a Dask collection is computed to the client first, as
         :meth:`fit` computes it (its ``category`` columns then read by value), and the scores are a NumPy array."""

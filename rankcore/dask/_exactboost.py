@@ -24,7 +24,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._background import check_groups
-from .._peer_names import names_peer_fit_arguments
+from .._peer_names import names_peer_fit_arguments, names_peer_predict_arguments
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import refuse_queries
 from ..exactboost import ExactBoost, RunResult, contribution_rows, fit_runs, interaction_rows
@@ -109,6 +109,7 @@ class DaskExactBoost(ClientParameter, ExactBoost):
         results = client.gather(futures)
         return RunResult.concatenate(results)
 
+    @names_peer_predict_arguments
     @reads_a_snapshot
     def decision_function(self, X):
         """Run-averaged scores; a lazy Dask array for a Dask collection (computed chunk by chunk)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._peer_names import names_peer_predict_arguments
+from .._peer_names import names_peer_predict_arguments, names_peer_score_arguments
 from .._threadsafe import reads_a_snapshot
 from ..base import ignore_score_weights, require_score_queries
 from ..metrics import check_queries
@@ -125,6 +125,7 @@ class DaskPredictions:
 
     # sample_weight third and qid by keyword, as in fit and scikit-learn's score(X, y, sample_weight): callers that
     # pass weights by position must not have them read as query ids
+    @names_peer_score_arguments
     @reads_a_snapshot
     def score(self, X, y, sample_weight=None, *, qid=None, group=None, init_score=None) -> float:
         """The ``scoring`` metric of the scores of ``X`` against ``y``; distributed for Dask input.

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._peer_names import names_peer_fit_arguments
+from .._peer_names import names_peer_fit_arguments, names_peer_predict_arguments
 from .._degenerate import warn_if_constant
 from .._memory import check_allocation
 from .._setup import EstimatorSetup
@@ -458,6 +458,7 @@ class ExactBoost(StumpContributions, Ranker):
         start = int(self.run_lengths_[:run].sum())
         return self.stumps_[start:start + int(self.run_lengths_[run])]
 
+    @names_peer_predict_arguments
     @reads_a_snapshot
     def decision_function(self, X) -> np.ndarray:
         """Run-averaged scores (higher = ranked closer to the top).

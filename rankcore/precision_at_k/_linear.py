@@ -47,7 +47,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit
-from .._peer_names import names_peer_fit_arguments, takes_no_sample_weight
+from .._peer_names import names_peer_fit_arguments, names_peer_predict_arguments, takes_no_sample_weight
 from .._state_fields import refuse_labels_coded_otherwise
 from .._degenerate import warn_if_constant
 from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
@@ -626,6 +626,7 @@ class _LinearAtK(Ranker):
             self.validation_scores_ = np.append(self.validation_scores_, np.nan)
         return self
 
+    @names_peer_predict_arguments
     @reads_a_snapshot
     def decision_function(self, X):
         """Scores ⟨w, x⟩: the higher, the more likely relevant.

@@ -387,8 +387,9 @@ class MissingCurve(KeyError):
 
 
 class EvalCurves(dict):
-    """``evals_result_``: a plain ``{name: {metric: curve}}`` dict whose missing key is a KeyError that names the
-    key a script written for LightGBM meant (``valid_0``: ``validation_0``; ``ndcg@10``: ``ndcg@k:10``).
+    """``evals_result_``: a plain ``{name: {metric: curve}}`` dict (AutoRanker's: ``{name: {metric: {model:
+    score}}}``) whose missing key is a KeyError that names the key a script written for LightGBM meant
+    (``valid_0``: ``validation_0``; ``ndcg@10``: ``ndcg@k:10``).
 
     Python's own KeyError names only the missing key, and LightGBM's names of both the sets and the metrics differ.
     """

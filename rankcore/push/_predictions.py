@@ -13,7 +13,7 @@ from typing import Iterator
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._peer_names import names_peer_predict_arguments
+from .._peer_names import names_peer_predict_arguments, names_peer_score_arguments
 from .._state_fields import refuse_labels_coded_otherwise
 from .._threadsafe import reads_a_snapshot
 from ..base import ignore_score_weights, require_score_queries
@@ -170,6 +170,7 @@ class BoostPredictions:
 
     # sample_weight third and qid by keyword, as in fit and scikit-learn's score(X, y, sample_weight): callers that
     # pass weights by position must not have them read as query ids
+    @names_peer_score_arguments
     @reads_a_snapshot
     def score(self, X, y, sample_weight=None, *, qid=None, group=None, init_score=None) -> float:
         """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better).

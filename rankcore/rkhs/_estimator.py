@@ -12,7 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit as _blas_limit
-from .._peer_names import names_peer_fit_arguments
+from .._peer_names import names_peer_fit_arguments, names_peer_predict_arguments
 from .._degenerate import warn_constant
 from .. import _memory
 from .._memory import check_allocation
@@ -567,6 +567,7 @@ class KernelRanker(Ranker):
     # ------------------------------------------------------------------
     # Prediction
     # ------------------------------------------------------------------
+    @names_peer_predict_arguments
     @reads_a_snapshot
     def decision_function(self, X: Any) -> np.ndarray:
         """Ranking scores f(x) = Σ_i c_i K(x_i, x) (higher = ranked higher).

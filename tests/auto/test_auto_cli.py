@@ -63,7 +63,9 @@ def test_auto_cli_no_bag_folds_saves_the_refit_alone(data_csv, tmp_path):
     (["--candidates", "trees,nothing-like-this"], "unknown candidate"),
     (["--cv", "x"], "--cv"),
     (["--time", "-2"], "--time"),
-    (["--time", "0.000001"], "too small for even one candidate"),
+    # said as the option (before: "time_budget: ...; give at least that, or time_budget=None")
+    (["--time", "0.000001"], "error: --time: 1e-06 s is too small for even one candidate: the default"),
+    (["--time", "0.000001"], "give at least that, or leave out --time"),
 ])
 def test_auto_cli_errors_are_one_line(data_csv, tmp_path, capsys, argv, fragment):
     path, _, _ = data_csv

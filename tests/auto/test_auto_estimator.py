@@ -421,6 +421,25 @@ def test_auto_choice_without_the_default_warns(broken_plugin):
     assert "the default was not" in model.selection_reason_
 
 
+def test_auto_choice_without_a_failed_default_advises_mending_it_not_a_budget(broken_plugin):
+    # a default that fails is not mended by a larger time_budget (advised before, with no budget given at all)
+    X, y = _data(n=100)
+    with pytest.warns(UserWarning, match=r"may rank worse than it\. Mend the first candidate \(leaderboard_ notes "
+                                         r"its error\)") as record:
+        AutoRanker(candidates=["broken-for-tests", *FAST[:2]], random_state=0, n_jobs=1).fit(X, y)
+    assert not any("time_budget" in str(w.message) for w in record if "was not evaluated" in str(w.message))
+
+
+def test_auto_budget_that_stops_the_rest_after_a_failed_default_says_so(broken_plugin):
+    # the default failed its first fold, so no floor was measured, and the budget left the others unstarted: the
+    # error named only the default's failure
+    X, y = _data(n=100)
+    with pytest.raises(ValueError, match=r"no candidate could be evaluated \(broken-for-tests: fold 1: .*always fails; "
+                                         r"time_budget=1e-06 s ran out before 'trees:n_iter=8', 'linear:n_epochs=2' "
+                                         r"could run: give a larger time_budget, or time_budget=None\)$"):
+        AutoRanker(candidates=["broken-for-tests", *FAST[:2]], time_budget=1e-6, n_jobs=1).fit(X, y)
+
+
 class _WarningEstimator:
     def fit(self, X, y):
         import warnings

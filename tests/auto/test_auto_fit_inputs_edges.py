@@ -68,3 +68,19 @@ def test_model_file_keeps_evals_result_and_from_init_score():
     plain = model_from_dict(model_to_dict(AutoRanker(candidates=["trees:n_iter=5"], random_state=0, n_jobs=1).fit(
         X, y)))
     assert not hasattr(plain, "evals_result_") and not hasattr(plain, "from_init_score_")
+
+
+def test_evals_result_names_lightgbm_keys_as_the_push_estimators_do_fitted_and_loaded():
+    # the push estimators' evals_result_ answers "valid_0" with the name meant; AutoRanker's was a plain dict, whose
+    # KeyError named only the key
+    X, y = _data()
+    X_val, y_val = _data(n=120, seed=1)
+    model = AutoRanker(candidates=["trees:n_iter=5"], random_state=0, n_jobs=1).fit(X, y, eval_set=(X_val, y_val))
+    loaded = model_from_dict(resign(model_to_dict(model)))
+    for evals in (model.evals_result_, loaded.evals_result_):
+        with pytest.raises(KeyError, match=r"LightGBM's valid_0 is validation_0 here"):
+            evals["valid_0"]
+        with pytest.raises(KeyError, match=r"'ndcg@10': not among evals_result_'s keys here \('pauc:0.1'\); the "
+                                           r"curves are keyed by metric spec"):
+            evals["validation_0"]["ndcg@10"]
+        assert evals == {"validation_0": {"pauc:0.1": dict(evals["validation_0"]["pauc:0.1"])}}

@@ -194,3 +194,118 @@ def test_the_dask_estimators_name_rankcores_way_for_predicts_arguments(method):
                                         r"the n-th array of staged_decision_function\(X\)"):
         getattr(DaskPushBoost(), method)(np.zeros((3, 2)), num_iteration=2)
     assert list(inspect.signature(getattr(DaskPushBoost, method)).parameters) == ["self", "X"]
+
+
+def _other_rankers():
+    from rankcore.exactboost import ExactBoost
+
+    return {"AutoRanker": rankcore.AutoRanker, "ExactBoost": ExactBoost, "KernelRanker": rankcore.KernelRanker,
+            "SGDAtK": rankcore.SGDAtK, "PerceptronAtK": rankcore.PerceptronAtK}
+
+
+@pytest.mark.parametrize("cls_name", ["AutoRanker", "ExactBoost", "KernelRanker", "SGDAtK", "PerceptronAtK",
+                                      "DaskAutoRanker", "DaskExactBoost"])
+@pytest.mark.parametrize("name, ours", [
+    ("raw_score", r"decision_function\(X\) alone"),
+    ("num_iteration", r"without a counterpart in {cls} \(it has no staged_decision_function\)"),
+    ("pred_leaf", r"without a counterpart in {cls} \(it has no apply\)"),
+])
+def test_every_rankers_decision_function_names_predicts_arguments_and_no_missing_method(cls_name, name, ours):
+    # before: only the push estimators' said where predict's arguments are (the others: Python's "unexpected keyword
+    # argument"), and a hint naming staged_decision_function or apply would send these to a method they lack
+    if cls_name.startswith("Dask"):
+        pytest.importorskip("dask")
+        import rankcore.dask
+
+        cls = getattr(rankcore.dask, cls_name)
+    else:
+        cls = _other_rankers()[cls_name]
+    with pytest.raises(TypeError, match=rf"^{name}: {cls_name}\.decision_function takes no argument '{name}'; other "
+                                        rf"libraries' predict\(X, {name}=\.\.\.\) is here {ours.format(cls=cls_name)}"):
+        cls().decision_function(np.zeros((3, 2)), **{name: 3})
+    assert list(inspect.signature(cls.decision_function).parameters) == ["self", "X"]
+
+
+@pytest.mark.parametrize("name, needed", [("objective_", "objective"), ("best_iteration", "best_iteration_"),
+                                          ("staged_predict", "staged_decision_function")])
+def test_an_lgbmrankers_attribute_on_a_ranker_without_its_counterpart_says_none(name, needed):
+    # before: KernelRanker().objective_ named get_params()['objective'] (a KeyError), best_iteration best_iteration_
+    model = rankcore.KernelRanker()
+    with pytest.raises(AttributeError, match=rf"^KernelRanker has no {name}: other libraries' {name} has no "
+                                             rf"counterpart in KernelRanker \(which has no {needed}\)$"):
+        getattr(model, name)
+
+
+@pytest.mark.parametrize("name", ["groups", "group_id"])
+def test_score_names_qid_for_other_libraries_query_ids(name):
+    # before: Python's "score() got an unexpected keyword argument 'groups'" (fit's hint named qid, score's nothing)
+    model, X = _fitted()
+    _, y, qid = _queries()
+    with pytest.raises(TypeError, match=rf"^{name}: PushBoost\.score takes no argument '{name}'; other libraries' "
+                                        rf"{name} is here score\(X, y, qid=\.\.\.\) \(one query id per row"):
+        model.score(X, y, **{name: qid})
+    auto = rankcore.AutoRanker()
+    with pytest.raises(TypeError, match=rf"^{name}: AutoRanker\.score takes no argument '{name}'; .*qid=\.\.\."):
+        auto.score(X, y, **{name: qid})
+    assert np.isfinite(model.score(X, y, qid=qid))
+    assert "qid" in inspect.signature(PushBoost.score).parameters
+
+
+def test_a_partial_of_a_lightgbm_callback_and_a_subclass_of_xgboosts_are_refused_before_the_fit():
+    # before: the partial ran an iteration and failed on IterationInfo's begin_iteration; the subclass (defined in
+    # the user's module) was "expected a callable", naming neither XGBoost nor rankcore's way
+    import functools
+
+    lgb = pytest.importorskip("lightgbm")
+    xgb = pytest.importorskip("xgboost")
+    X, y, qid = _queries()
+
+    class Watch(xgb.callback.TrainingCallback):
+        def after_iteration(self, model, epoch, evals_log):
+            return False
+
+    with pytest.raises(TypeError, match=r"^callbacks\[0\]: _EarlyStoppingCallback is lightgbm's callback, .*"
+                                        r"n_iter_no_change=7 "):
+        rankcore.boost(learner="trees", n_iter=3).fit(
+            X, y, qid=qid, callbacks=[functools.partial(lgb.early_stopping(7, verbose=False))])
+    with pytest.raises(TypeError, match=r"^callbacks\[0\]: .*Watch is xgboost's callback, which rankcore's fit cannot "
+                                        r"run \(rankcore's callbacks are callables taking a rankcore\.base\."):
+        rankcore.boost(learner="trees", n_iter=3).fit(X, y, qid=qid, callbacks=[Watch()])
+
+
+def test_a_catboost_style_callback_object_is_told_rankcore_calls_the_callback_itself():
+    class Stopper:                         # CatBoost's protocol: after_iteration(info), a falsy return stops
+        def after_iteration(self, info):
+            return True
+
+    X, y, qid = _queries()
+    with pytest.raises(TypeError, match=r"^callbacks\[0\]: expected a callable taking an IterationInfo, got .*Stopper"
+                                        r".* \(an object with after_iteration, as XGBoost's and CatBoost's callbacks, "
+                                        r"is not one: rankcore calls the callback itself"):
+        rankcore.boost(learner="trees", n_iter=3).fit(X, y, qid=qid, callbacks=[Stopper()])
+
+
+def test_a_users_callback_from_a_module_named_like_a_library_is_not_refused():
+    X, y, qid = _queries()
+    seen = []
+
+    def watch(info):
+        seen.append(info.iteration)
+
+    watch.__module__ = "lightgbm_utils"        # not lightgbm: its own module merely starts with the name
+    rankcore.boost(learner="trees", n_iter=3).fit(X, y, qid=qid, callbacks=[watch])
+    assert seen == [1, 2, 3]
+
+
+def test_autorankers_fit_refuses_a_lightgbm_callback_before_any_task():
+    # before: the first candidate's fold was fitted, then LightGBM's callback failed on SearchEvent's missing
+    # iteration, with no note
+    lgb = pytest.importorskip("lightgbm")
+    X, y, qid = _queries()
+    seen = []
+    with pytest.raises(TypeError, match=r"^callbacks\[1\]: _EarlyStoppingCallback is lightgbm's callback, which "
+                                        r"AutoRanker's fit cannot run \(AutoRanker's callbacks are callables taking a "
+                                        r"rankcore\.auto\.SearchEvent after each task"):
+        rankcore.AutoRanker(candidates=["trees:n_iter=3"], n_jobs=1).fit(
+            X, y, qid=qid, callbacks=[seen.append, lgb.early_stopping(5, verbose=False)])
+    assert seen == []
