@@ -14,7 +14,8 @@ from typing import Callable, Collection, NamedTuple
 
 __all__ = ["VERBOSE_RULE", "PEER_NAMES", "PEER_FIT_NAMES", "PEER_PREDICT_NAMES", "PeerFitName", "fit_argument_of",
            "names_in_hint", "names_peer_fit_arguments", "names_peer_predict_arguments", "names_peer_score_arguments",
-           "no_sample_weight_refusal", "peer_fit_hint", "peer_predict_hint", "takes_no_sample_weight"]
+           "no_sample_weight_refusal", "peer_fit_hint", "peer_predict_hint", "takes_no_sample_weight", "PEER_METHODS",
+           "peer_method_hint"]
 
 # where scikit-learn's warm_start (a parameter) and other libraries' continued models are here: a fit's argument
 _CONTINUE = ("fit(X, y, init_model=...) (the fitted model, or its model file, to continue: the new model holds its "
@@ -372,3 +373,48 @@ def takes_no_sample_weight(method: Callable) -> Callable:
         return method(self, *args, **kwargs)
 
     return wrapper
+
+
+# LightGBM's booster_ and XGBoost's get_booster(): the library's own model object, which the estimator is here
+_BOOSTER = ("the estimator itself: rankcore.save_model(model, path) saves it (JSON, no pickle), "
+            "model.to_lightgbm(path) writes a LightGBM model file (where the push estimator's learner has one)")
+
+#: LightGBM's, XGBoost's and CatBoost's methods and attributes of a fitted model and what a rankcore estimator has
+#: instead (``rankcore.base.Ranker.__getattr__``'s hints).
+PEER_METHODS = {
+    "booster_": _BOOSTER,
+    "get_booster": _BOOSTER,
+    # XGBoost's best_iteration is an index from 0; best_iteration_ counts iterations, as LightGBM's
+    "best_iteration": "best_iteration_ (a count of iterations, as LightGBM's best_iteration_: XGBoost's "
+                      "best_iteration + 1)",
+    "feature_name_": "feature_names_in_ (fitted on a pandas DataFrame: its column names)",
+    "n_features_": "n_features_in_",
+    "objective_": "get_params()['objective'] (None: the estimator's default objective)",
+    "evals_result": "evals_result_ (an attribute)",
+    "get_best_iteration": "best_iteration_ (a count of iterations: CatBoost's get_best_iteration() + 1)",
+    "get_evals_result": "evals_result_",
+    "get_feature_importance": "feature_importances_ (gain), feature_importances(kind='split') (split counts), "
+                              "feature_contributions(X) (SHAP values) or "
+                              "rankcore.permutation_importance(model, X, y, qid=...) (the metric's drop)",
+    "save_model": "rankcore.save_model(model, path) (JSON, no pickle)",
+    "staged_predict": "staged_decision_function(X)",
+    "eval_metrics": "rankcore.evaluate(y, model.decision_function(X), specs, qid=...)",
+}
+
+#: The attribute, parameter or method a hint of :data:`PEER_METHODS` sends the user to, where not every estimator
+#: has it: one without it (KernelRanker has no iterations, no objective) hears there is no counterpart instead.
+_PEER_NEEDS = {
+    "best_iteration": "best_iteration_", "get_best_iteration": "best_iteration_",
+    "evals_result": "evals_result_", "get_evals_result": "evals_result_",
+    "objective_": "objective", "staged_predict": "staged_decision_function",
+}
+
+
+def peer_method_hint(estimator, name: str) -> str:
+    """``__getattr__``'s words for another library's ``name`` (a key of :data:`PEER_METHODS`) on ``estimator``."""
+    cls = type(estimator)
+    needed = _PEER_NEEDS.get(name)
+    if needed is None or needed in cls._fitted_names or hasattr(cls, needed) or \
+            any(p.name == needed for p in cls.parameters):
+        return f"other libraries' {name} is {PEER_METHODS[name]} here"
+    return f"other libraries' {name} has no counterpart in {cls.__name__} (which has no {needed})"

@@ -30,6 +30,7 @@ distribution returns its :class:`Ranker` subclasses from the hook
 
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
 import re
@@ -46,6 +47,7 @@ from sklearn.utils import ClassifierTags
 from ._argument_refusal import ArgumentRefusal, said_again
 from ._callbacks import check_callbacks, run_callbacks
 from ._caller import outside_stacklevel
+from ._peer_names import PEER_METHODS, peer_method_hint
 from ._state_fields import checked_relevant_label, relevant_label_to_state
 from ._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .spec import REQUIRED, Component, Kind, Parameter, ParameterError, show_value
@@ -152,12 +154,8 @@ def declared_attribute(family: str, value: Any, attribute: str, default: Any) ->
     if not isinstance(value, str):
         return default
     from .registry import registry
-    from .spec import parse_spec
 
-    try:
-        return getattr(registry().get(family, parse_spec(value)[0]), attribute, default)
-    except (TypeError, ValueError):
-        return default
+    return registry().declared(family, value, attribute, default)
 
 
 def _spec_repr(value: Any) -> str:
@@ -437,49 +435,10 @@ class NoTextForm(TypeError, AttributeError):
     """
 
 
-# LightGBM's booster_ and XGBoost's get_booster(): the library's own model object, which the estimator is here
-_BOOSTER = ("the estimator itself: rankcore.save_model(model, path) saves it (JSON, no pickle), "
-            "model.to_lightgbm(path) writes a LightGBM model file (where the push estimator's learner has one)")
-
-#: LightGBM's, XGBoost's and CatBoost's methods and attributes of a fitted model and what a rankcore estimator has
-#: instead (``__getattr__``'s hints).
-_PEER_METHODS = {
-    "booster_": _BOOSTER,
-    "get_booster": _BOOSTER,
-    # XGBoost's best_iteration is an index from 0; best_iteration_ counts iterations, as LightGBM's
-    "best_iteration": "best_iteration_ (a count of iterations, as LightGBM's best_iteration_: XGBoost's "
-                      "best_iteration + 1)",
-    "feature_name_": "feature_names_in_ (fitted on a pandas DataFrame: its column names)",
-    "n_features_": "n_features_in_",
-    "objective_": "get_params()['objective'] (None: the estimator's default objective)",
-    "evals_result": "evals_result_ (an attribute)",
-    "get_best_iteration": "best_iteration_ (a count of iterations: CatBoost's get_best_iteration() + 1)",
-    "get_evals_result": "evals_result_",
-    "get_feature_importance": "feature_importances_ (gain), feature_importances(kind='split') (split counts), "
-                              "feature_contributions(X) (SHAP values) or "
-                              "rankcore.permutation_importance(model, X, y, qid=...) (the metric's drop)",
-    "save_model": "rankcore.save_model(model, path) (JSON, no pickle)",
-    "staged_predict": "staged_decision_function(X)",
-    "eval_metrics": "rankcore.evaluate(y, model.decision_function(X), specs, qid=...)",
-}
-
-#: The attribute, parameter or method a hint of :data:`_PEER_METHODS` sends the user to, where not every estimator
-#: has it: one without it (KernelRanker has no iterations, no objective) hears there is no counterpart instead.
-_PEER_NEEDS = {
-    "best_iteration": "best_iteration_", "get_best_iteration": "best_iteration_",
-    "evals_result": "evals_result_", "get_evals_result": "evals_result_",
-    "objective_": "objective", "staged_predict": "staged_decision_function",
-}
-
-
-def _peer_method_hint(estimator, name: str) -> str:
-    """``__getattr__``'s words for another library's ``name`` (a key of :data:`_PEER_METHODS`) on ``estimator``."""
-    cls = type(estimator)
-    needed = _PEER_NEEDS.get(name)
-    if needed is None or needed in cls._fitted_names or hasattr(cls, needed) or \
-            any(p.name == needed for p in cls.parameters):
-        return f"other libraries' {name} is {_PEER_METHODS[name]} here"
-    return f"other libraries' {name} has no counterpart in {cls.__name__} (which has no {needed})"
+@functools.lru_cache(maxsize=None)
+def _class_names(cls: type) -> frozenset:
+    """Every name a class and its bases define (``__getattr__`` asks it on each missing attribute: once a call)."""
+    return frozenset(name for klass in cls.__mro__ for name in vars(klass))
 
 
 class Ranker(BaseEstimator):
@@ -670,7 +629,7 @@ class Ranker(BaseEstimator):
         # Reached only when the normal lookup fails.  LightGBM's, XGBoost's and CatBoost's rankers score with
         # ``predict``; ours are not classifiers (scikit-learn reads ``predict`` as a label), so the name stays
         # missing (``hasattr`` is False) and the error says where the scores are.
-        if any(name in vars(klass) for klass in type(self).__mro__):
+        if name in _class_names(type(self)):
             # a property (feature_importances_, ...) raised AttributeError: run it again for its own message
             return object.__getattribute__(self, name)
         if name == "predict":
@@ -682,8 +641,8 @@ class Ranker(BaseEstimator):
             raise AttributeError(f"{type(self).__name__} has no {name}: a ranker's scores, decision_function(X), "
                                  f"are not probabilities (higher is ranked first); for probabilities, calibrate "
                                  f"them: sklearn.calibration.CalibratedClassifierCV(model)", name=name, obj=self)
-        if name in _PEER_METHODS:
-            raise AttributeError(f"{type(self).__name__} has no {name}: {_peer_method_hint(self, name)}", name=name,
+        if name in PEER_METHODS:
+            raise AttributeError(f"{type(self).__name__} has no {name}: {peer_method_hint(self, name)}", name=name,
                                  obj=self)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self)
 

@@ -184,6 +184,10 @@ class RegistryEntry:
         return doc[0] if doc else ""
 
 
+#: A declaration :meth:`Registry.declared` found no value for (the caller's default applies).
+_UNREAD = object()
+
+
 @dataclass
 class Registry:
     """A snapshot of every registered component, by family and name.
@@ -195,6 +199,23 @@ class Registry:
     entries: dict[str, dict[str, RegistryEntry]] = field(default_factory=dict)
     aliases: dict[str, dict[str, str]] = field(default_factory=dict)
     problems: list[PluginProblem] = field(default_factory=list)
+    # (family, spec, attribute) -> the class attribute declared_attribute read (a snapshot's classes do not change)
+    _declared: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def declared(self, family: str, spec: str, attribute: str, default: Any) -> Any:
+        """The class attribute ``attribute`` of the component ``spec`` names (``default`` when it names none),
+        read without configuring it; looked up once per snapshot, as estimators ask it on every call (their tags)."""
+        key = (family, spec, attribute)
+        found = self._declared.get(key, _UNREAD)
+        if found is _UNREAD:
+            from .spec import parse_spec
+
+            try:
+                found = getattr(self.get(family, parse_spec(spec)[0]), attribute, _UNREAD)
+            except (TypeError, ValueError):
+                found = _UNREAD
+            self._declared[key] = found
+        return default if found is _UNREAD else found
 
     def names(self, family: str) -> list[str]:
         """Registered names of one family, sorted."""
