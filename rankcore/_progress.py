@@ -25,6 +25,7 @@ import os
 import sys
 import threading
 import time
+import unicodedata
 from typing import TextIO
 
 MODES = ("auto", "bar", "lines", "none")
@@ -60,14 +61,31 @@ def _columns(stream: TextIO) -> int:
             columns = os.get_terminal_size(stream.fileno()).columns
         except (AttributeError, ValueError, OSError):       # no descriptor (a StringIO), or not a terminal
             columns = 80
-    return max(20, columns)
+    return max(columns, 2)      # room for one cell and the last column, which is left empty
+
+
+def _cells(char: str) -> int:
+    """The terminal cells ``char`` takes: 2 for a wide East Asian character, 0 for a combining mark, else 1."""
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
 def _fitted(text: str, stream: TextIO) -> str:
     """``text`` cut to one line shorter than the terminal: a longer line wraps, and the ``\\r`` of the next redraw
-    goes back to the start of its last piece only, so that each redraw would leave a line on the screen."""
+    goes back to the start of its last piece only, so that each redraw would leave a line on the screen.  Widths
+    are counted in cells, as the terminal draws them (a character of a CJK name takes two)."""
     width = _columns(stream) - 1
-    return text if len(text) <= width else text[:width - 3] + "..."
+    if sum(map(_cells, text)) <= width:
+        return text
+    ellipsis = "..." if width > 3 else ""
+    kept, used = [], len(ellipsis)
+    for char in text:
+        used += _cells(char)
+        if used > width:
+            break
+        kept.append(char)
+    return "".join(kept) + ellipsis
 
 
 def _number(value: float | None) -> str:

@@ -20,6 +20,7 @@ import contextlib
 import contextvars
 import importlib
 import os
+import re
 import sys
 import warnings
 
@@ -46,21 +47,39 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        import textwrap
-
         lines: list[str] = []
         paragraph: list[str] = []
         for line in [*text.splitlines(), ""]:
-            if line.strip() and not line[0].isspace():
+            running = bool(line.strip()) and not line[0].isspace()
+            heading = running and _HEADING.fullmatch(line.rstrip()) is not None
+            if running and not heading and not (paragraph and _BULLET.match(line)):
                 paragraph.append(line.strip())          # a line of running text: one paragraph with the next
                 continue
-            if paragraph:
-                lines.extend(textwrap.wrap(" ".join(paragraph), max(width, 20), initial_indent=indent,
-                                           subsequent_indent=indent, break_on_hyphens=False,
-                                           break_long_words=False))
-                paragraph.clear()
-            lines.append(indent + line if line.strip() else "")
+            lines.extend(_wrapped(paragraph, width, indent))
+            # a list item (`- `, `* `) starts a paragraph of its own, not joined to the text above it; a heading
+            # (`examples:`) is a line of its own
+            paragraph = [line.strip()] if running and not heading else []
+            if not running or heading:
+                lines.append(indent + line.rstrip() if line.strip() else "")
         return "\n".join(lines[:-1])
+
+
+#: A list item of a description: ``- `` or ``* `` at the start of a line (``--option`` is running text).
+_BULLET = re.compile(r"[-*] ")
+#: A heading of a description or epilog: a few words and a colon alone on their line (``examples:``).
+_HEADING = re.compile(r"[A-Za-z][\w ()-]{0,30}:")
+
+
+def _wrapped(paragraph: list[str], width: int, indent: str) -> list[str]:
+    """The lines of ``paragraph`` (lines of running text) joined and wrapped to ``width``; a list item's lines are
+    indented under its text."""
+    import textwrap
+
+    if not paragraph:
+        return []
+    hanging = "  " if _BULLET.match(paragraph[0]) else ""
+    return textwrap.wrap(" ".join(paragraph), max(width, 20), initial_indent=indent,
+                         subsequent_indent=indent + hanging, break_on_hyphens=False, break_long_words=False)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -142,7 +161,8 @@ class _Parser(argparse.ArgumentParser):
         if extras:
             from ._peer_options import peer_option_hint
 
-            self.error(f"unrecognized arguments: {' '.join(extras)}{peer_option_hint(self, namespace, extras)}")
+            self.error(f"unrecognized arguments: {' '.join(extras)}{peer_option_hint(self, namespace, extras)}"
+                       f"{self._dash_names_hint(extras[:extras.index('--')] if '--' in extras else extras)}")
         return namespace
 
     def error(self, message: str):
@@ -151,18 +171,43 @@ class _Parser(argparse.ArgumentParser):
                               f"{self._output_format_hint(message)}{self._dash_name_hint(message)}\n")
 
     def _dash_name_hint(self, message: str) -> str:
-        """A hint where a file name that starts with ``-`` was taken for an option (``score m.json -day.csv``:
-        "the following arguments are required: DATA"; ``--out -x.csv``: "expected one argument")."""
-        if not message.startswith(("the following arguments are required", "argument ")):
-            return ""
+        """A hint where a word that starts with ``-`` was taken for an option: a file name (``score m.json
+        -day.csv``: "the following arguments are required: DATA") or an option's value (``--out -x.csv``: "expected
+        one argument", said of the word that follows the option, not of any other)."""
         words = getattr(self, "_words", [])
         words = words[:words.index("--")] if "--" in words else words
-        named = [w for w in words if len(w) > 1 and w.startswith("-") and not w.startswith("--")
-                 and w not in self._option_string_actions and not _is_number(w) and ("." in w or os.path.exists(w))]
-        if not named:
+        expected = re.match(r"argument (\S+): expected one argument", message)
+        if expected is not None:
+            flags = expected[1].split("/")
+            following = [words[i + 1] for i, w in enumerate(words[:-1]) if w in flags]
+            taken = [w for w in following if self._read_as_option(w)]
+            if not taken:
+                return ""
+            return (f" ({taken[-1]!r} was read as an option: write {flags[0]}={taken[-1]}, or a file's name as "
+                    f"./{taken[-1]})")
+        if message.startswith("the following arguments are required"):
+            return self._dash_names_hint(words)
+        return ""
+
+    def _dash_names_hint(self, words: list[str]) -> str:
+        """The hint for the first of ``words`` that reads as a file name starting with ``-`` (a ``.`` in it, or a
+        file of that name) but was taken for an option; ``""`` when none does."""
+        named = [w for w in words if self._read_as_option(w) and "=" not in w and ("." in w or os.path.exists(w))]
+        if named:
+            return f" ({named[0]!r} was read as an option: write a file name that starts with '-' as ./{named[0]})"
+        # `-often.csv` is `-o ften.csv` to argparse: said as it was read, true whatever was meant
+        attached = [w for w in words if len(w) > 2 and w.startswith("-") and not w.startswith("--")
+                    and getattr(self._option_string_actions.get(w[:2]), "nargs", 0) != 0]
+        if not attached:
             return ""
-        return (f" ({named[0]!r} was read as an option: write a file name that starts with '-' as "
-                f"./{named[0]})")
+        word = attached[0]
+        return f" ({word!r} was read as {word[:2]} {word[2:]}: write a file name that starts with '-' as ./{word})"
+
+    def _read_as_option(self, word: str) -> bool:
+        """Whether ``word`` starts with one ``-`` that no option of this parser explains: not a known short option,
+        alone or with its value attached (``-oout.csv`` is ``-o out.csv``), and no number (``-1.5``)."""
+        return (len(word) > 1 and word.startswith("-") and not word.startswith("--")
+                and word[:2] not in self._option_string_actions and not _is_number(word))
 
     def _output_format_hint(self, message: str) -> str:
         """A hint where ``--format``, the data file's format, was given an output's (``evaluate --format json``,
@@ -203,8 +248,10 @@ class _Parser(argparse.ArgumentParser):
         words = words[:words.index("--")] if "--" in words else words
         commands = [a.choices for a in self._actions if isinstance(a, argparse._SubParsersAction)]
         ends = [i for i, w in enumerate(words) if any(w in choices for choices in commands)]
+        # short ones too: `rankcore -q fit ...` is a misplaced -q, as `--quiet` is (none reads as a number here)
         return [w for w in words[:ends[0] if ends else len(words)]
-                if w.startswith("--") and w.split("=", 1)[0] not in self._option_string_actions]
+                if w.startswith("-") and len(w) > 1 and not _is_number(w)
+                and w.split("=", 1)[0] not in self._option_string_actions]
 
 
 def _is_number(word: str) -> bool:
@@ -240,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rankcore`` console script; returns the exit status."""
     _replace_unencodable()
     parser = build_parser()
-    args = parser.parse_args(_help_asked(sys.argv[1:] if argv is None else list(argv)))
+    args = parser.parse_args(_help_asked(parser, sys.argv[1:] if argv is None else [str(w) for w in argv]))
     args._argv = list(sys.argv[1:] if argv is None else argv)  # recorded in reports
     if getattr(args, "_run", None) is None:
         parser.print_help()
@@ -254,11 +301,22 @@ def main(argv: list[str] | None = None) -> int:
         return _run_command(args, lambda: copies.enter_context(stdin_inputs(args)))
 
 
-def _help_asked(words: list[str]) -> list[str]:
-    """``help COMMAND`` as ``COMMAND --help`` (``help`` alone: the command list), as git and pip read it."""
-    if words[:1] != ["help"]:
+def _help_asked(parser: argparse.ArgumentParser, words: list[str]) -> list[str]:
+    """``help COMMAND`` as ``COMMAND --help`` (``help`` alone, or ``help help``: the command list; ``help plugins
+    new``: that subcommand's), as git and pip read it.  Options before ``help`` (``--debug``) are kept where they
+    are; a word that names no subcommand is refused, as ``COMMAND --help`` would drop it without a word."""
+    start = next((i for i, w in enumerate(words) if not w.startswith("-")), len(words))
+    if words[start:start + 1] != ["help"]:
         return words
-    return [*words[1:2], "--help"]
+    rest = [w for w in words[start + 1:] if w != "help"]
+    named = [w for w in rest if not w.startswith("-")]
+    chosen = parser
+    for depth, name in enumerate(named):
+        choices = [a.choices for a in chosen._actions if isinstance(a, argparse._SubParsersAction)]
+        if depth and (not choices or name not in choices[0]):
+            parser.error(f"help takes one command's name, got {' '.join(named)!r}")
+        chosen = choices[0].get(name, chosen) if choices else chosen
+    return [*words[:start], *rest, "--help"]
 
 
 def _run_command(args, read_stdin) -> int:
@@ -426,13 +484,22 @@ def _clean(text: str) -> str:
     from ..spec import abbreviate
 
     text = " ".join(text.split())
-    text = "".join(c if c.isprintable() else _escaped(c) for c in text)
+    text = undecoded_bytes("".join(c if c.isprintable() else _escaped(c) for c in text))
     return abbreviate(text)  # a 1 MB argument is not echoed whole
 
 
 def undecoded_bytes(text: str) -> str:
-    """``text`` with each byte that was not UTF-8 (a file name's, read as a surrogate) written ``\\xe9``."""
-    return "".join(_escaped(c) if "\udc80" <= c <= "\udcff" else c for c in text)
+    """``text`` with each byte that was not UTF-8 (a file name's, read as a surrogate) written ``\\xe9``.
+
+    A message that quotes a name with ``repr`` (``--out: 'o\\udce9.csv' already exists``) holds the surrogate
+    already escaped, ``\\udce9``: that escape is rewritten too (an even run of backslashes before it is a
+    backslash of the name, escaped, and the rest is the name's own text)."""
+    text = "".join(_escaped(c) if "\udc80" <= c <= "\udcff" else c for c in text)
+    return _ESCAPED_SURROGATE.sub(r"\1\\x\2", text)
+
+
+#: ``\udc80`` to ``\udcff`` as ``repr`` writes a surrogate, not preceded by an odd run of backslashes.
+_ESCAPED_SURROGATE = re.compile(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])")
 
 
 def _escaped(char: str) -> str:

@@ -16,6 +16,9 @@ __all__ = ["peer_option_hint", "NOT_PLURALS"]
 #: rankcore's Python names whose option is not the name with dashes (``sample_weight`` is ``--weight COLUMN``).
 _OPTION_OF = {"sample_weight": "--weight", "categorical_features": "--categorical", "eval_set": "--validation"}
 
+#: How other commands (and other tools) name the output's format, for a command whose JSON is a switch.
+_OUTPUT_FORMATS = ("--format", "--table-format", "--output-format")
+
 # the Python a table's entry starts with: `name=value` (value maybe quoted), or `fit(X, y, name=...)`
 _KEYWORD = re.compile(r'(?P<name>[a-z_]+)=(?:"(?P<quoted>[^"]*)"|(?P<bare>[^\s,()\[\]]+))?')
 _FIT_ARGUMENT = re.compile(r"fit\(X, y, (?P<name>[a-z_]+)=")
@@ -58,6 +61,9 @@ def peer_option_hint(parser: argparse.ArgumentParser, namespace: argparse.Namesp
         if not word.startswith("--") or len(word) < 4:
             continue
         flag = word.split("=", 1)[0]
+        if flag in _OUTPUT_FORMATS and flag not in options and "--json" in options:
+            hints.setdefault(flag, "JSON output is --json here")      # info, plugins: no table, a JSON switch
+            continue
         hint = _hint_for(flag[2:].replace("-", "_").lower(), options)
         meant = _meant(flag, options)
         # a peer's name this command has no option for, that starts one of its options (evaluate's --metric):

@@ -48,17 +48,15 @@ def run(args) -> int:
 
 
 def _new(args) -> int:
-    import sys
-
+    from ._common import info
     from ._plugin_template import PluginNames, write_plugin
 
     root = write_plugin(args.new_family, args.new_name, args.dir)
     names = PluginNames.of(args.new_family, args.new_name)
     print(root)
-    if getattr(args, "quiet", False):
-        return 0
-    print(f"wrote the {names.family} {names.name!r} as the package {names.dist} in {root}: edit "
-          f"{names.module}/{names.family}.py, then `pip install -e .` and `pytest` there", file=sys.stderr)
+    # a status line like every command's: silenced by -q, a folder's bytes that are not UTF-8 said as \xe9
+    info(args, f"wrote the {names.family} {names.name!r} as the package {names.dist} in {root}: edit "
+               f"{names.module}/{names.family}.py, then `pip install -e .` and `pytest` there")
     return 0
 
 

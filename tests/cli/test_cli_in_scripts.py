@@ -124,3 +124,107 @@ def test_a_name_that_is_not_utf8_is_said_by_its_bytes(files, monkeypatch):
     assert status == 0 and "o\\xe9.csv" in err and "\udce9" not in err and "udce9" not in err
     status, _, err = run_main("score", "m.json", "n\udce9.csv")
     assert status == 2 and "n\\xe9.csv" in err and "udce9" not in err
+
+
+def test_help_after_a_global_option_and_help_help(capsys):
+    # `rankcore --debug help fit` and `rankcore help help` were "invalid choice: 'help'"; `help fit extra` dropped
+    # `extra` without a word
+    from rankcore.cli import main
+
+    with pytest.raises(SystemExit) as exit:
+        main(["--debug", "help", "fit"])
+    assert exit.value.code == 0 and capsys.readouterr().out.startswith("usage: rankcore fit ")
+    with pytest.raises(SystemExit) as exit:
+        main(["help", "help"])
+    assert exit.value.code == 0 and "rankcore help COMMAND" in capsys.readouterr().out
+    err = usage_error(capsys, "help", "fit", "extra")
+    assert "help takes one command's name, got 'fit extra'" in err
+    with pytest.raises(SystemExit) as exit:
+        main(["help", "plugins", "new"])                      # a subcommand's subcommand: its own help
+    assert exit.value.code == 0 and capsys.readouterr().out.startswith("usage: rankcore plugins new ")
+
+
+def test_an_option_with_its_value_attached_is_said_as_read(capsys, files, monkeypatch):
+    # `-oout.csv` is `-o out.csv`, no unknown option: the hint said it "was read as an option" it is not
+    monkeypatch.chdir(files)
+    err = usage_error(capsys, "score", "m.json", "-oout.csv")
+    assert "required: DATA" in err and "was read as an option" not in err and "was read as -o out.csv" in err
+    # the option's value missing, the next word another option's: no hint about a word it did not take
+    err = usage_error(capsys, "score", "m.json", "d.csv", "--id", "-oout.csv")
+    assert "expected one argument" in err and "was read as an option" not in err
+
+
+def test_dash_name_hints_for_a_value_and_for_an_unrecognized_name(capsys, files, monkeypatch):
+    monkeypatch.chdir(files)
+    err = usage_error(capsys, "score", "m.json", "d.csv", "--id", "-day.csv")
+    assert "'-day.csv' was read as an option: write --id=-day.csv" in err       # a value: the option's = form
+    # evaluate's positionals are optional: the name is an unrecognized argument, with the hint too
+    err = usage_error(capsys, "evaluate", "m.json", "-day.csv")
+    assert "unrecognized arguments: -day.csv" in err and "./-day.csv" in err
+    err = usage_error(capsys, "fit", "d.csv", "-lr=0.5")                      # an option's spelling, not a name
+    assert "was read as an option" not in err
+
+
+@pytest.mark.parametrize("argv", [("info", "M", "--format", "json"), ("plugins", "--format", "json"),
+                                  ("info", "M", "--table-format=json")])
+def test_format_json_points_to_json_where_json_is_a_switch(capsys, files, argv):
+    # plugins said "argument new: invalid choice: 'json'", info "unrecognized arguments", neither naming --json
+    err = usage_error(capsys, *[files / "m.json" if a == "M" else a for a in argv])
+    assert "JSON output is --json here" in err.splitlines()[-1]
+
+
+def test_a_repr_quoted_name_is_said_by_its_bytes():
+    from rankcore.cli import undecoded_bytes
+
+    name = "o\udce9.csv"
+    assert undecoded_bytes(f"--out: {name!r} exists") == "--out: 'o\\xe9.csv' exists"
+    assert undecoded_bytes(repr("a\\udce9")) == repr("a\\udce9")          # a backslash of the name, escaped
+    assert undecoded_bytes(repr("a\\\udce9")) == "'a\\\\\\xe9'"
+
+
+@pytest.mark.skipif(__import__("sys").getfilesystemencoding().lower() not in ("utf-8", "utf8"),
+                    reason="a file system encoding of UTF-8 reads the byte 0xe9 as a surrogate")
+def test_names_quoted_in_errors_and_plugins_new_are_said_by_their_bytes(files, monkeypatch):
+    monkeypatch.chdir(files)
+    (files / "o\udce9.csv").write_text("score\n")
+    status, _, err = run_main("score", "m.json", "d.csv", "-o", "o\udce9.csv")
+    assert status == 2 and "'o\\xe9.csv' already exists" in err and "udce9" not in err
+    (files / "d\udce9").mkdir()
+    status, out, err = run_main("plugins", "new", "price", "hush", "--dir", "d\udce9")
+    assert status == 0 and "d\\xe9" in err and "udce9" not in err
+
+
+@pytest.mark.parametrize("columns, name", [("10", "push trees"), ("40", "推し木 trees:max_depth=3 pow:16 more")])
+def test_bar_redraws_fit_in_cells(monkeypatch, columns, name):
+    # a 10-column terminal got 19-column lines (at least 20 were assumed), a wide character counted one cell
+    import unicodedata
+
+    def cells(text):
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    monkeypatch.setenv("COLUMNS", columns)
+    stream = FakeTerminal()
+    task = Task(name, 50, "valid pauc:0.1", "bar", stream)
+    for i in range(1, 50):
+        task.update(i, objective=123.456789, score=0.0351)
+    task.close()
+    redraws = [r.replace("\x1b[K", "") for r in stream.getvalue().split("\r")[1:-1]]
+    assert redraws and all(cells(r) <= int(columns) - 1 for r in redraws), redraws
+
+
+def test_help_keeps_list_items_and_headings_on_their_lines():
+    import argparse
+
+    from rankcore.cli import _Parser
+
+    parser = _Parser(prog="x", formatter_class=argparse.RawDescriptionHelpFormatter,
+                     description="What it does, said at some length.\n- a first item\n* a second item\n"
+                                 "--option words are running text\nexamples:\n  x --option\n")
+    text = parser.format_help()
+    assert "\n- a first item\n* a second item --option words are running text\nexamples:\n  x --option" in text
+
+
+def test_a_short_option_before_the_command_is_said_to_go_after_it(capsys):
+    # `rankcore -q plugins` said "unrecognized arguments: -q" alone, where `--quiet plugins` named the place
+    err = usage_error(capsys, "-q", "plugins")
+    assert "-q: an option of plugins, given after it" in err
