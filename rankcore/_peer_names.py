@@ -12,10 +12,11 @@ import inspect
 import re
 from typing import Callable, Collection, NamedTuple
 
-__all__ = ["VERBOSE_RULE", "PEER_NAMES", "PEER_FIT_NAMES", "PEER_PREDICT_NAMES", "PeerFitName", "fit_argument_of",
-           "names_in_hint", "names_peer_fit_arguments", "names_peer_predict_arguments", "names_peer_score_arguments",
-           "no_sample_weight_refusal", "peer_fit_hint", "peer_predict_hint", "takes_no_sample_weight", "PEER_METHODS",
-           "peer_method_hint"]
+__all__ = ["VERBOSE_RULE", "PEER_NAMES", "PEER_NAMES_WITHOUT", "PEER_FIT_NAMES", "PEER_PREDICT_NAMES", "PeerFitName",
+           "QUERY_ARGUMENTS", "fit_argument_of", "names_in_hint", "names_peer_fit_arguments",
+           "names_peer_predict_arguments", "names_peer_score_arguments", "no_sample_weight_refusal", "peer_fit_hint",
+           "peer_name_hint", "peer_predict_hint", "query_argument_refusal", "score_takes_no_queries",
+           "takes_no_sample_weight", "PEER_METHODS", "peer_method_hint"]
 
 # where scikit-learn's warm_start (a parameter) and other libraries' continued models are here: a fit's argument
 _CONTINUE = ("fit(X, y, init_model=...) (the fitted model, or its model file, to continue: the new model holds its "
@@ -111,6 +112,42 @@ PEER_NAMES = {
     **dict.fromkeys(("seed", "random_seed", "bagging_seed", "feature_fraction_seed", "data_random_seed"),
                     "random_state=S"),
 }
+
+
+#: LightGBM's (and XGBoost's) parameters that rankcore's trees have no equivalent of: what they lack, then the nearest
+#: setting where one is near (each checked against the trees' parameters: rankcore.learners.trees.Trees).
+PEER_NAMES_WITHOUT = {
+    **dict.fromkeys(("reg_alpha", "lambda_l1", "l1_regularization"),
+                    'the trees have no L1 penalty on leaf values; the nearest is the L2 penalty, '
+                    'learner="trees:l2=V", or a cap on each leaf value, learner="trees:max_delta_step=D"'),
+    **dict.fromkeys(("min_split_gain", "min_gain_to_split", "min_split_loss"),
+                    'the trees have no minimum split gain; the nearest is a floor on '
+                    'each leaf, learner="trees:min_child_weight=H" or "trees:min_samples_leaf=M", or an L2 '
+                    'penalty (learner="trees:l2=V"), which lowers the gain of the splits of few rows'),
+    **dict.fromkeys(("boosting_type", "boosting"),
+                    "the trees are always plain gradient boosting (LightGBM's 'gbdt', CatBoost's 'Plain'; leave "
+                    "it out for those): no 'dart', 'rf', 'goss' or 'Ordered'; the nearest to goss's row sampling is "
+                    'learner="trees:subsample=F" (rows drawn uniformly for every tree, not by gradient size)'),
+    **dict.fromkeys(("extra_trees", "extra_tree"),
+                    "the trees search every histogram threshold (no random thresholds); the nearest randomness "
+                    'is noise on each node\'s choice of feature, learner="trees:random_strength=R", or rows and '
+                    'columns drawn per tree, learner="trees:subsample=F,colsample=F"'),
+    **dict.fromkeys(("linear_tree", "linear_trees"),
+                    "each leaf holds a constant (no linear model in the leaves), and no setting is near it"),
+    "max_position": 'there is no position NDCG is optimized at; the nearest is objective="lambdarank:truncation=T" '
+                    "(pairs with a row among the first T places of each query), watched with "
+                    'scoring="ndcg@k:T"',
+}
+
+
+def peer_name_hint(name: str) -> str:
+    """``"other libraries' num_leaves is learner=\"trees:max_leaves=L\" here"``, or for a name of
+    :data:`PEER_NAMES_WITHOUT` ``"other libraries' reg_alpha has no equivalent here: ..."``; "" for any other name."""
+    if name in PEER_NAMES:
+        return f"other libraries' {name} is {PEER_NAMES[name]} here"
+    if name in PEER_NAMES_WITHOUT:
+        return f"other libraries' {name} has no equivalent here: {PEER_NAMES_WITHOUT[name]}"
+    return ""
 
 
 class PeerFitName(NamedTuple):
@@ -281,7 +318,9 @@ def _hint(estimator, name: str, constructor: str | None, auto: bool, arguments: 
 _FIRST_ITERATIONS = ("the n-th array of staged_decision_function(X): next(itertools.islice("
                      "model.staged_decision_function(X), n - 1, None)); a model fitted with early_stopping=True holds "
                      "its best_iteration_ iterations only, so its decision_function(X) is already "
-                     "predict(X, num_iteration=best_iteration_)")
+                     "predict(X, num_iteration=best_iteration_); without early stopping LightGBM's best_iteration_ "
+                     "is 0 and its predict then uses every tree, which is decision_function(X) here too (the "
+                     "best_iteration_ here is then the best watched iteration, which the model goes past)")
 
 #: LightGBM's and XGBoost's arguments of ``predict`` and what a push estimator's ``decision_function`` does instead.
 PEER_PREDICT_NAMES = {
@@ -313,12 +352,52 @@ def peer_predict_hint(estimator, name: str) -> str:
     return f"without a counterpart in {type(estimator).__name__} (it has no {needed})"
 
 
+#: The arguments of a fit that say each row's query, which no scoring method takes.
+QUERY_ARGUMENTS = ("qid", "group")
+
+# why a scoring method takes no query ids, and how to rank the rows of each query with its scores (no helper of the
+# Python API does: an argsort per query is one line of NumPy)
+_SCORES_ROWS_ALONE = ("a row's score does not depend on its query (the model scores each row alone, as a tree model "
+                      "does), so score every row and sort within each query: order = np.lexsort((-scores, qid)) lists "
+                      "the rows query by query, best first; on the command line, rankcore score MODEL DATA --qid "
+                      "COLUMN --top K")
+# LightGBM's group sizes as the query ids the sort above reads
+_GROUP_AS_QID = " (LightGBM's group sizes as ids: qid = np.repeat(np.arange(len(group)), group))"
+
+
+def query_argument_refusal(estimator, method: str, name: str) -> TypeError:
+    """The TypeError of ``estimator.method(X, qid=...)`` (or ``group=``): what Python's "unexpected keyword
+    argument" leaves unsaid -- that the scores need no query, and how to rank each query's rows with them."""
+    return TypeError(f"{name}: {type(estimator).__name__}.{method} takes no {name}: {_SCORES_ROWS_ALONE}"
+                     + (_GROUP_AS_QID if name == "group" else ""))
+
+
+def score_takes_no_queries(score: Callable) -> Callable:
+    """Decorate the ``score`` of an estimator that ranks one list: ``qid``/``group`` a TypeError saying where a
+    metric within queries is, the signature kept."""
+    @functools.wraps(score)
+    def wrapper(self, *args, **kwargs):
+        for name in QUERY_ARGUMENTS:
+            if name in kwargs:
+                owner = type(self).__name__
+                raise TypeError(f"{name}: {owner}.score takes no {name}: {owner} ranks one list (its fit refuses "
+                                f"query ids too), and score rates that one list; a metric within queries of its "
+                                f"scores is rankcore.evaluate(y, model.decision_function(X), ['ndcg@k:10'], "
+                                f"qid=qid), and rankcore.boost(...).fit(X, y, qid=qid) fits within queries")
+        return score(self, *args, **kwargs)
+
+    return wrapper
+
+
 def names_peer_predict_arguments(method: Callable) -> Callable:
     """Decorate a scoring method (``decision_function``): LightGBM's or XGBoost's ``predict`` argument is a TypeError
-    naming what rankcore does instead (Python's own names neither), the signature kept."""
+    naming what rankcore does instead (Python's own names neither), and so are ``qid``/``group``
+    (:func:`query_argument_refusal`), the signature kept."""
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         for name in kwargs:
+            if name in QUERY_ARGUMENTS:
+                raise query_argument_refusal(self, method.__name__, name)
             if name in PEER_PREDICT_NAMES:
                 raise TypeError(f"{name}: {type(self).__name__}.{method.__name__} takes no argument {name!r}; "
                                 f"other libraries' predict(X, {name}=...) is here {peer_predict_hint(self, name)}")

@@ -634,8 +634,8 @@ class Ranker(BaseEstimator):
             return object.__getattribute__(self, name)
         if name == "predict":
             raise AttributeError(f"{type(self).__name__} has no predict: a ranker's scores are "
-                                 f"decision_function(X) (higher is ranked first), and score(X, y) evaluates "
-                                 f"them", name=name, obj=self)
+                                 f"decision_function(X) (higher is ranked first; no qid: a row's score does not "
+                                 f"depend on its query), and score(X, y) evaluates them", name=name, obj=self)
         if name in ("predict_proba", "predict_log_proba"):
             # LightGBM's and XGBoost's classifiers give probabilities; a ranker's scores are on no such scale
             raise AttributeError(f"{type(self).__name__} has no {name}: a ranker's scores, decision_function(X), "

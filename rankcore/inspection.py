@@ -26,7 +26,7 @@ from ._frames import as_pandas_frame
 from .base import Ranker
 from .metrics import Queries, check_queries, evaluate
 from .registry import resolve
-from .validation import check_random_state_param, check_scores, effective_n_threads, int_seed, said_again
+from .validation import check_random_state_param, check_scores, effective_n_threads, fit_seed, said_again
 
 __all__ = ["permutation_importance", "WITHIN", "DASK_MAX_ROWS"]
 
@@ -67,8 +67,8 @@ def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group
         Shuffles of each feature.
     random_state : None, int, RandomState or Generator
         Every feature gets the same ``n_repeats`` permutations, from ``numpy.random.default_rng(seed)``, ``seed``
-        the integer given (drawn once from a RandomState or Generator): a feature's importances do not depend on
-        which others are listed.
+        the integer given (drawn once from a RandomState or Generator; None: from NumPy's global RandomState, as
+        scikit-learn's): a feature's importances do not depend on which others are listed.
     within : {"rows", "queries"}, default "rows"
         Shuffle each column over all rows, or within each query only (needs ``qid`` or ``group``): a feature
         constant within each query (the query's length, its language) then has importance exactly 0, whatever it
@@ -263,9 +263,7 @@ def _ranks_within_queries(model: Any) -> bool:
 
 def _seed(random_state: Any) -> int:
     """The one integer seed of every feature's shuffles."""
-    seed = int_seed(random_state)
-    if seed is None:
-        seed = np.random.default_rng()
+    seed = fit_seed(random_state)        # None: a draw from NumPy's global RandomState, as scikit-learn's
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(2**63))
     return int(seed)

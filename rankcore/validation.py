@@ -54,6 +54,7 @@ __all__ = [
     "idle_thread_count",
     "hold_idle_threads",
     "check_random_state_param",
+    "fit_seed",
     "int_seed",
     "reject_1d",
     "check_bipartite_target",
@@ -544,6 +545,16 @@ def int_seed(random_state: Any) -> Any:
     if isinstance(random_state, np.random.RandomState):
         return int(random_state.randint(0, 2**31 - 1))
     return random_state
+
+
+def fit_seed(random_state: Any) -> Any:
+    """The seed of a fit for a checked ``random_state``, read as scikit-learn reads it: None is one draw from NumPy's
+    global ``RandomState`` (``check_random_state(None)``: ``np.random.seed`` makes a fit with None repeat, and every
+    rankcore estimator reads None alike); otherwise :func:`int_seed`'s (an integer itself, a ``RandomState`` one
+    draw, a ``Generator`` itself)."""
+    if random_state is None:
+        random_state = np.random.mtrand._rand       # what sklearn.utils.check_random_state(None) returns
+    return int_seed(random_state)
 
 
 def check_category_order(y: Any, *, name: str = "y") -> None:

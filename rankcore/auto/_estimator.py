@@ -29,7 +29,7 @@ from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
 from ..metrics import Queries, check_queries
 from ..push import check_init_score, names_peer_fit_arguments, row_weights
 from ..validation import (ArgumentRefusal, check_bipartite_target, check_matrix, check_same_length, dense_bytes,
-                          dense_size, effective_n_threads, int_seed, reject_1d, shown_type)
+                          dense_size, effective_n_threads, fit_seed, reject_1d, shown_type)
 from ._bag import FoldBag, standardization
 from ._candidate import (NO_SAMPLE_WEIGHT, NO_SPARSE, Candidate, build_estimator, candidate_scores, fit_estimator,
                          registered_candidates, warnings_named_by)
@@ -202,9 +202,8 @@ def dense_rows(X, chosen: str) -> np.ndarray:
 
 
 def _base_seed(random_state) -> int:
-    """The seed every fit of the search derives its own from; None: fresh entropy."""
-    seed = int_seed(random_state)
-    return int(np.random.default_rng().integers(2**31 - 1)) if seed is None else int(seed)
+    """The seed every fit of the search derives its own from; None: a draw from NumPy's global RandomState."""
+    return int(fit_seed(random_state))
 
 
 class AutoRanker(TreeExport, AutoExplanations, Ranker):

@@ -77,7 +77,8 @@ AUTO_PARAMETERS = (
     Parameter("n_jobs", N_JOBS, default=None, doc="""
         Threads of each fit (None or -1: all cores)."""),
     Parameter("random_state", random_state_kind(generator=False), default=None, doc="""
-        Seeds the folds and every candidate's fit."""),
+        Seeds the folds and every candidate's fit; None is scikit-learn's: a
+        draw from NumPy's global ``RandomState``."""),
     Parameter("verbose", int, default=0, minimum=0, rule=VERBOSE_RULE, doc="""
         0: silent; 1 or more: a progress display on stderr (candidate, fold, best so
         far: a bar in a terminal, lines otherwise)."""),

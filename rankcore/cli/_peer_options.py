@@ -74,6 +74,8 @@ def peer_option_hint(parser: argparse.ArgumentParser, namespace: argparse.Namesp
             hints.setdefault(flag, f"{plural}other libraries' {flag} is {hint}")    # a flag given twice: one hint
         elif meant:
             hints.setdefault(flag, f"did you mean {' or '.join(meant)}?")
+        elif _without(flag):
+            hints.setdefault(flag, f"other libraries' {flag} has no equivalent here: {_without(flag)}")
     return "".join(f" ({hint})" for hint in hints.values())
 
 
@@ -95,6 +97,17 @@ def _command_options(parser: argparse.ArgumentParser, namespace: argparse.Namesp
         if name not in (subparsers[0].choices if subparsers else {}):
             return dict(chosen._option_string_actions)
         chosen = subparsers[0].choices[name]
+
+
+def _without(flag: str) -> str:
+    """What rankcore lacks of another library's ``--flag`` that it has no equivalent of, and the nearest setting
+    (a learner's as ``--learner SPEC``, the rest in Python, as the table says it); "" for any other flag."""
+    import re
+
+    from .._peer_names import PEER_NAMES_WITHOUT
+
+    said = PEER_NAMES_WITHOUT.get(flag[2:].replace("-", "_").lower(), "")
+    return re.sub(r'learner="([^"]+)"', r"--learner \1", said)
 
 
 def _hint_for(name: str, options: dict[str, argparse.Action]) -> str | None:

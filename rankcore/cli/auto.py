@@ -12,6 +12,7 @@ out-of-fold scores.  ``--init-score``, ``--position`` and ``--validation``
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import shlex
@@ -213,7 +214,7 @@ def run(args) -> int:
             raise error from None
         raise
     progress.close(f"chose {estimator.best_candidate_}")
-    print(leaderboard_table(estimator).render(args.table_format), flush=True)
+    print(leaderboard_output(estimator, args.table_format), flush=True)
     skip_line = sparse_skip_line(estimator, data)
     if skip_line:
         info(args, skip_line)
@@ -393,6 +394,45 @@ def leaderboard_table(estimator) -> Table:
         for row in rows:
             row.insert(at, f"{extra[row[0]]:.4f}" if row[0] in extra else "-")
     return Table(columns, rows)
+
+
+def leaderboard_output(estimator, fmt: str) -> str:
+    """The leaderboard as ``--table-format`` prints it: the text table for text and markdown, the records of
+    :func:`leaderboard_records` for json and csv."""
+    if fmt in ("json", "csv"):
+        return leaderboard_records(estimator).render(fmt)
+    return leaderboard_table(estimator).render(fmt)
+
+
+def leaderboard_records(estimator) -> Table:
+    """The leaderboard for scripts: one record per candidate under names that do not change with the metric.
+
+    ``candidate``, ``status``, ``metric`` (the spec chosen by), ``mean``, ``sd``, ``n_folds``, ``fit_seconds`` and
+    ``score_seconds`` (per fold), then after a choice on ``--validation`` ``whole_file`` (the metric on the whole
+    file) and ``whole_file:SPEC`` per ``--eval-metric``, and ``note``.  Numbers stay numbers (the text table's
+    ``"0.0352 ± 0.0148"`` is not one a script can read); a value the candidate does not have is None (JSON null,
+    an empty CSV cell), never ``"-"``.
+    """
+    from ..auto import NO_SPARSE
+
+    board = estimator.leaderboard_
+    whole = validation_values(estimator)
+    extra = eval_metric_values(estimator)
+    columns = ["candidate", "status", "metric", "mean", "sd", "n_folds", "fit_seconds", "score_seconds"]
+    columns += (["whole_file"] if whole else []) + [f"whole_file:{spec}" for spec in extra] + ["note"]
+    rows = []
+    for row in board:
+        record = [row.name, row.status, board.metric, *map(_number, (row.mean, row.sd)), row.n_folds,
+                  *map(_number, (row.fit_time, row.score_time))]
+        record += [_number(whole.get(row.name))] if whole else []
+        record += [_number(values.get(row.name)) for values in extra.values()]
+        rows.append(record + [_DENSE_ONLY_NOTE if row.note == NO_SPARSE else row.note])
+    return Table(columns, rows)
+
+
+def _number(value) -> float | None:
+    """A finite value as a float; None for one a candidate lacks (absent, or NaN: not scored, not fitted)."""
+    return None if value is None or not math.isfinite(value) else float(value)
 
 
 #: The leaderboard's note on a candidate skipped for a LIBSVM file kept sparse (:func:`sparse_skip_line`).

@@ -26,12 +26,12 @@ from ..base import Fitted
 from ..objectives import curvature_unit, require_curvature
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     Validation, check_callbacks, check_some_query_ranks,
-                    check_tie_break_scale, columns_named, int_seed, learner_with_column_names,
+                    check_tie_break_scale, columns_named, learner_with_column_names,
                     names_peer_fit_arguments, prepend_init_model,
                     plan_validation, read_eval_sets, refuse_click_model, refuse_positions_without_queries,
                     resolve_early_stopping, say, searches_from_start, warn_sparse_places, stops_on_training)
 from ..spec import Kind, Parameter
-from ..validation import ArgumentRefusal, check_eval_columns, check_learner_matrix, said_again
+from ..validation import ArgumentRefusal, check_eval_columns, check_learner_matrix, fit_seed, said_again
 from ._client import ClientParameter
 from ._click_model import fit_click_model_on_dask
 from ._explain import DaskExplanations
@@ -481,7 +481,7 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
         # computed once for the passes below (summary, bin-edge sample, encoding), released once the shards
         # hold their blocks: only the session's chunk count outlives this method
         data = data.persisted_for_setup(client)
-        seed = int_seed(self.random_state)
+        seed = fit_seed(self.random_state)
         # the bin-edge sample drawn in the summary pass, unless a hold-out will change the training rows
         holdout_possible = (not within_queries and eval_set is None and setup.params.early_stopping == "auto"
                             and data.n_rows > AUTO_MIN_ROWS)

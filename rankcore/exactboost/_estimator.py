@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._peer_names import names_peer_fit_arguments, names_peer_predict_arguments
+from .._peer_names import names_peer_fit_arguments, names_peer_predict_arguments, score_takes_no_queries
 from .._degenerate import warn_if_constant
 from .._memory import check_allocation
 from .._setup import EstimatorSetup
@@ -485,6 +485,7 @@ class ExactBoost(StumpContributions, Ranker):
             )
         return X_arr
 
+    @score_takes_no_queries
     @reads_a_snapshot
     def score(self, X, y, sample_weight=None) -> float:
         """The metric on ``(X, y)``, oriented so that higher is better.

@@ -47,7 +47,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit
-from .._peer_names import names_peer_fit_arguments, names_peer_predict_arguments, takes_no_sample_weight
+from .._peer_names import (names_peer_fit_arguments, names_peer_predict_arguments, score_takes_no_queries,
+                           takes_no_sample_weight)
 from .._state_fields import refuse_labels_coded_otherwise
 from .._degenerate import warn_if_constant
 from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
@@ -650,6 +651,7 @@ class _LinearAtK(Ranker):
             scores = np.asarray(X @ self.coef_, dtype=np.float64).reshape(-1)
         return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
 
+    @score_takes_no_queries
     @reads_a_snapshot
     def score(self, X, y, sample_weight=None):
         """prec@k of the scores on ``(X, y)``, with ``k`` resolved on len(X) (ties: fractional credit).

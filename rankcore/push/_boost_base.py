@@ -31,7 +31,7 @@ from .._categories import (FittedOnNumbers, category_columns, folded_level_count
                            warn_unlisted_categories, warn_unused_categories)
 from .._frames import as_pandas_frame, computed_dask_frame
 from ..validation import (ArgumentRefusal, check_bipartite_target, check_categorical_features,
-                          check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, int_seed,
+                          check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, fit_seed,
                           reject_1d)
 from ._backend import InMemoryBackend
 from ._contributions import FeatureContributions
@@ -47,7 +47,8 @@ from ._click_model import fit_click_model
 from ._persistence import restore_push_state
 from ._predictions import BoostPredictions
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks, say
-from ._peer_names import PEER_NAMES, names_peer_fit_arguments
+from .._peer_names import peer_name_hint
+from ._peer_names import names_peer_fit_arguments
 from ..objectives import PositionEffects, curvature_unit
 from ._row_inputs import RowInputs, check_init_score, warn_nothing_kept, warn_one_sided_init
 from ._queries import (check_grades, check_rows, check_some_query_ranks, check_training_part, query_positions,
@@ -152,16 +153,16 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
     @classmethod
     def _constructor_hint(cls, name: str) -> str:
         # scikit-learn's spelling is the constructor's (PushBoost(warm_start=True)): the hint set_params gives
-        return f"; other libraries' {name} is {PEER_NAMES[name]} here" if name in PEER_NAMES else ""
+        hint = peer_name_hint(name)
+        return f"; {hint}" if hint else ""
 
     def set_params(self, **params: Any) -> "_BaseBoost":
         """scikit-learn's ``set_params``; LightGBM's and XGBoost's names (a search grid over ``n_estimators`` or
         ``num_leaves``, say) are a ValueError naming rankcore's, as :func:`rankcore.boost` does."""
         known = self._get_param_names()
         for name in params:
-            if name not in known and name in PEER_NAMES:
-                raise ValueError(f"{name}: {type(self).__name__} has no parameter {name!r}; other libraries' "
-                                 f"{name} is {PEER_NAMES[name]} here")
+            if name not in known and peer_name_hint(name):
+                raise ValueError(f"{name}: {type(self).__name__} has no parameter {name!r}; {peer_name_hint(name)}")
         return super().set_params(**params)
 
     # ------------------------------------------------------------------
@@ -481,7 +482,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         w = given_w if rows is None else rows.take(given_w)
         if params.thresholds is not None and not learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
-        seed = int_seed(params.random_state)
+        seed = fit_seed(params.random_state)
         stopping = resolve_early_stopping(params.early_stopping, y_clean, params.validation_fraction,
                                           has_eval_set=eval_set is not None, stratify=setup.task != "graded",
                                           n_queries=None if queries is None else queries.n_queries,

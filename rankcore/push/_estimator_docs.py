@@ -88,7 +88,14 @@ ATTRIBUTES_DOC = """
         Iteration with the best validation score (0 = no iteration).  With
         ``init_model`` it counts the init model's iterations too, as
         LightGBM's ``best_iteration`` does: ``init_iterations_`` means no
-        new iteration improved on the init model.
+        new iteration improved on the init model.  Unlike LightGBM's, it is
+        set without early stopping too: the best watched iteration, which
+        the model goes past (it keeps all ``n_iter_`` iterations).
+        LightGBM's ``best_iteration_`` is then 0 and its
+        ``predict(X, num_iteration=best_iteration_)`` uses every tree: port
+        that as ``decision_function(X)``, not as the scores after
+        ``best_iteration_`` iterations, which would drop trees LightGBM
+        keeps.  With early stopping the two agree: the model ends there.
     categories_ : list of (ndarray or None)
         Fitted on a pandas DataFrame by a learner that splits categories:
         per column, the categories of a ``category`` column (None for the

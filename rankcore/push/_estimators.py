@@ -17,6 +17,7 @@ from ._estimator_docs import ATTRIBUTES_DOC
 from ._params import BOOSTING, LOSS, OBJECTIVE, P, PRICE
 from ._query_defaults import QUERY_GAIN_WEIGHTED, QUERY_OBJECTIVE, QUERY_PRICE, query_rmse_weight
 from ._scoring import OBJECTIVE_SCORING, ObjectiveScoring
+from .._peer_names import PEER_NAMES_WITHOUT, peer_name_hint
 from ._peer_names import PEER_NAMES, fit_argument_of
 
 __all__ = ["PushBoost", "PNormPush", "RankBoost", "boost"]
@@ -178,6 +179,8 @@ def _check_names(params: dict, learner: Any = None) -> None:
             if ours and peer.startswith(f'learner="{learner_name}:{name}='):      # the same advice once
                 peer = ""
             hint = ours + (f"; other libraries' {name} is {peer} here" if peer else "")
+            if name in PEER_NAMES_WITHOUT:
+                hint += f"; {peer_name_hint(name)}"
             known_text = "" if ours else f" (PushBoost's parameters: {', '.join(sorted(known))})"
             raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}{hint}{known_text}")
 

@@ -178,7 +178,8 @@ BOOSTING = (
         and, for a non-smooth objective (``tie_break_scale > 0``, e.g.
         ``"prec@k-avg:20"``), the order of the tie-break offset the training
         scores start from; with ``position_bias="em"``, every round's fit
-        (an integer gives each round its own seed drawn from it)."""),
+        (an integer gives each round its own seed drawn from it).  None is
+        scikit-learn's: a draw from NumPy's global ``RandomState``."""),
     Parameter("n_jobs", N_JOBS, default=None, doc="""
         Threads for the kernels (None or -1: all cores).  Results do not
         depend on it."""),

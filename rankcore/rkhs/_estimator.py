@@ -12,7 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit as _blas_limit
-from .._peer_names import names_peer_fit_arguments, names_peer_predict_arguments
+from .._peer_names import names_peer_fit_arguments, names_peer_predict_arguments, score_takes_no_queries
 from .._degenerate import warn_constant
 from .. import _memory
 from .._memory import check_allocation
@@ -598,6 +598,7 @@ class KernelRanker(Ranker):
         check_finite_scores(scores, owner="KernelRanker.decision_function", X=X_arr)
         return scores.reshape((X_arr.shape[0],) + self.dual_coef_.shape[:-1])
 
+    @score_takes_no_queries
     @reads_a_snapshot
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """The ``metric`` on (X, y) in greater-is-better form (``misrank`` → 1 − misrank).

@@ -104,3 +104,31 @@ def test_auto_cli_keeps_the_small_data_blend_unless_no_blend(tmp_path, capsys):
     rows = json.loads(capsys.readouterr().out)
     assert not rows[0]["candidate"].startswith("blend(")
     assert not any(r["status"] == "skipped" and r["candidate"] == "trees" for r in rows)
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_auto_cli_json_and_csv_give_the_leaderboard_as_numbers_under_stable_names(data_csv, tmp_path, capsys, fmt):
+    # the text table's cells ("0.0352 ± 0.0148", "-") are not for scripts: numbers, and null for a missing one
+    path, X, y = data_csv
+    assert main(["auto", str(path), "--candidates", FAST, "--cv", "3", "--quiet", "--table-format", fmt,
+                 "--out", str(tmp_path / "m.json")]) == 0
+    out = capsys.readouterr().out
+    if fmt == "json":
+        rows = json.loads(out)
+    else:
+        import csv
+        import io
+
+        rows = [{k: (v if k in ("candidate", "status", "metric", "note") else None if v == "" else float(v))
+                 for k, v in row.items()} for row in csv.DictReader(io.StringIO(out))]
+    assert list(rows[0]) == ["candidate", "status", "metric", "mean", "sd", "n_folds", "fit_seconds",
+                             "score_seconds", "note"]
+    board = rankcore.load_model(tmp_path / "m.json").leaderboard_
+    assert [r["candidate"] for r in rows] == [r.name for r in board]
+    for row, expected in zip(rows, board):
+        assert row["metric"] == "pauc:0.1" and row["n_folds"] == expected.n_folds
+        for key, value in (("mean", expected.mean), ("sd", expected.sd)):
+            assert row[key] == (value if np.isfinite(value) else None)
+        # the model file keeps no timings; a nested estimate (the blend) has no fit of its own
+        assert (row["fit_seconds"] is None) == row["candidate"].startswith("blend(")
+        assert row["fit_seconds"] is None or row["fit_seconds"] > 0
