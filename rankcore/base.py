@@ -30,7 +30,6 @@ distribution returns its :class:`Ranker` subclasses from the hook
 
 from __future__ import annotations
 
-import functools
 import inspect
 import numbers
 import re
@@ -435,10 +434,13 @@ class NoTextForm(TypeError, AttributeError):
     """
 
 
-@functools.lru_cache(maxsize=None)
-def _class_names(cls: type) -> frozenset:
-    """Every name a class and its bases define (``__getattr__`` asks it on each missing attribute: once a call)."""
-    return frozenset(name for klass in cls.__mro__ for name in vars(klass))
+def _class_defines(cls: type, name: str) -> bool:
+    """Whether ``cls`` (or a base) defines ``name`` (``__getattr__`` asks it on each missing attribute: once a call).
+
+    The class's own lookup, which the interpreter caches per type and drops when a class changes: no copy of the
+    names to go stale when a test sets an attribute on the class, nor to keep a class made at run time alive.
+    """
+    return hasattr(cls, name)
 
 
 class Ranker(BaseEstimator):
@@ -629,7 +631,7 @@ class Ranker(BaseEstimator):
         # Reached only when the normal lookup fails.  LightGBM's, XGBoost's and CatBoost's rankers score with
         # ``predict``; ours are not classifiers (scikit-learn reads ``predict`` as a label), so the name stays
         # missing (``hasattr`` is False) and the error says where the scores are.
-        if name in _class_names(type(self)):
+        if _class_defines(type(self), name):
             # a property (feature_importances_, ...) raised AttributeError: run it again for its own message
             return object.__getattribute__(self, name)
         if name == "predict":

@@ -184,8 +184,12 @@ class RegistryEntry:
         return doc[0] if doc else ""
 
 
-#: A declaration :meth:`Registry.declared` found no value for (the caller's default applies).
+#: A spec :meth:`Registry.declared` has not looked up yet.
 _UNREAD = object()
+
+#: The most spec strings a registry snapshot remembers the class of (:meth:`Registry.declared`): a search over many
+#: configurations names each one once, and would otherwise grow the table with every one.
+DECLARED_SPECS = 1024
 
 
 @dataclass
@@ -199,23 +203,30 @@ class Registry:
     entries: dict[str, dict[str, RegistryEntry]] = field(default_factory=dict)
     aliases: dict[str, dict[str, str]] = field(default_factory=dict)
     problems: list[PluginProblem] = field(default_factory=list)
-    # (family, spec, attribute) -> the class attribute declared_attribute read (a snapshot's classes do not change)
+    # (family, spec) -> the class the spec names, or None (a snapshot's names do not change); the class's attribute
+    # is read on each call, so a declaration changed at run time (a test's monkeypatch) is seen
     _declared: dict = field(default_factory=dict, repr=False, compare=False)
 
     def declared(self, family: str, spec: str, attribute: str, default: Any) -> Any:
         """The class attribute ``attribute`` of the component ``spec`` names (``default`` when it names none),
-        read without configuring it; looked up once per snapshot, as estimators ask it on every call (their tags)."""
-        key = (family, spec, attribute)
-        found = self._declared.get(key, _UNREAD)
-        if found is _UNREAD:
-            from .spec import parse_spec
+        read without configuring it; the spec is parsed and looked up once per snapshot (at most
+        :data:`DECLARED_SPECS` remembered), as estimators ask it on every call (their tags)."""
+        key = (family, spec)
+        cls = self._declared.get(key, _UNREAD)
+        if cls is _UNREAD:
+            cls = self._declared_class(family, spec)
+            if len(self._declared) >= DECLARED_SPECS:
+                self._declared.clear()
+            self._declared[key] = cls
+        return default if cls is None else getattr(cls, attribute, default)
 
-            try:
-                found = getattr(self.get(family, parse_spec(spec)[0]), attribute, _UNREAD)
-            except (TypeError, ValueError):
-                found = _UNREAD
-            self._declared[key] = found
-        return default if found is _UNREAD else found
+    def _declared_class(self, family: str, spec: str) -> type | None:
+        from .spec import parse_spec
+
+        try:
+            return self.get(family, parse_spec(spec)[0])
+        except (TypeError, ValueError):
+            return None
 
     def names(self, family: str) -> list[str]:
         """Registered names of one family, sorted."""

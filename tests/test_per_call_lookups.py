@@ -40,3 +40,50 @@ def test_a_missing_attribute_still_says_where_a_property_failed():
         model.training_curve_
     with pytest.raises(AttributeError, match="'KernelRanker' object has no attribute 'no_such_attribute'"):
         model.no_such_attribute
+
+
+def test_a_class_made_at_run_time_is_not_kept_by_the_names_cache():
+    import gc
+    import weakref
+
+    made = type("MadeAtRunTime", (rankcore.KernelRanker,), {})
+    with pytest.raises(AttributeError, match="no attribute 'no_such_attribute'"):
+        made().no_such_attribute
+    alive = weakref.ref(made)
+    del made
+    gc.collect()
+    # before, an unbounded lru_cache keyed on the class held every such class (and its own cache) for good
+    assert alive() is None
+
+
+def test_a_declaration_changed_at_run_time_is_read_again(monkeypatch):
+    learner = registry().get("learner", "trees")
+    assert declared_attribute("learner", "trees:max_leaves=8", "allow_nan", False) is True
+    # before, the first answer was kept for the registry's life: a test monkeypatching a declaration saw the old one
+    monkeypatch.setattr(learner, "allow_nan", False)
+    assert declared_attribute("learner", "trees:max_leaves=8", "allow_nan", True) is False
+
+
+def test_many_spec_strings_do_not_grow_the_declarations_without_bound(monkeypatch):
+    import rankcore.registry as registry_module
+
+    monkeypatch.setattr(registry_module, "DECLARED_SPECS", 8)
+    reg = registry()
+    for k in range(50):          # a random search names every configuration once
+        assert reg.declared("learner", f"trees:max_leaves={k + 2}", "allow_nan", None) is True
+        assert reg.declared("learner", f"no-such-learner-{k}", "allow_nan", k) == k
+    assert len(reg._declared) <= 8
+
+
+def test_a_property_set_on_the_class_after_a_first_lookup_still_gives_its_own_message(monkeypatch):
+    model = rankcore.KernelRanker()
+    with pytest.raises(AttributeError, match="no attribute 'made_later_'"):
+        model.made_later_
+
+    def fails(self):
+        raise AttributeError("made_later_: its own message")
+
+    monkeypatch.setattr(rankcore.KernelRanker, "made_later_", property(fails), raising=False)
+    # before, the class's names were copied at the first lookup, without the property: the generic message
+    with pytest.raises(AttributeError, match="made_later_: its own message"):
+        model.made_later_

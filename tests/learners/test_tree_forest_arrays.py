@@ -95,3 +95,32 @@ def test_a_forest_beyond_the_cap_is_built_every_time(monkeypatch):
 def test_oblivious_levels_are_reused():
     model, _ = _fitted("oblivious", seed=9)
     assert level_arrays(model.rankers_) is level_arrays(list(model.rankers_))
+
+
+def test_a_list_repeating_its_last_tree_does_not_keep_it_alive():
+    # the entry holds the trees before the last strongly: were the last among them, it would hold its own weak key
+    # and the model's trees would stay in the store after the model is gone
+    import weakref
+
+    model, X = _fitted(seed=10)
+    trees, alphas = list(model.rankers_), np.asarray(model.alphas_)
+    repeated = trees + trees[:3]
+    got = model._learner.predict_sum(repeated, np.r_[alphas, alphas[:3]], X, 1)
+    np.testing.assert_allclose(got, _reference_scores(repeated, np.r_[alphas, alphas[:3]], X), rtol=0, atol=1e-12)
+    last = weakref.ref(repeated[-1])
+    del model, trees, repeated
+    gc.collect()
+    assert last() is None
+
+
+def test_a_continued_list_drops_the_kept_lists_that_begin_it():
+    model, X = _fitted(seed=10, n_iter=12)
+    trees, alphas = list(model.rankers_), np.asarray(model.alphas_)
+    _forest_arrays._KEPT.clear()
+    for t in range(3, len(trees) + 1, 3):        # a chain of continuations: each link's trees begin the next's
+        model._learner.predict_sum(trees[:t], alphas[:t], X[:2], 1)
+    kept = _forest_arrays._KEPT["walk"]
+    # before, every link's joined arrays stayed while the last model lived: 3 + 6 + 9 + 12 trees' nodes
+    assert list(kept.keys()) == [trees[-1]]
+    np.testing.assert_allclose(model._learner.predict_sum(trees[:6], alphas[:6], X, 1),
+                               _reference_scores(trees[:6], alphas[:6], X), rtol=0, atol=1e-12)

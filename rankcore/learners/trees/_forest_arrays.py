@@ -14,10 +14,12 @@ short (a model truncated to its best iteration) gets its own arrays.
 Forests of more than :data:`CACHED_NODES` nodes are not kept: their joined
 copy would double a large model's memory for a cost that is small beside
 scoring the rows such a model is used on.  Nor is a single tree (its arrays
-need no joining; a fit adds its trees' scores one by one).  All kept forests
+need no joining; a fit adds its trees' scores one by one), nor a list whose last
+tree comes earlier in it too (its entry would keep its own key alive).  All kept forests
 together hold at most :data:`KEPT_NODES` nodes: beyond, the store is emptied
 before the next is kept, so a caller that scores many different lists (every
-prefix of a model, say) cannot grow it without bound.
+prefix of a model, say) cannot grow it without bound; and keeping a list drops
+the kept lists that begin it (a continued model's init model).
 """
 
 from __future__ import annotations
@@ -78,16 +80,35 @@ def forest_arrays(family: str, rankers: Sequence[Any], build: Callable[[Sequence
         return entry[2]
     arrays = _read_only(build(rankers))
     nodes = n_nodes(rankers) if len(rankers) > 1 else CACHED_NODES + 1
-    if nodes <= CACHED_NODES:
+    if nodes <= CACHED_NODES and not _holds(rankers[:-1], last):
         with _LOCK:
             if sum(e[3] for kept in _KEPT.values() for e in kept.values()) + nodes > KEPT_NODES:
                 _KEPT.clear()
+            kept = _KEPT.setdefault(family, weakref.WeakKeyDictionary())
+            _drop_prefixes(kept, ids)
             try:
-                _KEPT.setdefault(family, weakref.WeakKeyDictionary())[last] = (ids, tuple(rankers[:-1]), arrays,
-                                                                               nodes)
+                kept[last] = (ids, tuple(rankers[:-1]), arrays, nodes)
             except TypeError:
                 pass
     return arrays
+
+
+def _drop_prefixes(kept: weakref.WeakKeyDictionary, ids: tuple) -> None:
+    """Drop the kept forests whose trees begin ``ids``'s list (O(kept entries × T), when keeping a new one).
+
+    A continued model (``init_model``) holds its init model's trees first; that shorter list's entry is keyed on
+    one of them, so it would live as long as the continued model does -- after a chain of continuations, one
+    joined copy per link.  A caller alternating between a prefix and the whole list joins the prefix again.
+    """
+    for tree, entry in list(kept.items()):
+        if len(entry[0]) < len(ids) and ids[:len(entry[0])] == entry[0]:
+            del kept[tree]
+
+
+def _holds(trees: Sequence[Any], tree: Any) -> bool:
+    """Whether ``tree`` itself is among ``trees``: a list whose last tree comes earlier too (``trees + trees[:3]``)
+    is not kept, as its entry would hold its own key strongly and never be dropped (O(T), when building only)."""
+    return any(t is tree for t in trees)
 
 
 def _read_only(arrays):
