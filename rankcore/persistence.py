@@ -380,15 +380,15 @@ def _check_format_version(data: dict, source: str) -> None:
     version = data.get("format_version")
     if type(version) is int and version in READ_VERSIONS:
         return
-    if type(version) is int and version > FORMAT_VERSION:
+    read = ", ".join(map(str, READ_VERSIONS))
+    if type(version) is int and version > max(READ_VERSIONS):      # the versions read, not the one written, decide
         from . import __version__
 
         raise ModelFormatError(
             f"{source}: model format version {version} is not supported: the file was written by rankcore "
             f"{data.get('rankcore_version')!r}, this is rankcore {__version__!r}, which reads format versions "
-            f"{READ_VERSIONS[0]} to {READ_VERSIONS[-1]}; upgrade rankcore to load it")
-    raise ModelFormatError(f"{source}: model format version {version!r} is not supported (expected one of "
-                           f"{', '.join(map(str, READ_VERSIONS))})")
+            f"{read}; upgrade rankcore to load it")
+    raise ModelFormatError(f"{source}: model format version {version!r} is not supported (expected one of {read})")
 
 
 def _params_record(estimator: Any) -> dict:

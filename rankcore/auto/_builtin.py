@@ -467,8 +467,8 @@ class XGBoostCandidate(_GBDTCandidate):
             return None
         if objective is not None:
             return "XGBRanker takes no custom objective: within queries only objective=auto (its rank:ndcg)"
-        if context.weighted:        # XGBRanker's weights are one per query, AutoRanker's one per row
-            return NO_SAMPLE_WEIGHT
+        if context.weighted:
+            return f"{NO_SAMPLE_WEIGHT} within queries (XGBRanker takes one weight per query, AutoRanker one per row)"
         return None
 
 
@@ -556,6 +556,21 @@ class _RawScores:
         return np.asarray(self.model.get_booster().predict(matrix, pred_interactions=True), dtype=np.float64)
 
 
+#: The grades LGBMRanker reads (its default label_gain, 2**g - 1 for g = 0..30), with any objective: its NDCG reads
+#: the labels too.
+LIGHTGBM_GRADES = 31
+
+
+def _check_lightgbm_grades(y: np.ndarray) -> None:
+    """Refuse grades LGBMRanker cannot read (not whole, or above 30) with what to do, instead of LightGBM's own
+    fatal "Label 40 is not less than the number of label mappings (31)"."""
+    bad = np.flatnonzero((y != np.floor(y)) | (y >= LIGHTGBM_GRADES))
+    if bad.size:
+        raise ValueError(f"y: LGBMRanker reads whole grades 0..{LIGHTGBM_GRADES - 1} (LightGBM's label_gain), got "
+                         f"{y[bad[0]]:g}: map the grades into 0..{LIGHTGBM_GRADES - 1}, or use the candidate 'trees' "
+                         "(rankcore's per-query push reads any grade)")
+
+
 class _QueryRawScores(_RawScores):
     """A library's ranker (LGBMRanker, XGBRanker) fitted within queries, scored by its raw margin."""
 
@@ -567,6 +582,8 @@ class _QueryRawScores(_RawScores):
         order = np.argsort(codes, kind="stable")
         rows = slice(None) if np.array_equal(order, np.arange(codes.shape[0])) else order
         xgb = type(self.model).__module__.startswith("xgboost")
+        if not xgb:
+            _check_lightgbm_grades(np.asarray(y, dtype=np.float64))
         extra = {"qid": codes[rows]} if xgb else {"group": np.bincount(codes)}
         if init_score is not None:
             extra["base_margin" if xgb else "init_score"] = np.asarray(init_score, dtype=np.float64)[rows]

@@ -560,9 +560,10 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         if not applicable:
             details = "; ".join(f"{s}: {r}" for s, r in skipped.items())
             advice = ""
-            if NO_SAMPLE_WEIGHT in skipped.values():
+            if any(reason.startswith(NO_SAMPLE_WEIGHT) for reason in skipped.values()):
+                takers = "'trees', 'stumps', 'lightgbm'" + ("" if qid is not None else ", 'xgboost'")
                 advice = ("; sample_weight is the reason for some: fit without it, or list candidates that take it "
-                          "('trees', 'stumps', 'lightgbm', 'xgboost')")
+                          f"({takers})")
             if NO_SPARSE in skipped.values():
                 raise sparse_candidates_refusal(details, X.shape)
             raise ValueError(f"candidates: none applies to these data ({details}){advice}")

@@ -29,7 +29,7 @@ from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping,
                     check_tie_break_scale, columns_named, learner_with_column_names,
                     names_peer_fit_arguments, prepend_init_model,
                     plan_validation, read_eval_sets, refuse_click_model, refuse_positions_without_queries,
-                    resolve_early_stopping, say, searches_from_start, warn_sparse_places, stops_on_training)
+                    resolve_early_stopping, say, searches_from_start, warn_sparse_places, eval_set_stopping)
 from ..spec import Kind, Parameter
 from ..validation import ArgumentRefusal, check_eval_columns, check_learner_matrix, fit_seed, said_again
 from ._client import ClientParameter
@@ -508,6 +508,7 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
                                               stratify=False, patience_given=setup.params.n_iter_no_change is not None)
         if stopping.fallback:
             warnings.warn(stopping.fallback, UserWarning, stacklevel=outside_stacklevel())
+        stopping = eval_set_stopping(stopping, eval_set, setup.params.early_stopping is True)    # as in memory
         auto_on = stopping.auto
         if auto_on:
             setup = setup.for_large_data()
@@ -553,8 +554,7 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
             shards.close()                # a refused combination: the actors and their settings end here
             raise
         backend.from_init = from_init
-        stop_early = validation is not None and (setup.params.early_stopping is True or auto_on or stopping.mode
-                                                 == "eval_set") and not stops_on_training(eval_set)   # as in memory
+        stop_early = validation is not None and (auto_on or stopping.mode == "eval_set")
         return _FitSession(objective, learner, task, classes, data.n_chunks, summary, layout, kind, shards, backend,
                            setup, stop_early, validation, stopping.fallback, places, from_init)
 

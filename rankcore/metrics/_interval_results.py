@@ -118,7 +118,8 @@ class PairedComparison(_Interval):
         ``lower``, ``upper`` its interval at ``level``.
     p_value : float
         Two-sided, for "no difference": the normal approximation
-        z = difference / standard_error.
+        z = difference / standard_error; over n queries at least 2 / 2**n
+        (the exact sign-flip test's smallest).
     replicates : ndarray of shape (n_boot, 2) or None
         Both scorings' values on each shared replicate, when asked for.
 

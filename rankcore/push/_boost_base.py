@@ -40,7 +40,7 @@ from ._lightgbm_export import LightGBMExport
 from ._xgboost_export import XGBoostJSONExport
 from ._driver import BoostingRecord, check_newton_steps, run_boosting
 from ._eval_rows import EvalSetRows
-from ._eval_sets import EvalSets, Validation, ValidationSet, read_eval_sets, stops_on_training
+from ._eval_sets import EvalSets, Validation, ValidationSet, eval_set_stopping, read_eval_sets
 from ._init_model import InitModel, prepend_init_model, read_init_model
 from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
 from ._click_model import fit_click_model
@@ -489,8 +489,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
                                           patience_given=self.n_iter_no_change is not None)
         if stopping.fallback:
             warnings.warn(stopping.fallback, UserWarning, stacklevel=outside_stacklevel())
-        if stopping.mode == "eval_set" and stops_on_training(eval_set):     # LightGBM's: watched, not stopped on
-            stopping = replace(stopping, mode="off")
+        stopping = eval_set_stopping(stopping, eval_set)        # LightGBM's: training data watched, not stopped on
         if stopping.auto:
             setup = setup.for_large_data()
         if init_model is not None:       # the training rows start from its scores (in the rows' order, as X_arr)

@@ -35,7 +35,7 @@ from ._scoring import MetricScoring
 
 __all__ = ["EvalCurves", "EvalSets", "read_eval_sets", "read_eval_metric", "check_set_names", "ValidationSet",
            "Validation", "eval_metric_refusal", "TRAINING_NAME", "TRAINING_ONLY", "watches_training",
-           "stops_on_training"]
+           "stops_on_training", "eval_set_stopping"]
 
 #: The longest name of a validation set (``eval_names``, and a model file's).
 MAX_NAME_LENGTH = 200
@@ -115,6 +115,21 @@ def stops_on_training(evals: "EvalSets | None") -> bool:
         return False
     warnings.warn(TRAINING_ONLY, UserWarning, stacklevel=outside_stacklevel())
     return True
+
+
+def eval_set_stopping(stopping: Any, evals: "EvalSets | None", stops: bool = False) -> Any:
+    """The early-stopping rule ``stopping`` (an ``EarlyStopping``) of a fit given ``evals``.
+
+    Its mode is ``"eval_set"`` when the fit stops on them (``stops``: ``early_stopping=True``, which the Dask fit
+    resolves apart), but ``"off"`` when every set is the training data itself (:func:`stops_on_training`, warned):
+    the fit is that of ``early_stopping=False``, without ``"auto"``'s large-data settings (more trees, a larger
+    rate), which are chosen for a fit that stops.
+    """
+    if evals is None or not (stops or stopping.mode == "eval_set"):
+        return stopping
+    if stops_on_training(evals):
+        return replace(stopping, mode="off", auto=False)
+    return replace(stopping, mode="eval_set")
 
 
 def _refuse_training_name(names: tuple, training: tuple) -> None:

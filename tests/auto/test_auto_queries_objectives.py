@@ -111,5 +111,24 @@ def test_xgboost_candidate_within_queries_skips_what_xgbranker_cannot_fit():
     assert resolve("candidate", "xgboost:objective=lambdarank").skip_reason(_context(20)) == (
         "XGBRanker takes no custom objective: within queries only objective=auto (its rank:ndcg)")
     # XGBRanker's sample weights are one per query, AutoRanker's one per row
-    assert resolve("candidate", "xgboost").skip_reason(_context(20, weighted=True)) == "takes no sample_weight"
+    assert resolve("candidate", "xgboost").skip_reason(_context(20, weighted=True)) == (
+        "takes no sample_weight within queries (XGBRanker takes one weight per query, AutoRanker one per row)")
     assert resolve("candidate", "xgboost").skip_reason(_context(20)) is None
+
+
+def test_weighted_fit_within_queries_does_not_advise_the_xgboost_candidate():
+    """(Before: the refusal said xgboost "takes no sample_weight", then advised candidates that take it, xgboost
+    among them.)"""
+    pytest.importorskip("xgboost")
+    with pytest.raises(ValueError, match=r"one weight per query.*take it \('trees', 'stumps', 'lightgbm'\)$"):
+        rankcore.AutoRanker(candidates=["xgboost"], **KW).fit(X, Y, qid=QID, sample_weight=np.ones(Y.shape[0]))
+
+
+@pytest.mark.parametrize("spec", ["lightgbm", "lightgbm:objective=lambdarank"])
+@pytest.mark.parametrize("grades, shown", [(lambda y: y + 31, "31"), (lambda y: y + 0.5, "0.5")])
+def test_lightgbm_candidate_refuses_grades_lgbmranker_cannot_read(spec, grades, shown):
+    """(Before: each fold failed with LightGBM's "Label 31 is not less than the number of label mappings (31)".)"""
+    pytest.importorskip("lightgbm")
+    estimator = resolve("candidate", spec).build(_context(20))
+    with pytest.raises(ValueError, match=rf"y: LGBMRanker reads whole grades 0\.\.30 .*got {shown}: map the grades"):
+        fit_estimator(estimator, X, grades(Y.astype(float)), QID)

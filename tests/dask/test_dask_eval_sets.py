@@ -143,3 +143,15 @@ def test_dask_only_the_training_data_as_eval_set_warns_and_does_not_stop(dask_cl
         model = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, eval_set=[(Xd, yd)])
     assert model.n_iter_ == 20 and model.stop_reason_ == "n_iter"
     assert model.evals_result_["training"]["ks"].shape == (20,)
+
+
+def test_dask_auto_on_large_data_with_only_the_training_data_fits_as_early_stopping_false(dask_client):  # noqa: F811
+    # as in memory: "auto"'s large-data settings (n_iter=None: the learner's large-data count) assume a stop
+    n = rankcore.push.AUTO_MIN_ROWS + 50
+    X, y = _data(n, 5)
+    Xd, yd = da.from_array(X, chunks=(n // 2 + 1, -1)), da.from_array(y, chunks=n // 2 + 1)
+    params = dict(learner="stumps", thresholds=bin_edges(X, max_bins=8), random_state=0)
+    with pytest.warns(UserWarning, match="early stopping is off for this fit"):
+        model = DaskPushBoost(early_stopping="auto", **params).fit(Xd, yd, eval_set=[(Xd, yd)])
+    off = DaskPushBoost(early_stopping=False, **params).fit(Xd, yd, eval_set=[(Xd, yd)])
+    assert model.n_iter_ == off.n_iter_ and model.stop_reason_ == "n_iter"

@@ -13,7 +13,7 @@ def test_a_newer_format_says_to_upgrade():
     data["format_version"], data["rankcore_version"] = 3, "9.1.0"
     with pytest.raises(ModelFormatError, match=rf"format version 3 is not supported: the file was written by "
                                                rf"rankcore '9.1.0', this is rankcore '{rankcore.__version__}', "
-                                               r"which reads format versions 1 to 2; upgrade rankcore"):
+                                               r"which reads format versions 1, 2; upgrade rankcore"):
         model_from_dict(data)
     data["format_version"] = 0
     with pytest.raises(ModelFormatError, match=r"format version 0 is not supported \(expected one of 1, 2\)$"):
@@ -46,3 +46,16 @@ def test_a_marked_file_of_format_1_still_loads():
     data["format_version"] = 1
     data["sha256"] = persistence._checksum({k: v for k, v in data.items() if k != "sha256"})
     assert model_from_dict(data).get_params()["learner"].spec == model.get_params()["learner"].spec
+
+
+def test_a_reader_of_format_1_only_asks_to_upgrade_for_a_format_2_file(monkeypatch):
+    # (Before: "format version 2 is not supported (expected one of 1)", without the upgrade: "newer" was read
+    # against the version written, not against the versions read.)
+    from rankcore import persistence
+
+    data = model_to_dict(_fitted(rankcore.resolve("learner", "trees:max_leaves=4,min_samples_leaf=2")))
+    assert data["format_version"] == 2
+    monkeypatch.setattr(persistence, "READ_VERSIONS", (1,))
+    with pytest.raises(ModelFormatError, match=r"format version 2 is not supported: the file was written by "
+                                               r"rankcore .*which reads format versions 1; upgrade rankcore"):
+        model_from_dict(data)

@@ -78,6 +78,21 @@ def test_only_the_training_data_as_eval_set_warns_and_does_not_stop(scoring, ear
         X, y, eval_set=[(X, y)]).alphas_)
 
 
+def test_auto_on_large_data_with_only_the_training_data_fits_as_early_stopping_false():
+    # "auto" on more than AUTO_MIN_ROWS rows takes the large-data settings (150 trees at rate 0.2 for the trees)
+    # because it stops early; with nothing to stop on, the fit is that of early_stopping=False
+    rng = np.random.default_rng(0)
+    n = rankcore.push.AUTO_MIN_ROWS + 50
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + rng.normal(size=n) > 1).astype(int)
+    params = dict(learner="trees:max_leaves=4", random_state=0)
+    with pytest.warns(UserWarning, match="early stopping is off for this fit"):
+        model = rankcore.boost(early_stopping="auto", **params).fit(X, y, eval_set=[(X, y)])
+    off = rankcore.boost(early_stopping=False, **params).fit(X, y, eval_set=[(X, y)])
+    assert model.n_iter_ == off.n_iter_ and model.stop_reason_ == "n_iter"
+    np.testing.assert_array_equal(model.decision_function(X[:200]), off.decision_function(X[:200]))
+
+
 def test_the_name_training_is_refused_for_a_set_that_is_not_the_training_data():
     # rankcore info reads a set named "training" as the training rows: a hold-out so named would be misreported
     X, y, Xa, ya, _, _ = split_data(2)
