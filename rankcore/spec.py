@@ -594,13 +594,13 @@ def _peer_spec_hints(family: str | None, name: str, unknown: list[str], known: A
     alone does not say which of them it is.  A component of another family named as a learner (AutoRanker's
     candidate ``trees``) gets the learner's hint when it takes the parameter the hint names (one of ``known``).
     """
-    from ._peer_names import PEER_NAMES, PEER_NAMES_WITHOUT
+    from ._peer_names import PEER_NAMES, PEER_NAMES_WITHOUT, peer_name_hint
 
     prefixes = (f'{family}="{name}:', f'learner="{name}:')
     hints = []
     for word in unknown:
         if word in PEER_NAMES_WITHOUT and (family, name) == ("learner", "trees"):     # the learner's words
-            hints.append(f"other libraries' {word} has no equivalent here: {PEER_NAMES_WITHOUT[word]}; ")
+            hints.append(f"{peer_name_hint(word)}; ")
             continue
         peer = PEER_NAMES.get(word, "")
         prefix = next((p for p in prefixes if peer.startswith(p)), None)

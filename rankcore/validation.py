@@ -55,6 +55,7 @@ __all__ = [
     "hold_idle_threads",
     "check_random_state_param",
     "fit_seed",
+    "global_random_state",
     "int_seed",
     "reject_1d",
     "check_bipartite_target",
@@ -538,8 +539,8 @@ def int_seed(random_state: Any) -> Any:
 
     An integer seed is itself; a :class:`numpy.random.RandomState` gives one
     draw in [0, 2**31 - 1) (and advances); None and a
-    :class:`numpy.random.Generator` stay as they are (fresh entropy, or the
-    generator itself, where they are used).  ``int_seed(check_random_state(rs))``
+    :class:`numpy.random.Generator` stay as they are (:func:`fit_seed` reads
+    None as the estimators do).  ``int_seed(check_random_state(rs))``
     is the seed of the RandomState that scikit-learn makes of ``rs``.
     """
     if isinstance(random_state, np.random.RandomState):
@@ -552,9 +553,13 @@ def fit_seed(random_state: Any) -> Any:
     global ``RandomState`` (``check_random_state(None)``: ``np.random.seed`` makes a fit with None repeat, and every
     rankcore estimator reads None alike); otherwise :func:`int_seed`'s (an integer itself, a ``RandomState`` one
     draw, a ``Generator`` itself)."""
-    if random_state is None:
-        random_state = np.random.mtrand._rand       # what sklearn.utils.check_random_state(None) returns
-    return int_seed(random_state)
+    return int_seed(global_random_state() if random_state is None else random_state)
+
+
+def global_random_state() -> np.random.RandomState:
+    """NumPy's global ``RandomState``, which ``np.random.seed`` seeds: what ``sklearn.utils.check_random_state(None)``
+    returns, and where every ``random_state=None`` of rankcore draws from (estimators, intervals, importances)."""
+    return np.random.mtrand._rand
 
 
 def check_category_order(y: Any, *, name: str = "y") -> None:

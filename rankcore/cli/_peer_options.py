@@ -72,10 +72,11 @@ def peer_option_hint(parser: argparse.ArgumentParser, namespace: argparse.Namesp
             # the plural of a name not read as it (explain's --groups, for --group): the option meant, maybe
             plural = f"did you mean {flag}s? " if flag + "s" in options else ""
             hints.setdefault(flag, f"{plural}other libraries' {flag} is {hint}")    # a flag given twice: one hint
+        elif _without(flag):
+            # before any near spelling: LightGBM's --max-position is no typo of --position (the click positions)
+            hints.setdefault(flag, f"other libraries' {flag} has no equivalent here: {_without(flag)}")
         elif meant:
             hints.setdefault(flag, f"did you mean {' or '.join(meant)}?")
-        elif _without(flag):
-            hints.setdefault(flag, f"other libraries' {flag} has no equivalent here: {_without(flag)}")
     return "".join(f" ({hint})" for hint in hints.values())
 
 
@@ -107,7 +108,7 @@ def _without(flag: str) -> str:
     from .._peer_names import PEER_NAMES_WITHOUT
 
     said = PEER_NAMES_WITHOUT.get(flag[2:].replace("-", "_").lower(), "")
-    return re.sub(r'learner="([^"]+)"', r"--learner \1", said)
+    return re.sub(r'(?:learner=)?"(trees:[^"]+)"', r"--learner \1", said)
 
 
 def _hint_for(name: str, options: dict[str, argparse.Action]) -> str | None:

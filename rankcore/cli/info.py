@@ -102,6 +102,8 @@ def describe_model(model: Any, header: dict) -> dict:
     if searches:
         described["searches"] = searches
     described["params"] = _set_params(model, header.get("params") or {})
+    if "random_state" in (header.get("params") or {}) and header["params"]["random_state"] is None:
+        described["random_state_drawn"] = True      # the default: "parameters set" alone would not say it
     return described
 
 
@@ -301,6 +303,9 @@ def _lines(path: str, d: dict) -> list[str]:
     params = d["params"]
     lines.append("parameters set: " + (", ".join(f"{k}={v!r}" for k, v in params.items()) if params
                                        else "none (every parameter at its default)"))
+    if d.get("random_state_drawn"):
+        lines.append("random_state=None: the fit's random draws came from NumPy's global RandomState, whose state the "
+                     "file does not keep, so a refit may give another model (an integer random_state repeats a fit)")
     return lines
 
 

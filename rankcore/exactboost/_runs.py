@@ -199,13 +199,10 @@ def run_seeds(random_state: Any, n_runs: int) -> np.ndarray:
     Run ``e``'s seed depends on ``random_state`` and ``e`` only (SeedSequence
     spawning), so adding runs keeps the existing ones.
     """
-    from sklearn.utils import check_random_state
-
-    from ..validation import check_random_state_param, int_seed
+    from ..validation import check_random_state_param, fit_seed
 
     check_random_state_param(random_state, generator=False)
-    # None: a draw from NumPy's global RandomState (as scikit-learn's check_random_state gives it)
-    entropy = int(int_seed(check_random_state(None) if random_state is None else random_state))
+    entropy = int(fit_seed(random_state))       # None: a draw from NumPy's global RandomState, as every estimator's
     children = np.random.SeedSequence(entropy).spawn(n_runs)
     return np.array([c.generate_state(1, dtype=np.uint64)[0] for c in children], dtype=np.uint64)
 

@@ -16,6 +16,7 @@ import numpy as np
 from ..base import N_JOBS, check_parameters, random_state_kind, resolve_parameter
 from ..objectives import Objective
 from ..spec import Component, Parameter
+from ..validation import fit_seed
 
 __all__ = ["ObjectiveAdapter", "MetricAdapter", "relevance_labels", "query_sizes"]
 
@@ -181,8 +182,9 @@ class ObjectiveAdapter:
     objective : str or rankcore.Objective
         A spec (``"push:exp,pow:4"``, ``"prec@k-avg:0.05"``) or a configured
         objective.
-    random_state : int or None, default 0
-        Seeds the tie-break offset of non-smooth objectives and a randomized objective's noise (see below).
+    random_state : int, Generator or None, default 0
+        Seeds the tie-break offset of non-smooth objectives and a randomized objective's noise (see below); None
+        draws a seed from NumPy's global ``RandomState`` at every fit, as scikit-learn's estimators do.
     n_jobs : int or None, default None
         Threads of rankcore's kernels (None: every core).
 
@@ -276,8 +278,10 @@ class ObjectiveAdapter:
                     break
                 self._bound, self._offset = bound, offset
                 return bound
-        # a randomized objective (yetirank) draws from the adapter's seed: the library's fit repeats
-        extra = {"random_state": self.random_state} if self.objective.randomized else {}
+        # a randomized objective (yetirank) draws from the adapter's seed: the library's fit repeats; None is one
+        # draw from NumPy's global RandomState per binding, as the estimators' None (drawn only when used)
+        seed = fit_seed(self.random_state) if self.objective.randomized or self.tie_break_scale > 0 else None
+        extra = {"random_state": seed} if self.objective.randomized else {}
         if sizes is None:
             self.objective.check_target(y, w)
             self._bound = self.objective.bind(y, w, n_threads=self.n_threads, **extra)
@@ -293,7 +297,7 @@ class ObjectiveAdapter:
         if self.tie_break_scale > 0:
             from ..push import tie_break_offsets
 
-            self._offset = tie_break_offsets(y.shape[0], self.tie_break_scale, self.random_state)
+            self._offset = tie_break_offsets(y.shape[0], self.tie_break_scale, seed)
         self._bindings.append((tuple(None if a is None else a.copy() for a in key), self._bound, self._offset))
         del self._bindings[:-_KEPT_BINDINGS]
         return self._bound

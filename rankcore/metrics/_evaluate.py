@@ -90,7 +90,8 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
     n_boot : int in [100, 1,000,000], default 2000
         Bootstrap replicates (with ``ci``).
     random_state : None, int, RandomState or Generator
-        Seeds the replicates (with ``ci``).
+        Seeds the replicates (with ``ci``); None draws the seed from NumPy's
+        global ``RandomState``, as scikit-learn's ``check_random_state(None)``.
     qid : array-like of shape (n,), optional
         One query id per row (any hashable type; rows need not be sorted or
         contiguous): each metric is computed per query and averaged over the

@@ -175,7 +175,9 @@ def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: flo
         fixed; for graded metrics: each label value), as pROC does by
         default; False resamples all rows together.
     random_state : None, int, RandomState or Generator
-        Seeds the replicates; the result does not depend on ``n_jobs``.
+        Seeds the replicates; the result does not depend on ``n_jobs``.  None
+        draws the seed from NumPy's global ``RandomState`` (``np.random.seed``
+        makes the interval repeat).
     return_replicates : bool, default False
         Keep the replicates' values (NaN where the metric was undefined).
     n_jobs : int, optional

@@ -31,7 +31,7 @@ from ._bootstrap import (
     bootstrap_row_weights,
     bootstrap_rows,
 )
-from ..validation import check_scores
+from ..validation import check_scores, global_random_state
 from ._roc import roc_points
 from ._split import split_sorted
 
@@ -42,7 +42,10 @@ _CHUNK_CELLS = 1 << 22
 
 
 def seed_of(random_state: Any) -> int:
-    """A 64-bit key for the replicate streams from ``random_state`` (None: fresh entropy)."""
+    """A 64-bit key for the replicate streams from ``random_state`` (None: two draws from NumPy's global
+    ``RandomState``, as the estimators' None, so that ``np.random.seed`` makes an interval repeat)."""
+    if random_state is None:
+        random_state = global_random_state()
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(0, 2**64, dtype=np.uint64))
     if isinstance(random_state, np.random.RandomState):

@@ -244,7 +244,7 @@ def constant_relevance(click_sum: float, theta_sum: float) -> float:
 
 def round_seeds(random_state, rounds: int) -> list:
     """One seed per round: drawn from an integer ``random_state``; None and a Generator are passed to every round
-    (fresh entropy, or the generator, which advances)."""
+    (each round's fit draws its seed from NumPy's global RandomState, or from the generator, which advances)."""
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
         return [int(s) for s in np.random.default_rng(int(random_state)).integers(0, 2**31 - 1, rounds)]
     return [random_state] * rounds

@@ -250,3 +250,25 @@ def test_info_says_a_tuple_or_component_parameter_plainly(tmp_path):
     status, out, err = run_main("info", tmp_path / "m.json")
     assert status == 0, err
     assert "categorical_features=[2], learner='trees:31,0.1,2'" in out and "__" not in out, out
+
+
+def test_info_says_a_python_fit_with_random_state_none_keeps_no_seed(tmp_path, capsys):
+    # before: "parameters set" left the default None out, and nothing said that the file cannot repeat the fit
+    import json
+
+    import numpy as np
+
+    import rankcore
+    from rankcore.cli import main
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] > 0).astype(int)
+    for seed, name in ((None, "none.json"), (0, "zero.json")):
+        rankcore.save_model(rankcore.boost(learner="trees", n_iter=2, random_state=seed).fit(X, y), tmp_path / name)
+    assert main(["info", str(tmp_path / "none.json")]) == 0
+    assert "random_state=None: the fit's random draws came from NumPy's global RandomState" in capsys.readouterr().out
+    assert main(["info", "--json", str(tmp_path / "none.json")]) == 0
+    assert json.loads(capsys.readouterr().out)["random_state_drawn"] is True
+    assert main(["info", str(tmp_path / "zero.json")]) == 0
+    assert "random_state=None" not in capsys.readouterr().out

@@ -61,3 +61,16 @@ def test_the_command_line_says_so_too(tmp_path, capsys, words, hint):
     data = write_binary_csv(tmp_path / "d.csv")
     line = usage_error(capsys, "fit", data, *words, "-o", tmp_path / "m.json").strip().splitlines()[-1]
     assert line.startswith(f"rankcore: error: unrecognized arguments: {' '.join(words)}") and hint in line, line
+
+
+@pytest.mark.parametrize("words, flag", [(["--max-position", "5"], "--max-position"),
+                                         (["--min-split-gain", "0.1"], "--min-split-gain")])
+def test_the_command_line_prefers_the_hint_to_a_near_spelling(tmp_path, capsys, words, flag):
+    # before: --max-position got "did you mean --position?" (the click positions), its hint lost; and a learner's
+    # setting written as Python ("trees:min_samples_leaf=M") beside the --learner of the same hint
+    from _cli_run import usage_error, write_binary_csv
+
+    data = write_binary_csv(tmp_path / "d.csv")
+    line = usage_error(capsys, "fit", data, *words, "-o", tmp_path / "m.json").strip().splitlines()[-1]
+    assert f"other libraries' {flag} has no equivalent here: " in line and "did you mean" not in line, line
+    assert '"trees:' not in line and 'learner="' not in line, line
