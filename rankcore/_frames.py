@@ -37,7 +37,7 @@ import numpy as np
 
 from ._argument_refusal import ArgumentRefusal
 
-__all__ = ["as_pandas_frame", "computed_dask_frame",
+__all__ = ["as_pandas_frame", "computed_dask_frame", "validate_columns",
            "is_foreign_frame", "duplicated_columns", "refuse_duplicated_columns",
            "refuse_peer_container", "column_names"]
 
@@ -223,3 +223,19 @@ def refuse_peer_container(X: Any, name: str = "X") -> None:
         raise TypeError(f"{name}: got {article} {container}.{type(X).__name__}, which rankcore does not read; pass the "
                         "array or DataFrame it was built from (its labels as y, its qid as qid=, its group sizes as "
                         "group=)")
+
+
+def validate_columns(estimator: Any, X: Any, *, reset: bool) -> None:
+    """scikit-learn's ``validate_data(estimator, X, reset=reset, skip_check_array=True)``: feature names and count.
+
+    A NumPy array scored by a model fitted without feature names has no names to check, so only the count is
+    (with scikit-learn's own check and message): ``validate_data`` would otherwise ask narwhals whether the array
+    is a dataframe and build the estimator's tags, on every call -- a third of a one-row request's cost.  Anything
+    else (a fit, a frame, a list, a model with ``feature_names_in_``) goes through ``validate_data`` as before.
+    """
+    from sklearn.utils.validation import _check_n_features, validate_data
+
+    if not reset and type(X) is np.ndarray and getattr(estimator, "feature_names_in_", None) is None:
+        _check_n_features(estimator, X, reset=False)
+        return
+    validate_data(estimator, X, reset=reset, skip_check_array=True)

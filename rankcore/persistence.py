@@ -50,6 +50,7 @@ import contextlib
 import errno
 import hashlib
 import importlib
+import io
 import json
 import math
 import os
@@ -57,15 +58,18 @@ import re
 import secrets
 import stat
 from collections.abc import MutableMapping
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
 import numpy as np
 
 from ._argument_refusal import shown_type
+from ._model_io import followed as _followed, names_a_descriptor as _names_a_descriptor
+from ._model_io import nesting_depth as _nesting_depth, read_model_source, source_name
 from .spec import legacy_numbers
 
 __all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "load_model_file", "model_to_dict",
-           "model_from_dict", "model_text", "write_text_atomically", "writes_in_place", "open_output", "atomic_output"]
+           "model_from_dict", "model_from_text", "model_text", "write_text_atomically", "writes_in_place",
+           "open_output", "atomic_output"]
 
 FORMAT = "rankcore-model"
 #: The newest model format (read and written): 2 when params hold a marker a format-1 reader cannot decode; a
@@ -502,23 +506,35 @@ def _restored_as_read(cls: type, data: dict, source: str) -> Any:
     return estimator
 
 
-def save_model(estimator: Any, path: str | os.PathLike) -> None:
+def save_model(estimator: Any, path: str | os.PathLike | IO) -> None:
     """Save a fitted estimator to a JSON file (no pickle).
 
     Parameters
     ----------
     estimator : fitted rankcore estimator
         The model to save.
-    path : str or path-like
-        The file to write (replaced atomically when it exists).
+    path : str, path-like or file object
+        The file to write (replaced atomically when it exists), or a file object open for writing: a text one
+        (``io.StringIO``) gets :func:`model_text`'s text, any other (``io.BytesIO``, a binary file) its UTF-8
+        bytes, written at its position; it is neither flushed nor closed.  For the bytes themselves:
+        ``model_text(estimator).encode()``.
 
     Raises
     ------
     ValueError
         A model :func:`load_model` would refuse: parameters changed after the fit, or a file larger than
         :data:`MAX_MODEL_BYTES` (nothing is written).
+    TypeError
+        ``path`` is neither a file name nor an object with ``write()``.
     """
-    write_text_atomically(model_text(estimator), path)
+    if isinstance(path, (str, os.PathLike)):
+        write_text_atomically(model_text(estimator), path)
+    elif callable(getattr(path, "write", None)) and not isinstance(path, (bytes, bytearray)):
+        text = model_text(estimator)
+        path.write(text if isinstance(path, io.TextIOBase) else text.encode("utf-8"))
+    else:
+        raise TypeError(f"path: expected a file name (str or path-like) or a file object with write(); got "
+                        f"{type(path).__name__} (model_text(estimator) returns the model's text)")
 
 
 def model_text(estimator: Any) -> str:
@@ -720,12 +736,6 @@ def writes_in_place(path: str | os.PathLike) -> bool:
     return not stat.S_ISREG(mode) or _names_a_descriptor(target)
 
 
-#: Directories whose entries are a process's open descriptors (Linux's /proc, the BSDs' and macOS's /dev/fd).
-_DESCRIPTOR_DIRECTORY = re.compile(r"/proc/[^/]+(/task/[^/]+)?/fd|/dev/fd")
-#: Most symlinks followed in resolving one path (Linux's limit).
-_MAX_LINKS = 40
-
-
 def open_output(path: str | os.PathLike, binary: bool = False, newline: str | None = None):
     """Open ``path`` for writing an output: a regular file is created or truncated, a stream appended to.
 
@@ -759,54 +769,15 @@ def _append_opener(target: str, flags: int) -> int:
     return os.open(target, os.O_WRONLY | os.O_APPEND)
 
 
-def _link_chain(target: str) -> list[str]:
-    """``target`` and each path its symlinks lead to, in order, as absolute paths with their directories resolved."""
-    current = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(target))), os.path.basename(target))
-    chain = [current]
-    for _ in range(_MAX_LINKS):
-        try:
-            link = os.readlink(current)
-        except OSError:                     # not a link (or not there): the end of the chain
-            break
-        directory = os.path.realpath(os.path.join(os.path.dirname(current), os.path.dirname(link)))
-        current = os.path.join(directory, os.path.basename(link))
-        chain.append(current)
-    return chain
-
-
-def _names_a_descriptor(target: str) -> bool:
-    return any(_DESCRIPTOR_DIRECTORY.fullmatch(os.path.dirname(hop)) for hop in _link_chain(target))
-
-
-def _followed(target: str) -> str:
-    """The file a symlink at ``target`` leads to, or ``target`` when it is no link or a link that is not followed.
-
-    A link in a sticky world-writable directory owned by neither the user
-    nor the directory's owner is not followed, as the kernel's
-    ``protected_symlinks`` refuses for ``open``: resolving the link here and
-    renaming over its end would otherwise let whoever planted it in
-    ``/tmp`` choose the file replaced.
-    """
-    chain = _link_chain(target)
-    user = os.geteuid() if hasattr(os, "geteuid") else None
-    for link in chain[:-1]:
-        try:
-            owner, folder = os.lstat(link).st_uid, os.stat(os.path.dirname(link))
-        except OSError:
-            return target
-        shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
-        if shared and owner not in (user, folder.st_uid):
-            return target
-    return chain[-1]
-
-
-def load_model(path: str | os.PathLike) -> Any:
+def load_model(path: str | os.PathLike | IO) -> Any:
     """Load an estimator saved by :func:`save_model`, validating everything.
 
     Parameters
     ----------
-    path : str or path-like
-        The model file :func:`save_model` wrote.
+    path : str, path-like or file object
+        The model file :func:`save_model` wrote: its name, or a file object open for reading (binary, or text),
+        read from its position to its end and not closed -- an ``io.BytesIO`` of bytes from a store, a response
+        body.  A model's content in memory (bytes or str) is loaded by :func:`model_from_text`.
 
     Returns
     -------
@@ -823,49 +794,65 @@ def load_model(path: str | os.PathLike) -> Any:
         :data:`MAX_NESTING`.
     FileNotFoundError
         No such file.
+    TypeError
+        ``path`` is neither a file name nor a file object (bytes among them: see :func:`model_from_text`).
     """
     return load_model_file(path)[0]
 
 
-def load_model_file(path: str | os.PathLike) -> tuple[Any, dict]:
+def model_from_text(data: str | bytes | bytearray | memoryview, *, source: str = "model text") -> Any:
+    """Load an estimator from the content of a model file -- what :func:`model_text` returns, or its bytes.
+
+    The checks of :func:`load_model` apply: size limit, JSON, checksum, version, estimator and its state.
+
+    Parameters
+    ----------
+    data : str, bytes, bytearray or memoryview
+        The file's content (UTF-8 for bytes), e.g. ``model_text(model)`` or ``blob_store.get(key)``.
+    source : str, default "model text"
+        How error messages name the content.
+
+    Returns
+    -------
+    estimator
+
+    Raises
+    ------
+    ModelFormatError
+        As :func:`load_model`.
+    TypeError
+        ``data`` is neither text nor bytes (a path or a file object goes to :func:`load_model`).
+    """
+    if isinstance(data, str):
+        raw = data.encode("utf-8")
+    elif isinstance(data, (bytes, bytearray, memoryview)):
+        raw = bytes(data)
+    else:
+        raise TypeError(f"data: expected a model's content as str or bytes, got {type(data).__name__}"
+                        + (" (a file name or file object goes to rankcore.load_model)"
+                           if isinstance(data, os.PathLike) or hasattr(data, "read") else ""))
+    if len(raw) > MAX_MODEL_BYTES:
+        raise _too_large(source)
+    return model_from_dict(_parse_json(raw, source), source=source)
+
+
+def load_model_file(path: str | os.PathLike | IO) -> tuple[Any, dict]:
     """(the estimator, the file's top-level JSON object) of a model file, read once, as :func:`load_model` checks it.
 
     One read serves both, so that a stream (a pipe, the shell's ``<(...)``), which can be read only once, is
     described as it is loaded.  Raises as :func:`load_model`.
     """
-    source = os.fspath(path)
-    with open(source, "rb") as fh:
-        raw = _read_bounded(fh, MAX_MODEL_BYTES)
+    raw = read_model_source(path, MAX_MODEL_BYTES)
+    source = source_name(path)
     if raw is None:
-        raise ModelFormatError(
-            f"{source}: larger than the model file size limit of {MAX_MODEL_BYTES} bytes "
-            "(rankcore.persistence.MAX_MODEL_BYTES)"
-        )
+        raise _too_large(source)
     data = _parse_json(raw, source)
     return model_from_dict(data, source=source), data
 
 
-def _read_bounded(fh: Any, limit: int) -> bytearray | None:
-    """The bytes of the binary file ``fh`` if it holds at most ``limit``, else None; read in blocks of 1 MiB.
-
-    A regular file larger than the limit is refused by its size, before a byte is read; a stream without a size
-    (a FIFO, /dev/zero) is read up to the limit + 1 bytes, never further.  In blocks because ``fh.read(limit)``
-    reserves ``limit`` bytes before it reads one, whatever the file's size (every load of a 20 KB model claimed
-    256 MiB); into one growing buffer because blocks joined at the end held the bytes twice.
-    """
-    try:
-        info = os.fstat(fh.fileno())
-    except (AttributeError, OSError, ValueError):       # a file object without a descriptor
-        info = None
-    if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > limit:
-        return None
-    data = bytearray()
-    while len(data) <= limit:
-        block = fh.read(min(1 << 20, limit + 1 - len(data)))
-        if not block:
-            break
-        data += block
-    return None if len(data) > limit else data
+def _too_large(source: str) -> ModelFormatError:
+    return ModelFormatError(f"{source}: larger than the model file size limit of {MAX_MODEL_BYTES} bytes "
+                            "(rankcore.persistence.MAX_MODEL_BYTES)")
 
 
 def _parse_json(raw: bytes | bytearray, source: str) -> Any:
@@ -880,18 +867,3 @@ def _parse_json(raw: bytes | bytearray, source: str) -> Any:
     except ValueError:        # Python's limit on the digits of an integer (4,300): no model holds such a number
         raise ModelFormatError(f"{source}: an integer of thousands of digits; no model file holds one") from None
     return data
-
-
-def _nesting_depth(value: Any, limit: int) -> int:
-    """Depth of nested lists/objects, iteratively; stops counting past ``limit``."""
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, (dict, list)):
-            deepest = max(deepest, depth)
-            if depth > limit:
-                return depth
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return deepest

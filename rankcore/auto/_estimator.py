@@ -28,6 +28,7 @@ from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
                     require_score_queries)
 from ..metrics import Queries, check_queries
 from ..push import check_init_score, names_peer_fit_arguments, row_weights
+from .._frames import validate_columns
 from ..validation import (ArgumentRefusal, check_bipartite_target, check_matrix, check_same_length, dense_bytes,
                           dense_size, effective_n_threads, fit_seed, reject_1d, shown_type)
 from ._bag import FoldBag, standardization
@@ -774,7 +775,7 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
     def _prediction_rows(self, X) -> np.ndarray:
         """X checked against the fit and encoded as every candidate reads it: float64, categories as positions."""
         reject_1d(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
+        validate_columns(self, X, reset=False)
         # matched by value to the fit's categories; a fit without category columns refuses them
         X, _ = encode_categories(X, getattr(self, "categories_", None) or [None] * self.n_features_in_,
                                  feature_names=getattr(self, "feature_names_in_", None))

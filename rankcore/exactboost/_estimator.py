@@ -19,6 +19,7 @@ from .._state_fields import check_feature_names, refuse_labels_coded_otherwise
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries,
                     ignore_score_weights, run_callbacks)
+from .._frames import validate_columns
 from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads, reject_1d
 from ._contributions import StumpContributions, means_outside_steps, training_means
 from ._metric import resolve_monotone_metric
@@ -477,7 +478,7 @@ class ExactBoost(StumpContributions, Ranker):
     def _checked_rows(self, X) -> np.ndarray:
         """``X`` as float64 rows of the features of fit (names too), or a ValueError/TypeError naming X."""
         reject_1d(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
+        validate_columns(self, X, reset=False)
         X_arr = check_matrix(X, name="X")
         if X_arr.shape[1] != self.n_features_in_:
             raise ValueError(

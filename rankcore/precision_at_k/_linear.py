@@ -55,6 +55,7 @@ from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
 from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries,
                     ignore_score_weights, run_callbacks)
 from ..metrics import prec_at_k
+from .._frames import validate_columns
 from ..validation import (
     ArgumentRefusal,
     ArgumentTypeRefusal,
@@ -642,7 +643,7 @@ class _LinearAtK(Ranker):
         """
         check_is_fitted(self)
         reject_1d(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
+        validate_columns(self, X, reset=False)
         X = check_matrix(X, name="X", accept_sparse=True)
         if X.shape[1] != self.coef_.shape[0]:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "

@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import validate_data
 
 from .._caller import outside_stacklevel
 from .._setup import EstimatorSetup
@@ -29,7 +28,7 @@ from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, declared_attrib
 from ..spec import ParameterError
 from .._categories import (FittedOnNumbers, category_columns, folded_level_counts, refuse_inexact_ids,
                            warn_unlisted_categories, warn_unused_categories)
-from .._frames import as_pandas_frame, computed_dask_frame
+from .._frames import as_pandas_frame, computed_dask_frame, validate_columns
 from ..validation import (ArgumentRefusal, check_bipartite_target, check_categorical_features,
                           check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, fit_seed,
                           reject_1d)
@@ -259,7 +258,7 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
         reject_1d(X)
         given = X = computed_dask_frame(X)   # a Dask DataFrame: the pandas frame it computes to
         X = as_pandas_frame(X)        # a Polars or Arrow table: its names, categories and nulls as pandas reads them
-        validate_data(self, X, reset=reset, skip_check_array=True)
+        validate_columns(self, X, reset=reset)
         # sparse X and category columns as far as the learner takes them; a fit keeps categories, read by value
         learner = learner if learner is not None else getattr(self, "_learner", None)
         fitted = init_categories if reset else self._categories()

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._blas import blas_limit as _blas_limit
 from .._peer_names import names_peer_fit_arguments, names_peer_predict_arguments, score_takes_no_queries
@@ -24,6 +24,7 @@ from ..filters import Filter
 from ..kernels import CallableKernel, Kernel
 from ..registry import registry
 from ..spec import show_given
+from .._frames import validate_columns
 from ..validation import (
     check_bipartite_target,
     check_category_order,
@@ -329,7 +330,7 @@ class KernelRanker(Ranker):
                 "with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample"
             )
         reject_1d(X)
-        validate_data(self, X, skip_check_array=True, reset=reset)
+        validate_columns(self, X, reset=reset)
         return check_matrix(X, name="X")
 
     def _validate_target(self, y: Any) -> tuple[np.ndarray, np.ndarray | None]:
