@@ -218,7 +218,24 @@ class Registry:
             if len(self._declared) >= DECLARED_SPECS:
                 self._declared.clear()
             self._declared[key] = cls
-        return default if cls is None else getattr(cls, attribute, default)
+        if cls is None:
+            return default
+        found = getattr(cls, attribute, default)
+        if isinstance(found, property):
+            return self._configured_attribute(family, spec, attribute, default)
+        return found
+
+    def _configured_attribute(self, family: str, spec: str, attribute: str, default: Any) -> Any:
+        """``attribute`` of the component ``spec`` configures, for a class that declares it as a property.
+
+        Read on the class, a property is the property object itself (always true): a plugin whose declaration
+        depends on its parameters (``allow_nan`` only for some ``max_leaves``) is configured to answer, and a spec
+        it refuses answers ``default`` (the error is the fit's to raise).
+        """
+        try:
+            return getattr(self.resolve(family, spec), attribute, default)
+        except (TypeError, ValueError):
+            return default
 
     def _declared_class(self, family: str, spec: str) -> type | None:
         from .spec import parse_spec

@@ -87,3 +87,13 @@ def test_a_property_set_on_the_class_after_a_first_lookup_still_gives_its_own_me
     # before, the class's names were copied at the first lookup, without the property: the generic message
     with pytest.raises(AttributeError, match="made_later_: its own message"):
         model.made_later_
+
+
+def test_a_declaration_made_a_property_is_read_on_the_configured_component(monkeypatch):
+    learner = registry().get("learner", "trees")
+    # a plugin whose declaration depends on its parameters; before, the class gave the property object (truthy)
+    monkeypatch.setattr(learner, "allow_nan", property(lambda self: self.max_leaves > 8))
+    assert declared_attribute("learner", "trees:max_leaves=8", "allow_nan", None) is False
+    assert declared_attribute("learner", "trees:max_leaves=16", "allow_nan", None) is True
+    # a spec the class refuses answers the caller's default, as an unknown name does
+    assert declared_attribute("learner", "trees:max_leaves=-3", "allow_nan", "d") == "d"

@@ -222,8 +222,9 @@ def query_comparison(metric: Metric, values1: np.ndarray, values2: np.ndarray, *
                                           method=QUERY_BOOTSTRAP, n_boot=n_boot, stratified=False,
                                           what="replicates of the queries", return_replicates=return_replicates)
     # the normal approximation's p-value falls far below what n queries can show (4e-9 over 6 queries, each better):
-    # it is kept at least the exact sign-flip test's smallest, 2 / 2**n
-    floor = 2.0 / 2.0 ** int(np.count_nonzero(both))
+    # it is kept at least the exact sign-flip test's smallest, 2 / 2**n, where n counts the queries whose values
+    # differ: a tied query's sign flip changes nothing, so it adds no evidence
+    floor = min(1.0, 2.0 / 2.0 ** int(np.count_nonzero(both & (values1 != values2))))
     return paired if paired.p_value >= floor else replace(paired, p_value=floor)
 
 

@@ -95,3 +95,19 @@ def test_a_paired_p_value_over_few_queries_is_never_below_the_exact_sign_flip_fl
     two = (np.r_[good, rng.normal(size=8)], np.r_[noise, rng.normal(size=8)])
     assert compare(y_nan, *two, "ndcg@k:5", qid=np.r_[qid, np.full(8, n_queries)], random_state=0).p_value == (
         2 / 2 ** n_queries)
+
+
+def test_the_paired_p_value_floor_counts_only_queries_whose_values_differ():
+    # 10 queries: in 6 both scorings put the one relevant row first (mrr 1 each, a tie), in 4 the first is better.
+    # The exact sign-flip test over 4 untied queries cannot go below 2 / 2**4; before, the floor counted all 10
+    # queries (2 / 2**10) and the normal approximation's p = 0.011 stood
+    qid = np.repeat(np.arange(10), 4)
+    y = np.zeros(qid.size, dtype=int)
+    y[::4] = 1
+    first = np.tile([4.0, 3.0, 2.0, 1.0], 10)
+    second = first.copy()
+    second[24:] = np.tile([1.0, 4.0, 3.0, 2.0], 4)
+    paired = compare(y, first, second, "mrr", qid=qid, random_state=0)
+    assert paired.difference > 0 and paired.p_value == 2 / 2 ** 4
+    # every query tied: the floor is capped at 1, never above it
+    assert compare(y, first, first, "mrr", qid=qid, random_state=0).p_value <= 1.0
