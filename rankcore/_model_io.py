@@ -50,8 +50,10 @@ def read_model_source(source: Any, limit: int) -> bytearray | None:
         name: :data:`TEXT_FUNCTION` loads them).
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
+        # bytes are refused rather than guessed at: a model's bytes and a file name in bytes look alike
         raise TypeError(f"path: expected a file name (str or path-like) or a file object; got "
-                        f"{type(source).__name__} -- to load a model from its bytes, use {TEXT_FUNCTION}(data)")
+                        f"{type(source).__name__} -- to load a model from its bytes, use {TEXT_FUNCTION}(data); "
+                        "for a file name held as bytes, pass os.fsdecode(path)")
     if isinstance(source, (str, os.PathLike)):
         with open(os.fspath(source), "rb") as fh:
             return read_bounded(fh, limit)
@@ -66,8 +68,8 @@ def read_bounded(fh: Any, limit: int) -> bytearray | None:
 
     A regular file larger than the limit is refused by its size, before a byte is read; a stream without a size
     (a FIFO, /dev/zero) is read up to the limit + 1 bytes, never further.  In blocks because ``fh.read(limit)``
-    reserves ``limit`` bytes before it reads one, whatever the file's size (every load of a 20 KB model claimed
-    256 MiB); into one growing buffer because blocks joined at the end held the bytes twice.  A text file object's
+    reserves ``limit`` bytes before it reads one, whatever the file's size (a 20 KB model would claim 256 MiB);
+    into one growing buffer because blocks joined at the end held the bytes twice.  A text file object's
     blocks are encoded as UTF-8: a character is at least one byte, so no more than limit + 1 characters are read.
     """
     try:
@@ -79,6 +81,9 @@ def read_bounded(fh: Any, limit: int) -> bytearray | None:
     data = bytearray()
     while len(data) <= limit:
         block = fh.read(min(1 << 20, limit + 1 - len(data)))
+        if block is None:       # a non-blocking stream with nothing ready: not its end, so not a truncated model
+            raise ValueError("path: the file object's read() returned None (a non-blocking stream with no data "
+                             "ready); pass a blocking file object, or the model's bytes to " + TEXT_FUNCTION)
         if not block:
             break
         if isinstance(block, str):

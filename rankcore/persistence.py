@@ -530,11 +530,27 @@ def save_model(estimator: Any, path: str | os.PathLike | IO) -> None:
     if isinstance(path, (str, os.PathLike)):
         write_text_atomically(model_text(estimator), path)
     elif callable(getattr(path, "write", None)) and not isinstance(path, (bytes, bytearray)):
-        text = model_text(estimator)
-        path.write(text if isinstance(path, io.TextIOBase) else text.encode("utf-8"))
+        _write_model_text(path, model_text(estimator))
     else:
         raise TypeError(f"path: expected a file name (str or path-like) or a file object with write(); got "
                         f"{type(path).__name__} (model_text(estimator) returns the model's text)")
+
+
+def _write_model_text(fh: Any, text: str) -> None:
+    """Write ``text`` to the file object ``fh``: as str to a text one, else as its UTF-8 bytes.
+
+    A text file object is recognised by type or by its ``mode`` (``tempfile.SpooledTemporaryFile(mode="w")`` is
+    no ``io.TextIOBase``); one known by neither that refuses bytes with a TypeError (``codecs.StreamWriter``)
+    gets the str, which it can only have refused before writing anything.
+    """
+    mode = getattr(fh, "mode", None)
+    if isinstance(fh, io.TextIOBase) or (isinstance(mode, str) and "b" not in mode):
+        fh.write(text)
+        return
+    try:
+        fh.write(text.encode("utf-8"))
+    except TypeError:
+        fh.write(text)
 
 
 def model_text(estimator: Any) -> str:

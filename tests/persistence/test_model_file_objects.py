@@ -108,3 +108,37 @@ def test_read_returning_other_types_refused():
 
     with pytest.raises(TypeError, match="read\\(\\) returned int"):
         load_model(Odd())
+
+
+def test_save_model_writes_text_to_a_text_file_object_that_is_no_textiobase(model):
+    # a spooled temporary file in text mode and a codecs writer take str only (before: TypeError from write())
+    import codecs
+    import tempfile
+
+    with tempfile.SpooledTemporaryFile(mode="w+") as spooled:
+        save_model(model, spooled)
+        spooled.seek(0)
+        assert spooled.read() == model_text(model)
+    binary = io.BytesIO()
+    save_model(model, codecs.getwriter("utf-8")(binary))
+    assert binary.getvalue() == model_text(model).encode("utf-8")
+
+
+def test_a_read_returning_none_is_refused_not_taken_for_the_end(model):
+    # a non-blocking stream with nothing ready returns None: before, read as an empty (truncated) model file
+    class NotReady:
+        def read(self, size=-1):
+            return None
+
+    with pytest.raises(ValueError, match=r"read\(\) returned None.*blocking file object"):
+        load_model(NotReady())
+
+
+def test_bytes_path_refusal_points_to_fsdecode(tmp_path, model):
+    # a file name held as bytes was a path before this release: the refusal says how to pass one now
+    path = tmp_path / "m.json"
+    save_model(model, path)
+    with pytest.raises(TypeError, match=r"^path: .*model_from_text\(data\); for a file name held as bytes, "
+                                        r"pass os\.fsdecode\(path\)"):
+        load_model(bytes(path))
+    _same(load_model(__import__("os").fsdecode(bytes(path))), model)
