@@ -18,9 +18,10 @@ bit for bit.  In ``params``, a tuple is ``{"__tuple__": [...]}`` (unless the
 parameter's default is a tuple too; a list there is ``{"__list__": [...]}``) and a component object
 ``{"__component__": family, "spec": ...}``, so that ``get_params()`` after a
 load equals it before the save.  A file with such a marker is format version 2 (an older rankcore refuses it
-as newer, asking for an upgrade, instead of failing on the marker); any other is version 1, as before; both
-load.  A parameter missing from ``params`` loads at its default: a file written before the parameter existed
-lacks it, and a new parameter's default keeps the old behaviour; an unknown one is refused.  Loading never
+as newer, asking for an upgrade, instead of failing on the marker); any other is version 1, which an older
+rankcore reads; both load.  A parameter missing from ``params`` loads at its default: a file written before the
+parameter existed lacks it, and a new parameter's default keeps the old behaviour; an unknown one is refused.
+Loading never
 executes anything from the file: the estimator class comes from the :data:`ESTIMATORS` allow-list, its parameters go
 through ``set_params``, and the estimator's ``_set_fitted_state`` re-validates
 them with the checks ``fit`` makes, then checks the state (shapes,
@@ -73,7 +74,7 @@ __all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "load_m
 
 FORMAT = "rankcore-model"
 #: The newest model format (read and written): 2 when params hold a marker a format-1 reader cannot decode; a
-#: model without one is written as format 1, as before, so that an older rankcore still loads it.
+#: model without one is written as format 1, so that an older rankcore still loads it.
 FORMAT_VERSION, READ_VERSIONS = 2, (1, 2)
 _MARKERS = ("__tuple__", "__list__", "__component__")
 
