@@ -372,38 +372,51 @@ def query_argument_refusal(estimator, method: str, name: str) -> TypeError:
                      + (_GROUP_AS_QID if name == "group" else ""))
 
 
+def _refusing_arguments(method: Callable, refusal: Callable) -> Callable:
+    """``method`` whose keyword arguments are first shown to ``refusal(self, method name, argument)``: the
+    TypeError it returns is raised (None: the argument goes on to ``method``), the signature kept (scikit-learn's
+    metadata routing reads it)."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        for name in kwargs:
+            error = refusal(self, method.__name__, name)
+            if error is not None:
+                raise error
+        return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+def _one_list_score_refusal(estimator, method: str, name: str) -> TypeError | None:
+    if name not in QUERY_ARGUMENTS:
+        return None
+    owner = type(estimator).__name__
+    return TypeError(f"{name}: {owner}.{method} takes no {name}: {owner} ranks one list (its fit refuses query ids "
+                     f"too), and score rates that one list; a metric within queries of its scores is "
+                     f"rankcore.evaluate(y, model.decision_function(X), ['ndcg@k:10'], qid=qid), and "
+                     f"rankcore.boost(...).fit(X, y, qid=qid) fits within queries")
+
+
 def score_takes_no_queries(score: Callable) -> Callable:
     """Decorate the ``score`` of an estimator that ranks one list: ``qid``/``group`` a TypeError saying where a
     metric within queries is, the signature kept."""
-    @functools.wraps(score)
-    def wrapper(self, *args, **kwargs):
-        for name in QUERY_ARGUMENTS:
-            if name in kwargs:
-                owner = type(self).__name__
-                raise TypeError(f"{name}: {owner}.score takes no {name}: {owner} ranks one list (its fit refuses "
-                                f"query ids too), and score rates that one list; a metric within queries of its "
-                                f"scores is rankcore.evaluate(y, model.decision_function(X), ['ndcg@k:10'], "
-                                f"qid=qid), and rankcore.boost(...).fit(X, y, qid=qid) fits within queries")
-        return score(self, *args, **kwargs)
+    return _refusing_arguments(score, _one_list_score_refusal)
 
-    return wrapper
+
+def _predict_refusal(estimator, method: str, name: str) -> TypeError | None:
+    if name in QUERY_ARGUMENTS:
+        return query_argument_refusal(estimator, method, name)
+    if name in PEER_PREDICT_NAMES:
+        return TypeError(f"{name}: {type(estimator).__name__}.{method} takes no argument {name!r}; other libraries' "
+                         f"predict(X, {name}=...) is here {peer_predict_hint(estimator, name)}")
+    return None
 
 
 def names_peer_predict_arguments(method: Callable) -> Callable:
     """Decorate a scoring method (``decision_function``): LightGBM's or XGBoost's ``predict`` argument is a TypeError
     naming what rankcore does instead (Python's own names neither), and so are ``qid``/``group``
     (:func:`query_argument_refusal`), the signature kept."""
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        for name in kwargs:
-            if name in QUERY_ARGUMENTS:
-                raise query_argument_refusal(self, method.__name__, name)
-            if name in PEER_PREDICT_NAMES:
-                raise TypeError(f"{name}: {type(self).__name__}.{method.__name__} takes no argument {name!r}; "
-                                f"other libraries' predict(X, {name}=...) is here {peer_predict_hint(self, name)}")
-        return method(self, *args, **kwargs)
-
-    return wrapper
+    return _refusing_arguments(method, _predict_refusal)
 
 
 #: Other libraries' names of the query ids that ``score(X, y, qid=...)`` takes: scikit-learn's ``groups`` (a group
@@ -415,18 +428,17 @@ _PEER_SCORE_NAMES = {
 }
 
 
+def _peer_score_refusal(estimator, method: str, name: str) -> TypeError | None:
+    if name not in _PEER_SCORE_NAMES:
+        return None
+    return TypeError(f"{name}: {type(estimator).__name__}.{method} takes no argument {name!r}; other libraries' "
+                     f"{name} is here {_PEER_SCORE_NAMES[name]}")
+
+
 def names_peer_score_arguments(method: Callable) -> Callable:
     """Decorate a ``score`` that takes ``qid``: another library's name of the query ids is a TypeError naming
     ``qid`` (Python's own names neither), the signature kept."""
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        for name in kwargs:
-            if name in _PEER_SCORE_NAMES:
-                raise TypeError(f"{name}: {type(self).__name__}.score takes no argument {name!r}; other libraries' "
-                                f"{name} is here {_PEER_SCORE_NAMES[name]}")
-        return method(self, *args, **kwargs)
-
-    return wrapper
+    return _refusing_arguments(method, _peer_score_refusal)
 
 
 def no_sample_weight_refusal(estimator, method: str = "fit") -> TypeError:

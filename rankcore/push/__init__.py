@@ -47,8 +47,7 @@ from ._click_model import (GAMMA_EDGE, adopt_last_round, check_both_kinds, check
                            refuse_click_model, round_seeds, round_stops_rounds, rounds_warn_once)
 from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimator_docs import ATTRIBUTES_DOC
-from ._eval_sets import (TRAINING_ONLY, EvalCurves, EvalSets, Validation, eval_metric_refusal, eval_set_stopping,
-                         read_eval_sets, stops_on_training, watches_training)
+from ._eval_sets import EvalCurves, EvalSets, Validation, eval_metric_refusal, eval_set_stopping, read_eval_sets
 from ._column_refusal import InitModelColumns
 from ._init_model import InitModel, prepend_init_model, read_init_model
 from ._lightgbm_export import TREE_KINDS, warn_init_score, write_exported_text
@@ -74,7 +73,7 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "resolve_early_stopping", "large_data_learner", "tie_break_offsets", "piecewise_linear_search",
            "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "check_some_query_ranks",
            "single_grade_queries", "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets",
-           "eval_metric_refusal", "TRAINING_ONLY", "watches_training", "stops_on_training", "eval_set_stopping",
+           "eval_metric_refusal", "eval_set_stopping",
            "EvalCurves",
            "refuse_positions_without_queries", "warn_sparse_places", "check_init_score", "check_eval_init_scores",
            "row_weights", "InitModel", "InitModelColumns", "read_init_model", "prepend_init_model", "TREE_KINDS",
