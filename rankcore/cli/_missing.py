@@ -15,7 +15,7 @@ from . import CommandError
 from ._models import KINDS, ModelConfig, describe_estimator, estimator_class
 
 __all__ = ["accepts_missing", "nan_learners", "refusers_of_missing_values", "missing_facts", "check_missing",
-           "check_model_missing"]
+           "check_model_missing", "say_scored_gaps"]
 
 
 def accepts_missing(estimator) -> bool:
@@ -153,3 +153,70 @@ def check_model_missing(model, model_path: str, data) -> None:
     raise CommandError(f"{data.source} has {missing.describe()}; the model {model_path}, "
                        f"{describe_estimator(model)}, cannot score missing values: impute them first, or fit "
                        f"a model that handles them (rankcore fit ... {flags})" + (f"; {refused}" if refused else ""))
+
+
+def say_scored_gaps(args, model, data) -> None:
+    """Say what a model scores as missing in a file it scores (``score``, ``evaluate``): its missing values, on
+    stderr, and as a warning the feature columns missing on every row and the categories it never saw.
+
+    The scores of such a file are numbers like any other, so a week whose feed lost a column, or whose column of
+    categories gained a new one, would be scored without a word: the model reads both as missing values, and a
+    monitor of the metrics would chase a drop without its cause.  Time and memory those of
+    :meth:`Dataset.missing` and one pass over each category column.
+    """
+    import warnings
+
+    from ._common import info
+
+    missing = data.missing()
+    if missing is not None:
+        info(args, f"{data.source}: {missing.describe()}; the model scores them as missing values")
+        empty = _columns_missing_everywhere(data)
+        if empty:
+            warnings.warn(f"{data.source}: the feature column{'s' if len(empty) > 1 else ''} "
+                          f"{', '.join(repr(name) for name in empty)} {'are' if len(empty) > 1 else 'is'} missing "
+                          "on every row: the model scores every row as if the feature were unknown", UserWarning,
+                          stacklevel=2)
+    unseen = _unseen_categories(model, data)
+    if unseen:
+        said = "; ".join(f"column {name!r}: {', '.join(repr(v) for v in values[:5])}"
+                         f"{' and more' if len(values) > 5 else ''} ({rows} rows)" for name, values, rows in unseen)
+        warnings.warn(f"{data.source}: categories the model never saw in training, scored as missing values: "
+                      f"{said}", UserWarning, stacklevel=2)
+
+
+def _columns_missing_everywhere(data) -> list[str]:
+    """The feature columns of ``data`` that are NaN on every row (none for a file of no rows)."""
+    import numpy as np
+
+    if data.n_samples == 0:
+        return []
+    if hasattr(data.X, "tocsr"):         # a LIBSVM file kept sparse: count the stored NaN per column, no dense copy
+        X = data.X.tocsr()
+        counts = np.bincount(X.indices[np.isnan(X.data)], minlength=X.shape[1])
+        return [data.feature_names[j] for j in np.flatnonzero(counts == data.n_samples)]
+    return [data.feature_names[j] for j in np.flatnonzero(np.isnan(data.X).all(axis=0))]
+
+
+def _unseen_categories(model, data) -> list[tuple[str, list, int]]:
+    """``(column, categories the fit never had, rows holding them)`` for each category column of ``data``."""
+    import numpy as np
+
+    kept = getattr(model, "categories_", None)
+    names = getattr(model, "feature_names_in_", None)
+    if kept is None or names is None or not getattr(data, "categories", None):
+        return []
+    found = []
+    for name, fitted in zip(names, kept):
+        if fitted is None or name not in data.categories:
+            continue
+        file_categories = np.asarray(data.categories[name], dtype=object)
+        known = set(np.asarray(fitted, dtype=object).tolist())
+        new = [j for j, value in enumerate(file_categories.tolist()) if value not in known]
+        if not new:
+            continue
+        codes = data.X[:, data.feature_names.index(name)]
+        rows = int(np.isin(codes, new).sum())
+        if rows:
+            found.append((name, [file_categories[j] for j in new if (codes == j).any()], rows))
+    return found

@@ -20,7 +20,8 @@ def evaluation_positive(args, data, model, path: str) -> Any:
     ``--positive B`` on {B, M} would be scored by the inverse metric (AUC 1 - AUC) without a word.  Taking the
     recorded label is said on stderr; a recorded label that is not one of the file's (without ``--positive``), or
     a ``--positive`` that contradicts it in a file holding it, is warned about -- evaluating the other label is a
-    choice the user may mean.
+    choice the user may mean.  A file holding only the model's other label gets the recorded label, which it lacks:
+    read it with ``binary_target(..., may_be_absent=True)`` (every row irrelevant).
     """
     recorded = getattr(model, "relevant_label_", None)
     if recorded is None or data.y is None:
@@ -46,6 +47,13 @@ def evaluation_positive(args, data, model, path: str) -> Any:
         raise CommandError(f"{data.source}: the label {_shown(unseen[0])} never occurs in the data {path} was fitted "
                            f"on (labels {_shown(other)}, {_shown(recorded)}, ranking {_shown(recorded)} first); the "
                            "two files must code the classes alike, or name the relevant label with --positive LABEL")
+    if other is not None and all(_same_label(label, other) for label in labels):
+        # a week without one relevant row (no fraud this time) is data, not a coding question: every row is the
+        # fit's other label, so none is relevant -- prec@k is then 0, and the metrics undefined with one class
+        # say so; the greater label of a file of one label is no relevant label to fall back on
+        info(args, f"{data.source}: every row has the label {_shown(other)}, which {path} ranks below "
+                   f"{_shown(recorded)}: no row is relevant")
+        return recorded
     found = [label for label in labels if _same_label(label, recorded)]
     if found and len(labels) == 2 and found[0] == labels[-1]:
         return None                                 # the default already: said as without a recorded label

@@ -85,7 +85,7 @@ def run_permutation(args) -> int:
     scoring = spec if spec is not None or not _lower_is_better(metric) else metric
     if data.qid is None:
         positive = evaluation_positive(args, data, model, args.model)     # the label the model file records
-        y = data.binary_target(positive, require_both=False)
+        y = data.binary_target(positive, require_both=False, may_be_absent=args.positive is None)
         classes = getattr(model, "classes_", None)
         if scoring is None and classes is not None and len(classes) == 2:
             y = np.asarray(classes)[y]          # the model's own score reads its two classes

@@ -19,7 +19,7 @@ from ._columns import load_for_model
 from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
 from ._intervals import add_interval_options, interval_table, untested_difference
 from ._model_labels import evaluation_positive
-from ._missing import check_model_missing
+from ._missing import check_model_missing, say_scored_gaps
 from ._models import decision_scores
 from ._queries import QUERY_METRICS, grade_row_error, query_defaults, query_labels
 
@@ -102,6 +102,7 @@ def run(args) -> int:
     qid = data.qid
     specs = specs or metric_specs(DEFAULT_METRICS if qid is None else query_defaults(QUERY_METRICS, qid))
     check_model_missing(model, args.model, data)
+    say_scored_gaps(args, model, data)
     if qid is None and args.positive is None and getattr(model, "ranks_within_queries_", False) \
             and data.y is not None:
         # the model was fitted within queries, which is how to judge it: graded labels without query ids would be
@@ -114,7 +115,8 @@ def run(args) -> int:
                            "different queries are not made to be compared)")
     if qid is None:
         positive = evaluation_positive(args, data, model, args.model)
-        y = data.binary_target(positive, require_both=False)
+        # a label taken from the model file may be absent (a week without a relevant row): every row irrelevant
+        y = data.binary_target(positive, require_both=False, may_be_absent=args.positive is None)
     else:
         y = query_labels(args, data, specs)
     scores = with_init_scores(decision_scores(model, X), data)

@@ -1,0 +1,108 @@
+"""A deployed one-list model scored week by week: the weeks production data really gives -- no relevant row at all, a
+feature column lost by the feed, a category the fit never saw -- are evaluated, or said, never silently misread."""
+
+import json
+
+import numpy as np
+import pytest
+
+from _cli_run import run_main
+
+HEADER = "amount,shop,label\n"
+
+
+def _week(rng, n, *, labels=("ok", "fraud"), shops=("food", "games", "travel"), empty_amount=False):
+    rows = []
+    for _ in range(n):
+        shop = str(rng.choice(shops))
+        amount = rng.normal(2.0 if shop == "games" else 0.0)
+        fraud = rng.random() < (0.5 if shop == "games" else 0.1)
+        rows.append(f"{'' if empty_amount else f'{amount:.3f}'},{shop},{labels[int(fraud)]}\n")
+    return HEADER + "".join(rows)
+
+
+@pytest.fixture
+def model(tmp_path):
+    rng = np.random.default_rng(0)
+    train = tmp_path / "train.csv"
+    train.write_text(_week(rng, 300))
+    path = tmp_path / "model.json"
+    status, _, err = run_main("fit", train, "--positive", "fraud", "--categorical", "shop", "--learner", "trees",
+                              "--n-iter", "10", "--out", path, "--progress", "none")
+    assert status == 0, err
+    return path
+
+
+def _prec(out):
+    return {row["metric"]: row["value"] for row in json.loads(out)}
+
+
+@pytest.mark.parametrize("labels, other", [(("ok", "fraud"), "'ok'"), (("0", "1"), "0")])
+def test_a_week_without_a_relevant_row_gives_prec_at_k_zero(tmp_path, labels, other):
+    # a week without fraud is data: prec@k is defined with one class (0 here), not an error asking which label is
+    # relevant -- which the model file records -- nor a warning that the "greater label" is ranked first
+    rng = np.random.default_rng(1)
+    train = tmp_path / "train.csv"
+    train.write_text(_week(rng, 300, labels=labels))
+    path = tmp_path / "model.json"
+    status, _, err = run_main("fit", train, "--positive", labels[1], "--categorical", "shop", "--learner", "trees",
+                              "--n-iter", "10", "--out", path, "--progress", "none")
+    assert status == 0, err
+    week = tmp_path / "quiet-week.csv"
+    week.write_text(HEADER + "".join(f"{v:.3f},food,{labels[0]}\n" for v in rng.normal(size=20)))
+    status, out, err = run_main("evaluate", path, week, "--metrics", "prec@k:5", "--table-format", "json")
+    assert status == 0, err
+    assert _prec(out) == {"prec@k:5": 0.0}
+    assert "warning" not in err
+    assert f"every row has the label {other}" in err and "no row is relevant" in err
+
+
+def test_a_week_without_a_relevant_row_still_refuses_auc_naming_it(tmp_path, model):
+    week = tmp_path / "quiet-week.csv"
+    week.write_text(HEADER + "0.5,food,ok\n0.1,games,ok\n0.2,food,ok\n")
+    status, _, err = run_main("evaluate", model, week, "--metrics", "auc")
+    assert status == 2
+    assert "auc" in err and "needs both classes" in err
+
+
+def test_a_feature_column_missing_on_every_row_is_warned_about(tmp_path, model):
+    rng = np.random.default_rng(2)
+    week = tmp_path / "lost-feed.csv"
+    week.write_text(_week(rng, 40, empty_amount=True))
+    for command in (("evaluate", model, week, "--metrics", "auc"), ("score", model, week, "--out", "-")):
+        status, _, err = run_main(*command)
+        assert status == 0, err
+        assert "warning: " in err and "'amount' is missing on every row" in err
+        assert "40 missing values in 40 of 40 rows" in err          # the count, as fit's status line gives it
+
+
+def test_a_complete_week_says_nothing_about_missing_values(tmp_path, model):
+    week = tmp_path / "week.csv"
+    week.write_text(_week(np.random.default_rng(3), 40))
+    status, _, err = run_main("evaluate", model, week, "--metrics", "auc")
+    assert status == 0, err
+    assert "missing" not in err and "never saw" not in err
+
+
+def test_a_category_never_seen_in_training_is_named_with_its_rows(tmp_path, model):
+    week = tmp_path / "new-shop.csv"
+    week.write_text(_week(np.random.default_rng(4), 40) + "0.3,crypto,fraud\n0.1,crypto,ok\n")
+    status, _, err = run_main("evaluate", model, week, "--metrics", "auc")
+    assert status == 0, err
+    assert "never saw" in err and "column 'shop': 'crypto' (2 rows)" in err
+
+
+def test_columns_missing_everywhere_reads_a_sparse_file_as_its_dense_read():
+    # a LIBSVM file kept sparse is never made dense to say so: the stored NaN are counted per column
+    import scipy.sparse as sp
+
+    from rankcore.cli._missing import _columns_missing_everywhere
+
+    class Rows:
+        feature_names, n_samples = ["a", "b", "c"], 2
+
+    dense = np.array([[np.nan, 1.0, 0.0], [np.nan, 0.0, np.nan]])
+    for X in (dense, sp.csr_matrix(dense)):
+        rows = Rows()
+        rows.X = X
+        assert _columns_missing_everywhere(rows) == ["a"]
