@@ -13,11 +13,16 @@ Environment switches (for development only):
     build only the modules whose dotted name matches one of the shell-style
     patterns (``rankcore.metrics.*``); handy with ``build_ext --inplace``
     while another kernel is half written.
+``RANKCORE_OPENMP=0``
+    build without OpenMP even where the compiler has it.  Without this switch
+    the build tries OpenMP and, where the compiler has none (Apple's clang
+    without libomp), builds single-threaded kernels with a warning.
 """
 
 import fnmatch
 import os
-import sys
+import tempfile
+import warnings
 from pathlib import Path
 
 import numpy
@@ -40,17 +45,74 @@ DIRECTIVES = {
     "embedsignature": True,
 }
 
-if sys.platform == "win32":  # pragma: no cover - the project targets Linux/macOS
-    COMPILE_ARGS, LINK_ARGS = ["/O2", "/openmp"], []
-else:
+#: The OpenMP flags to try on a GCC-like compiler, best first: GCC and LLVM clang take ``-fopenmp``;
+#: Apple's clang takes it only through the preprocessor, with libomp (Homebrew) linked by hand.
+OPENMP_CANDIDATES = [(["-fopenmp"], ["-fopenmp"]), (["-Xpreprocessor", "-fopenmp"], ["-lomp"])]
+OPENMP_PROBE = "#include <omp.h>\nint main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }\n"
+
+
+def compile_flags(compiler_type, openmp_flags, debug=DEBUG):
+    """The compile and link arguments of every extension for one compiler.
+
+    Parameters
+    ----------
+    compiler_type : str
+        distutils' name of the compiler (``"msvc"`` for MSVC and clang-cl, ``"unix"`` or ``"mingw32"``
+        for GCC-like ones).
+    openmp_flags : tuple of (list of str, list of str) or None
+        The compile and link flags that turn OpenMP on (from :func:`probe_openmp`), or None to build
+        without it: the kernels then run their ``prange`` loops on one thread.
+    debug : bool
+        Keep debug information and skip optimization (``RANKCORE_DEBUG=1``).
+
+    Returns
+    -------
+    compile_args, link_args : list of str
+    """
+    if compiler_type == "msvc":
+        # MSVC spells everything differently; /fp:precise keeps a kernel's arithmetic as written (no
+        # contraction into fused multiply-adds), like -ffp-contract=off below.
+        compile_args = ["/Od", "/Zi"] if debug else ["/O2"]
+        compile_args += ["/fp:precise"] + (["/openmp"] if openmp_flags else [])
+        return compile_args, []
     # -g0: Python's own CFLAGS carry -g, and the debug information was 80 % of
     # the compiled modules' size in the wheel; RANKCORE_DEBUG=1 keeps it.
-    COMPILE_ARGS = ["-O0", "-g"] if DEBUG else ["-O3", "-g0"]
+    compile_args = ["-O0", "-g"] if debug else ["-O3", "-g0"]
     # -ffp-contract=off: no fused multiply-adds behind our back (they are the default where the
     # target has them, e.g. aarch64), so a kernel's arithmetic is the one written -- the trees'
     # native grower and line search must repeat the Python-side search's operations exactly.
-    COMPILE_ARGS += ["-fopenmp", "-ffp-contract=off"]
-    LINK_ARGS = ["-fopenmp"]
+    compile_args += ["-ffp-contract=off"]
+    link_args = []
+    if openmp_flags:
+        compile_args += openmp_flags[0]
+        link_args += openmp_flags[1]
+    return compile_args, link_args
+
+
+def probe_openmp(compiler, workdir):
+    """The first of :data:`OPENMP_CANDIDATES` that compiles and links a small OpenMP program, or None.
+
+    ``RANKCORE_OPENMP=0`` skips the probe (a build without OpenMP on purpose).  MSVC always has
+    ``/openmp``.  Any failure of a candidate (missing ``omp.h``, unknown flag, no libomp to link)
+    only moves on to the next one, so a compiler without OpenMP (Apple's clang out of the box)
+    still builds rankcore, single-threaded.
+    """
+    if os.environ.get("RANKCORE_OPENMP", "") == "0":
+        return None
+    if compiler.compiler_type == "msvc":
+        return (["/openmp"], [])
+    source = os.path.join(workdir, "rankcore_openmp_probe.c")
+    with open(source, "w", encoding="ascii") as fh:
+        fh.write(OPENMP_PROBE)
+    for cflags, ldflags in OPENMP_CANDIDATES:
+        try:
+            objects = compiler.compile([source], output_dir=workdir, extra_postargs=cflags)
+            compiler.link_executable(objects, "rankcore_openmp_probe", output_dir=workdir,
+                                     extra_postargs=ldflags)
+        except Exception:       # CompileError, LinkError, or a missing compiler executable
+            continue
+        return cflags, ldflags
+    return None
 
 
 def _extensions():
@@ -67,24 +129,37 @@ def _extensions():
                 [str(rel)],
                 include_dirs=[numpy.get_include()],
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-                extra_compile_args=COMPILE_ARGS,
-                extra_link_args=LINK_ARGS,
             )
         )
     return extensions
 
 
 class ParallelBuildExt(build_ext):
-    """``build_ext`` compiling the C files on every core unless ``-j`` says otherwise.
+    """``build_ext`` compiling the C files on every core unless ``-j`` says otherwise, with the flags of
+    the compiler it finds.
 
     A dozen large generated C files compiled one after another dominate a
     fresh install (pip passes no ``-j``); in parallel it takes about half.
+    The flags are chosen here, not at import, because only now is the compiler known: MSVC takes
+    none of GCC's flags, and a compiler without OpenMP builds rankcore without it (with a warning).
     """
 
     def finalize_options(self):
         super().finalize_options()
         if not self.parallel:
             self.parallel = CORES
+
+    def build_extensions(self):
+        with tempfile.TemporaryDirectory() as workdir:
+            openmp = probe_openmp(self.compiler, workdir)
+        if openmp is None and os.environ.get("RANKCORE_OPENMP", "") != "0":
+            warnings.warn("rankcore: the C compiler has no OpenMP (on macOS: brew install libomp); building the "
+                          "kernels single-threaded (n_jobs has no effect on them)", stacklevel=1)
+        compile_args, link_args = compile_flags(self.compiler.compiler_type, openmp)
+        for extension in self.extensions:
+            extension.extra_compile_args = list(compile_args)
+            extension.extra_link_args = list(link_args)
+        super().build_extensions()
 
 
 #: The module that holds Cython's utility code (memoryviews, fused-type dispatch, ...) once for
@@ -97,16 +172,16 @@ def _with_shared_utility(extensions):
     if not extensions:      # nothing to build (RANKCORE_EXTENSIONS matched nothing): nothing shared either
         return extensions
     source = SHARED_UTILITY.replace(".", "/") + ".c"    # generated by cythonize, never committed
-    return extensions + [Extension(SHARED_UTILITY, [source], extra_compile_args=COMPILE_ARGS,
-                                   extra_link_args=LINK_ARGS)]
+    return extensions + [Extension(SHARED_UTILITY, [source])]
 
 
-setup(
-    cmdclass={"build_ext": ParallelBuildExt},
-    ext_modules=cythonize(
-        _with_shared_utility(_extensions()),
-        compiler_directives=DIRECTIVES,
-        nthreads=CORES,
-        shared_utility_qualified_name=SHARED_UTILITY,
-    ),
-)
+if __name__ == "__main__":     # pip, build and ``python setup.py`` all run it so; tests import the helpers
+    setup(
+        cmdclass={"build_ext": ParallelBuildExt},
+        ext_modules=cythonize(
+            _with_shared_utility(_extensions()),
+            compiler_directives=DIRECTIVES,
+            nthreads=CORES,
+            shared_utility_qualified_name=SHARED_UTILITY,
+        ),
+    )

@@ -203,7 +203,7 @@ def other_running_threads(loadavg: str | os.PathLike = PROC_LOADAVG,
         None when either cannot be read or parsed.
     """
     try:
-        running = int(Path(loadavg).read_text().split()[3].split("/")[0])
+        running = int(Path(loadavg).read_text(encoding="utf-8", errors="replace").split()[3].split("/")[0])
     except (OSError, ValueError, IndexError):
         return None
     own = 0
@@ -213,7 +213,7 @@ def other_running_threads(loadavg: str | os.PathLike = PROC_LOADAVG,
         return None
     for name in names:
         try:
-            stat = (Path(tasks) / name / "stat").read_text()
+            stat = (Path(tasks) / name / "stat").read_text(encoding="utf-8", errors="replace")
         except OSError:            # the thread ended since the listing
             continue
         # "pid (comm) S ...": the name may hold spaces and parentheses, the state follows the last ")"
@@ -266,7 +266,7 @@ def cgroup_smallest(root: str | os.PathLike, proc_cgroup: str | os.PathLike, con
     """
     root = Path(root)
     try:
-        lines = Path(proc_cgroup).read_text().splitlines()
+        lines = Path(proc_cgroup).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
     values = []
@@ -300,7 +300,7 @@ def _levels(mount: Path, path: str):
 
 def _v2_quota(level: Path) -> float | None:
     try:
-        quota, period = (level / "cpu.max").read_text().split()
+        quota, period = (level / "cpu.max").read_text(encoding="utf-8", errors="replace").split()
         return int(quota) / int(period) if quota != "max" and int(period) > 0 and int(quota) > 0 else None
     except (OSError, ValueError):
         return None
@@ -308,8 +308,8 @@ def _v2_quota(level: Path) -> float | None:
 
 def _v1_quota(level: Path) -> float | None:
     try:
-        quota = int((level / "cpu.cfs_quota_us").read_text())
-        period = int((level / "cpu.cfs_period_us").read_text())
+        quota = int((level / "cpu.cfs_quota_us").read_text(encoding="utf-8", errors="replace"))
+        period = int((level / "cpu.cfs_period_us").read_text(encoding="utf-8", errors="replace"))
     except (OSError, ValueError):
         return None
     return quota / period if quota > 0 and period > 0 else None

@@ -74,7 +74,7 @@ def cgroup_memory_limit(root: str | os.PathLike = CGROUP_ROOT,
 def _read_limit(path: Path) -> int | None:
     """A limit file's bytes; None for none (``max``, a v1 value near 2**63), an unreadable or missing file."""
     try:
-        text = path.read_text().strip()
+        text = path.read_text(encoding="utf-8", errors="replace").strip()
         value = None if text == "max" else int(text)
     except (OSError, ValueError):
         return None

@@ -876,7 +876,8 @@ def _parse_json(raw: bytes | bytearray, source: str) -> Any:
     too_deep = ModelFormatError(f"{source}: JSON nested deeper than the limit of {MAX_NESTING} levels "
                                 "(rankcore.persistence.MAX_NESTING)")
     try:
-        data = json.loads(raw.decode("utf-8"))
+        # utf-8-sig: a byte-order mark at the start (Windows Notepad's "UTF-8 with BOM") is no JSON error
+        data = json.loads(raw.decode("utf-8-sig"))
     except RecursionError:
         raise too_deep from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
