@@ -14,9 +14,10 @@ from typing import Callable, Collection, NamedTuple
 
 __all__ = ["VERBOSE_RULE", "PEER_NAMES", "PEER_NAMES_WITHOUT", "PEER_FIT_NAMES", "PEER_PREDICT_NAMES", "PeerFitName",
            "QUERY_ARGUMENTS", "fit_argument_of", "names_in_hint", "names_peer_fit_arguments",
-           "names_peer_predict_arguments", "names_peer_score_arguments", "no_sample_weight_refusal", "peer_fit_hint",
+           "names_peer_predict_arguments", "explains_rows_alone", "names_peer_score_arguments",
+           "no_sample_weight_refusal", "peer_fit_hint",
            "peer_name_hint", "peer_predict_hint", "query_argument_refusal", "score_takes_no_queries",
-           "takes_no_sample_weight", "PEER_METHODS", "peer_method_hint"]
+           "takes_no_sample_weight", "PEER_METHODS", "peer_method_hint", "PEER_FITTED", "peer_fitted_hint"]
 
 # where scikit-learn's warm_start (a parameter) and other libraries' continued models are here: a fit's argument
 _CONTINUE = ("fit(X, y, init_model=...) (the fitted model, or its model file, to continue: the new model holds its "
@@ -387,6 +388,28 @@ def _refusing_arguments(method: Callable, refusal: Callable) -> Callable:
     return wrapper
 
 
+#: What each explaining method gives per row, for its refusal of query ids.
+_EXPLAINED = {"apply": "leaves", "feature_contributions": "contributions", "feature_interactions": "interactions"}
+
+
+def _explanation_refusal(estimator, method: str, name: str) -> TypeError | None:
+    """The TypeError of ``apply``/``feature_contributions``/``feature_interactions`` given ``qid`` or ``group``:
+    each row is explained alone, so the query ids have nothing to change; a query's rows are chosen from X."""
+    if name not in QUERY_ARGUMENTS:
+        return None
+    what = _EXPLAINED.get(method, "results")
+    return TypeError(f"{name}: {type(estimator).__name__}.{method} takes no {name}: a row's {what} do not depend on "
+                     f"its query (the model scores each row alone, as a tree model does), so pass X alone; for the "
+                     f"rows of some queries, pass those rows: X[np.isin(qid, wanted)]"
+                     + (_GROUP_AS_QID if name == "group" else ""))
+
+
+def explains_rows_alone(method: Callable) -> Callable:
+    """Decorate ``apply``, ``feature_contributions`` or ``feature_interactions``: ``qid``/``group`` a TypeError
+    naming the argument and what to pass instead (Python's own names only the argument), the signature kept."""
+    return _refusing_arguments(method, _explanation_refusal)
+
+
 def _one_list_score_refusal(estimator, method: str, name: str) -> TypeError | None:
     if name not in QUERY_ARGUMENTS:
         return None
@@ -509,3 +532,40 @@ def peer_method_hint(estimator, name: str) -> str:
             any(p.name == needed for p in cls.parameters):
         return f"other libraries' {name} is {PEER_METHODS[name]} here"
     return f"other libraries' {name} has no counterpart in {cls.__name__} (which has no {needed})"
+
+
+#: LightGBM's and XGBoost's fitted attributes that a rankcore estimator may lack: :func:`peer_fitted_hint` says when
+#: one is recorded, or what the estimator has instead.
+PEER_FITTED = ("evals_result_", "best_iteration_", "best_score_", "feature_importances_", "n_features_in_")
+
+# when each is recorded, on an estimator that declares it
+_RECORDED_BY = {
+    "evals_result_": "recorded by a fit given eval_set=(X_val, y_val) (or a list of sets), as LightGBM's",
+    "best_iteration_": "recorded by a fit with validation data (eval_set=..., or early_stopping=True's held-out "
+                       "rows), as LightGBM's",
+    "best_score_": "recorded by a fit given eval_set=(X_val, y_val), as LightGBM's",
+}
+
+
+def peer_fitted_hint(estimator, name: str) -> str | None:
+    """``__getattr__``'s words for a missing fitted attribute of LightGBM's or XGBoost's (``name`` in
+    :data:`PEER_FITTED`) on ``estimator``: not fitted, recorded only by some fits, or what there is instead; None
+    for another name."""
+    if name not in PEER_FITTED:
+        return None
+    cls = type(estimator)
+    declared = name in getattr(cls, "_fitted_names", ())
+    if declared and "n_features_in_" not in vars(estimator):
+        return f"{cls.__name__} is not fitted yet: call fit(X, y) first"
+    if declared:
+        return f"it is {_RECORDED_BY.get(name, 'recorded by some fits only')}"
+    if name == "feature_importances_":
+        explained = "feature_contributions(X) (SHAP values) or " if hasattr(cls, "feature_contributions") else ""
+        return (f"{cls.__name__} records no split gains; {explained}rankcore.permutation_importance(model, X, y) "
+                f"(the metric's drop) says what each feature does")
+    if "best_estimator_" in getattr(cls, "_fitted_names", ()):
+        return f"other libraries' {name} is best_estimator_.{name} here (the chosen candidate's, where it has one)"
+    if "validation_scores_" in getattr(cls, "_fitted_names", ()):
+        return (f"{cls.__name__} records one validation curve, validation_scores_ (fit(X, y, eval_set=(X_val, "
+                f"y_val)): the metric after each iteration), and no {name}")
+    return f"other libraries' {name} has no counterpart in {cls.__name__} (it records no validation curve)"

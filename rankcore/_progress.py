@@ -50,17 +50,28 @@ def choose_mode(requested: str, quiet: bool, stream: TextIO) -> str:
     return "bar" if isatty is not None and isatty() else "lines"
 
 
-def _columns(stream: TextIO) -> int:
-    """The width of the terminal ``stream`` writes to: ``COLUMNS`` when set, else the terminal's, else 80."""
+def terminal_columns(stream: TextIO | None = None, default: int = 80) -> int:
+    """The width of the terminal ``stream`` (default ``sys.stdout``) writes to: ``COLUMNS`` when it is a positive
+    integer, else the terminal's, else ``default`` (a file, a pipe, a StringIO).
+
+    The one reading of the width: the progress bar's and the command line's tables (``rankcore.cli``) both ask here,
+    so ``COLUMNS`` means one thing everywhere.
+    """
     try:
         columns = int(os.environ.get("COLUMNS", ""))
     except ValueError:
         columns = 0
     if columns <= 0:
         try:
-            columns = os.get_terminal_size(stream.fileno()).columns
+            columns = os.get_terminal_size((sys.stdout if stream is None else stream).fileno()).columns
         except (AttributeError, ValueError, OSError):       # no descriptor (a StringIO), or not a terminal
-            columns = 80
+            columns = 0
+    return columns if columns > 0 else int(default)
+
+
+def _columns(stream: TextIO) -> int:
+    """The width of the terminal ``stream`` writes to (:func:`terminal_columns`, else 80)."""
+    columns = terminal_columns(stream)
     return max(columns, 2)      # room for one cell and the last column, which is left empty
 
 

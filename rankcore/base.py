@@ -46,7 +46,7 @@ from sklearn.utils import ClassifierTags
 from ._argument_refusal import ArgumentRefusal, said_again
 from ._callbacks import check_callbacks, run_callbacks
 from ._caller import outside_stacklevel
-from ._peer_names import PEER_METHODS, peer_method_hint
+from ._peer_names import PEER_METHODS, peer_fitted_hint, peer_method_hint
 from ._state_fields import checked_relevant_label, relevant_label_to_state
 from ._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .spec import REQUIRED, Component, Kind, Parameter, ParameterError, show_value
@@ -646,6 +646,8 @@ class Ranker(BaseEstimator):
         if name in PEER_METHODS:
             raise AttributeError(f"{type(self).__name__} has no {name}: {peer_method_hint(self, name)}", name=name,
                                  obj=self)
+        if (hint := peer_fitted_hint(self, name)) is not None:         # LightGBM's habits: when it is recorded
+            raise AttributeError(f"{type(self).__name__} has no {name}: {hint}", name=name, obj=self)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self)
 
     # ------------------------------------------------------------------

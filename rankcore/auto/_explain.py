@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._peer_names import explains_rows_alone
 from .._background import check_background, check_groups
 from ..base import reads_a_snapshot
 from ..validation import INTERACTION_MAX_BYTES, check_interaction_size
@@ -18,6 +19,7 @@ class AutoExplanations:
     the fitted ``best_estimator_``, ``best_candidate_`` and ``n_features_in_``, and checks rows by the
     estimator's ``_prediction_rows``)."""
 
+    @explains_rows_alone
     @reads_a_snapshot
     def feature_contributions(self, X, background=None, *, groups=None) -> np.ndarray:
         """Each feature's contribution to each row's score: exact TreeSHAP values of the chosen model.
@@ -86,6 +88,7 @@ class AutoExplanations:
             return composition.contributions(X_arr)
         return composition.contributions(X_arr, check_background(self._prediction_rows, background), labels)
 
+    @explains_rows_alone
     @reads_a_snapshot
     def feature_interactions(self, X, background=None, *, groups=None,
                              max_bytes: int | None = INTERACTION_MAX_BYTES) -> np.ndarray:

@@ -98,7 +98,8 @@ def query_data(estimator, X, y, qid, group, sample_weight, setup, seed, *, init_
     labels = query_labels(y_fit, codes)
     default = estimator.metric is None
     check_query_metric(metric, y_fit)
-    evals = read_auto_eval_sets(estimator, **eval_args, X=X, y=y, within=True, init_score=extras.init_score)
+    evals = read_auto_eval_sets(estimator, **eval_args, X=X, y=y, within=True, init_score=extras.init_score,
+                                queries=(qid, group))
     extras = extras.take(found.order)
     if evals is not None:
         for rows in evals.sets:

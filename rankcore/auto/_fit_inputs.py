@@ -184,15 +184,17 @@ def _y_val_refusal(label: str, detail: str) -> ValueError:
 
 
 def read_auto_eval_sets(estimator, eval_set: Any, eval_names: Any, eval_metric: Any, eval_init_score: Any, *,
-                        X: Any, y: Any, within: bool, init_score: Any) -> EvalChoice | None:
+                        X: Any, y: Any, within: bool, init_score: Any, queries: tuple = (None, None)
+                        ) -> EvalChoice | None:
     """``fit``'s validation arguments checked against the fit (X already checked: ``estimator`` knows its columns
     and, on one list, ``classes_``); None without ``eval_set``.
 
     ``init_score``: the training rows' checked initial scores in their given order, or None.  A fit from initial
     scores needs every set's own (``eval_initial_score``; a set that is X itself takes ``init_score``), and a fit
     without them takes none: the candidates are chosen by what they rank, the initial scores plus the model's.
+    ``queries``: the fit's ``(qid, group)``, part of what makes a set the training data itself.
     """
-    evals = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
+    evals = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y, qid=queries[0], group=queries[1])
     if evals is None:
         if eval_init_score is not None:
             raise ValueError("eval_init_score: given without eval_set; it holds the initial scores of its sets")

@@ -13,8 +13,10 @@ terminal), so that no line wraps on screen:
 from __future__ import annotations
 
 import re
-import shutil
+import sys
 from typing import Sequence
+
+from .._progress import terminal_columns
 
 __all__ = ["DEFAULT_WIDTH", "terminal_width", "plain_text", "wrap_text", "wrap_table", "column_groups"]
 
@@ -29,8 +31,11 @@ _LITERAL = re.compile(r"``([^`]+)``")
 
 
 def terminal_width() -> int:
-    """Columns of the terminal (``COLUMNS`` first); :data:`DEFAULT_WIDTH` when there is none."""
-    return max(20, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
+    """Columns of the terminal standard output goes to (``COLUMNS`` first); :data:`DEFAULT_WIDTH` when there is none.
+
+    Read by the core's :func:`rankcore._progress.terminal_columns`, as the progress bar reads it.
+    """
+    return max(20, terminal_columns(sys.__stdout__, DEFAULT_WIDTH))
 
 
 def plain_text(text: str) -> str:

@@ -27,7 +27,8 @@ import warnings
 
 import numpy as np
 
-__all__ = ["warn_if_training_file", "warn_if_training_rows", "warn_if_few_queries", "check_label_coding"]
+__all__ = ["warn_if_training_file", "warn_if_training_rows", "holds_training_rows", "warn_if_few_queries",
+           "check_label_coding"]
 
 #: Queries a validation file needs for its per-query score to be more than one query's ranking.
 MIN_QUERIES = 2
@@ -75,6 +76,19 @@ def warn_if_training_rows(data, val, why: str) -> None:
         return
     if same_file(data.source, val.source) is None:
         _warn_training(data.source, val.source, "the same rows, read from another file", why)
+
+
+def holds_training_rows(data, val) -> bool:
+    """Whether the ``--validation`` dataset ``val`` is the training data ``data``: the same file (or content), or
+    the same rows, labels and query ids read from another file.  ``fit`` then gives the estimator the training
+    arrays themselves as its ``eval_set``, so the fit is the Python API's on such a set: early stopping off."""
+    if data.source and val.source and same_file(data.source, val.source) is not None:
+        return True
+    if data.y is None or val.y is None or data.X.shape != val.X.shape or data.y.shape != val.y.shape:
+        return False
+    if (data.qid is None) != (val.qid is None) or (data.qid is not None and not np.array_equal(data.qid, val.qid)):
+        return False
+    return bool(np.array_equal(data.y, val.y) and _same_matrix(data.X, val.X))
 
 
 #: Rows compared at a time by :func:`_same_matrix`: its temporaries stay small beside the rows read.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 
 from . import CommandError, release_held_warnings
 from ._common import (
@@ -28,7 +29,8 @@ from ._models import (add_model_options, build_configs, fit_one, metric_monitor_
 from .._progress import Progress
 from .._state_fields import labels_coded
 from ._progress import add_progress_options
-from ._validation_checks import check_label_coding, warn_if_few_queries, warn_if_training_file, warn_if_training_rows
+from ._validation_checks import (check_label_coding, holds_training_rows, warn_if_few_queries, warn_if_training_file,
+                                 warn_if_training_rows)
 from ._queries import (FIT_POSITION_HELP, QUERY_MONITOR, check_click_model_has_positions, check_fit_with_positions,
                        check_fit_within_queries, check_positions_in_queries, position_effects_note, position_error,
                        grade_row_error, position_facts, qid_option, query_defaults, query_facts, query_labels,
@@ -102,9 +104,14 @@ def add_parser(subparsers):
     return parser
 
 
-#: What the scores of a ``--validation`` file holding the training rows are of.
-_FITTED_ON = ("the model is fitted on (--monitor's score and its early stopping follow the fit of those rows, as "
-              "without --validation)")
+#: What the scores of a ``--validation`` file holding the training rows are of, and what the fit then does (the
+#: Python API's words for an eval_set of the training data alone).
+_FITTED_ON = ("the model is fitted on (their score keeps improving as the model fits those rows: early stopping is "
+              "off for this fit, as in LightGBM; n_iter iterations, --monitor's curve still recorded)")
+
+
+#: The Python API's warning of an eval_set that is the training data alone (its option names are not the command's).
+_API_TRAINING_ONLY = r"eval_set: every set is the training data itself"
 
 
 def _objective_has_value(spec) -> bool:
@@ -213,15 +220,22 @@ def read_training(args, init_model):
     return data
 
 
-def _validation(args, data, monitor_spec: str, readers, from_metric: bool) -> tuple:
-    """``--validation`` read (its dataset, X and y) and the metric watched on it: a monitor taken from the model's
-    ``--metric`` (``from_metric``) that these rows cannot compute (``prec@k:120`` of 60 rows), a metric of the
-    training rows, is AUC instead (:func:`metric_monitor_on`)."""
+def _validation(args, data, monitor_spec: str, readers, from_metric: bool, training: tuple) -> tuple:
+    """``--validation`` read (its dataset, ``(X, y, qid, init_score)``) and the metric watched on it: a monitor
+    taken from the model's ``--metric`` (``from_metric``) that these rows cannot compute (``prec@k:120`` of 60
+    rows), a metric of the training rows, is AUC instead (:func:`metric_monitor_on`).
+
+    ``training``: the fit's ``(X, y)``.  A file that holds the training rows (:func:`holds_training_rows`) is given
+    to the fit as those very arrays, so the estimator knows its training data, as ``fit(X, y, eval_set=[(X, y)])``
+    does in Python: never watched, and early stopping off (with the Python API's warning).
+    """
     val, X_val, y_val = load_validation(args, data, monitor_spec, readers)
     if from_metric and data.qid is None:
         metric_monitor_on(args, y_val, "validation")
         monitor_spec = args.monitor
-    return val, X_val, y_val, monitor_spec
+    if holds_training_rows(data, val):
+        return val, (*training, data.qid, val.init_score), monitor_spec
+    return val, (X_val, y_val, val.qid, val.init_score), monitor_spec
 
 
 def _continued(args, config):
@@ -270,12 +284,12 @@ def run(args) -> int:
     readers = [(config.label or "the model", config.build())]      # its learner as set for the rows' queries
     dense_for(data, readers)
     X = estimator_input(data)
+    where = "validation" if args.validation else "train"
     if args.validation:
-        val, X_val, y_val, monitor_spec = _validation(args, data, monitor_spec, readers, from_metric)
-        qid_val, init_val, where = val.qid, val.init_score, "validation"
+        val, (X_val, y_val, qid_val, init_val), monitor_spec = _validation(args, data, monitor_spec, readers,
+                                                                           from_metric, (X, y))
     else:
-        val = None
-        X_val, y_val, qid_val, init_val, where = X, y, qid, data.init_score, "train"
+        val, (X_val, y_val, qid_val, init_val) = None, (X, y, qid, data.init_score)
     found = missing_facts([data, val])
     check_missing([config], [data, val], found=found)  # before any training
     if qid is None:
@@ -286,7 +300,9 @@ def run(args) -> int:
     progress = Progress(args.progress, quiet=args.quiet)
     monitor = (monitor_spec, X_val, y_val) if qid is None else (monitor_spec, X_val, y_val, qid_val)
     try:
-        with labels_coded():    # y is coded 1 / 0 by --positive, as the init model's labels were
+        with labels_coded(), warnings.catch_warnings():     # y coded 1 / 0 by --positive, as the init model's were
+            if X_val is X:      # the training file as --validation: warned above in the command's own words
+                warnings.filterwarnings("ignore", message=_API_TRAINING_ONLY)
             outcome = fit_one(config, X, y, progress=progress, monitor=monitor, qid=qid, position=data.position,
                               monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation),
                               keep_monitor_curve=bool(args.validation), init_score=data.init_score,

@@ -42,12 +42,15 @@ def add_parser(subparsers):
 
 def run(args) -> int:
     from ..persistence import load_model_file
+    from . import undecoded_bytes
 
     # one read: refuses a damaged file before anything is said of it, and a pipe (<(...)) can be read only once
     model, header = load_model_file(args.model)
     described = describe_model(model, header)
     if args.json:
-        print(json.dumps({"file": args.model, **described}, indent=2, default=_plain))
+        # a name's bytes that are not UTF-8 are surrogates in Python: JSON's "\udcff" is no character to a strict
+        # parser (a lone surrogate), so each such byte is written as the text output's error messages write it, \xff
+        print(json.dumps({"file": undecoded_bytes(args.model), **described}, indent=2, default=_plain))
     else:
         print("\n".join(_lines(args.model, described)))
     return 0

@@ -16,7 +16,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._peer_names import names_peer_predict_arguments
+from .._peer_names import explains_rows_alone, names_peer_predict_arguments
 from ..auto import AutoRanker, Task, TaskResult, run_task
 from ..push import names_peer_fit_arguments
 from ._client import ClientParameter
@@ -125,11 +125,13 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
         :meth:`fit` computes it (its ``category`` columns then read by value), and the scores are a NumPy array."""
         return super().decision_function(_computed(X))
 
+    @explains_rows_alone
     def feature_contributions(self, X, background=None, *, groups=None) -> np.ndarray:
         """:meth:`rankcore.AutoRanker.feature_contributions` of X (and of ``background``, interventional values, with
         ``groups`` of columns), a Dask collection computed to the client first."""
         return super().feature_contributions(_computed(X), background=_computed(background), groups=groups)
 
+    @explains_rows_alone
     def feature_interactions(self, X, background=None, **kwargs) -> np.ndarray:
         """:meth:`rankcore.AutoRanker.feature_interactions` of X (and of ``background``, interventional values), a
         Dask collection computed to the client first."""

@@ -229,7 +229,8 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
                                           eval_names=eval_names, eval_metric=eval_metric,
                                           eval_init_score=eval_init_score, callbacks=callbacks)
         user_callbacks = check_callbacks(callbacks)
-        eval_set = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y, init_scores=eval_init_score)
+        eval_set = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y, init_scores=eval_init_score, qid=qid,
+                                  group=group)
         init = read_dask_init_model(init_model)
         within_queries = qid is not None or group is not None
         setup, probe, refusal, client = self._check_request(y, eval_set, within_queries, positions=position is not None,
@@ -444,7 +445,7 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
         Everything of a distributed fit before the boosting iterations (the
         benchmarks time the iterations of a started session on their own).
         """
-        eval_set = read_eval_sets(eval_set, X=X, y=y)
+        eval_set = read_eval_sets(eval_set, X=X, y=y, qid=qid, group=group)
         setup, probe, refusal, client = self._check_request(y, eval_set, qid is not None or group is not None,
                                                             category_frame=bool(frame_category_columns(X)))
         if refusal is not None:             # a session is distributed whatever the placement

@@ -24,7 +24,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._background import check_groups
-from .._peer_names import names_peer_fit_arguments, names_peer_predict_arguments
+from .._peer_names import explains_rows_alone, names_peer_fit_arguments, names_peer_predict_arguments
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import refuse_queries
 from ..exactboost import ExactBoost, RunResult, contribution_rows, fit_runs, interaction_rows
@@ -120,6 +120,7 @@ class DaskExactBoost(ClientParameter, ExactBoost):
         return X.map_blocks(_decide_chunk, self._table, drop_axis=1, dtype=np.float64,
                             meta=np.empty(0, dtype=np.float64))
 
+    @explains_rows_alone
     @reads_a_snapshot
     def feature_contributions(self, X, background=None, *, groups=None):
         """:meth:`ExactBoost.feature_contributions`; a lazy ``dask.array`` of shape (n_samples, n_features + 1)
@@ -127,6 +128,7 @@ class DaskExactBoost(ClientParameter, ExactBoost):
         checked with the model here, before any chunk)."""
         return self._lazy_values(X, background, groups, "feature_contributions", None)
 
+    @explains_rows_alone
     @reads_a_snapshot
     def feature_interactions(self, X, background=None, *, groups=None, max_bytes: int | None = INTERACTION_MAX_BYTES):
         """:meth:`ExactBoost.feature_interactions`; a lazy ``dask.array`` for a Dask collection, ``max_bytes``

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._peer_names import explains_rows_alone
 from .._background import check_background, check_groups, check_takes_groups
 from .._threadsafe import reads_a_snapshot
 from ..validation import INTERACTION_MAX_BYTES, check_interaction_size, check_matrix
@@ -50,6 +51,7 @@ class DaskExplanations:
     """Mixin of ``_DaskBoost``: lazy :meth:`feature_contributions` and :meth:`feature_interactions` of a Dask
     collection (``_dask_matrix``, ``_routes_nan`` and the fitted trees are the estimator's)."""
 
+    @explains_rows_alone
     @reads_a_snapshot
     def feature_contributions(self, X, background=None, *, groups=None):
         """:meth:`PushBoost.feature_contributions`; a lazy ``dask.array`` of shape (n_samples, n_features + 1) for a
@@ -75,6 +77,7 @@ class DaskExplanations:
         return X.map_blocks(_contributions_chunk, contributions, self.rankers_, self.alphas_, self._routes_nan(),
                             chunks=(X.chunks[0], (width,)), dtype=np.float64, **options)
 
+    @explains_rows_alone
     @reads_a_snapshot
     def feature_interactions(self, X, background=None, *, groups=None,
                              max_bytes: int | None = INTERACTION_MAX_BYTES):

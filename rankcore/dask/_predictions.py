@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._peer_names import names_peer_predict_arguments, names_peer_score_arguments
+from .._peer_names import explains_rows_alone, names_peer_predict_arguments, names_peer_score_arguments
 from .._threadsafe import reads_a_snapshot
 from ..base import ignore_score_weights, require_score_queries
 from ..metrics import check_queries
@@ -96,6 +96,7 @@ class DaskPredictions:
             return super().decision_function(X)
         return self._lazy_scores(self._dask_matrix(X))
 
+    @explains_rows_alone
     @reads_a_snapshot
     def apply(self, X):
         """:meth:`PushBoost.apply`; a lazy int32 ``dask.array`` of shape (n_samples, n_trees) for a Dask

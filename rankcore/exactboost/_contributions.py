@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._peer_names import explains_rows_alone
 from .._background import check_background, check_groups
 from .._threadsafe import reads_a_snapshot
 from ..validation import INTERACTION_MAX_BYTES, check_interaction_size
@@ -164,6 +165,7 @@ class StumpContributions:
             expected = float(np.mean(table.decision(Z)))
         return means, expected
 
+    @explains_rows_alone
     @reads_a_snapshot
     def feature_contributions(self, X, background=None, *, groups=None) -> np.ndarray:
         """Each feature's contribution to each row's score, exactly, then the expected score.
@@ -219,6 +221,7 @@ class StumpContributions:
         return contribution_rows(X_arr, table, *self._expectations(table, background, "feature_contributions"),
                                  labels)
 
+    @explains_rows_alone
     @reads_a_snapshot
     def feature_interactions(self, X, background=None, *, groups=None,
                              max_bytes: int | None = INTERACTION_MAX_BYTES) -> np.ndarray:

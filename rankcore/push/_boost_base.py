@@ -416,7 +416,8 @@ class _BaseBoost(BoostPredictions, EvalSetRows, FeatureContributions, TreeLeaves
             return fit_click_model(self, X, y, sample_weight, dict(qid=qid, group=group, position=position,
                 init_score=init_score, init_model=read_init_model(init_model, _BaseBoost), callbacks=callbacks,
                 eval_set=eval_set, eval_names=eval_names, eval_metric=eval_metric, eval_init_score=eval_init_score))
-        evals = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y, init_scores=eval_init_score)
+        evals = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y, init_scores=eval_init_score, qid=qid,
+                               group=group)
         init = read_init_model(init_model, _BaseBoost)
         self._fit_rows([X, y, sample_weight], qid=qid, group=group, position=position, init_score=init_score,
                        eval_set=evals, callbacks=callbacks, init_model=init)

@@ -306,7 +306,7 @@ def fit_click_model(estimator, X, y, sample_weight, given: dict):
     # the sets read once against the clicks given to fit: a round's fit is given the posteriors instead, so the sets
     # that are the training data itself are recognized here and stay so in every round, as without the click model
     fit_kwargs.update(eval_set=read_eval_sets(fit_kwargs["eval_set"], fit_kwargs["eval_names"],
-                                              fit_kwargs["eval_metric"], X=X, y=y,
+                                              fit_kwargs["eval_metric"], X=X, y=y, qid=qid, group=group,
                                               init_scores=fit_kwargs["eval_init_score"]),
                       eval_names=None, eval_metric=None, eval_init_score=None)
     bias: PositionBias = params.position_bias

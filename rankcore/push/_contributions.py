@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._peer_names import explains_rows_alone
 from .._background import check_background, check_groups, check_takes_groups
 from .._threadsafe import reads_a_snapshot
 from ..validation import INTERACTION_MAX_BYTES, effective_n_threads
@@ -17,6 +18,7 @@ class FeatureContributions:
     """Mixin of ``_BaseBoost``: :meth:`feature_contributions` and :meth:`feature_interactions` (tree learners; the
     learner computes them)."""
 
+    @explains_rows_alone
     @reads_a_snapshot
     def feature_contributions(self, X, background=None, *, groups=None) -> np.ndarray:
         """Each feature's contribution to each row's score: exact TreeSHAP values, then the expected score.
@@ -114,6 +116,7 @@ class FeatureContributions:
             check_takes_groups(contributions, self._learner, self.learner_spec_, "feature_contributions")
         return contributions(self.rankers_, self.alphas_, X_arr, n_threads, background=Z, **options)
 
+    @explains_rows_alone
     @reads_a_snapshot
     def feature_interactions(self, X, background=None, *, groups=None,
                              max_bytes: int | None = INTERACTION_MAX_BYTES) -> np.ndarray:

@@ -6,7 +6,8 @@ LightGBM's and XGBoost's users write ``eval_set=[(X_train, y_train), (X_val, y_v
 ``best_iteration_`` are that set's.
 
 The watched set is the last one, as in XGBoost, except that a set which is the training data itself (the very
-``X`` and ``y`` objects given to ``fit``) is never watched while another set is there.  LightGBM's scikit-learn API
+``X`` and ``y`` objects given to ``fit``, and within queries the same query ids) is never watched while another
+set is there.  LightGBM's scikit-learn API
 stops instead when any set but the training data stops improving.  The last-set rule is kept because it makes the
 model depend on one set: ``best_iteration_`` and the kept prefix are those of the set the user put last, so
 adding sets to watch them (a second test set, the training rows) never changes the model -- the fit equals the
@@ -45,10 +46,10 @@ MAX_NAME_LENGTH = 200
 TRAINING_NAME = "training"
 
 #: The warning of a fit asked to stop early on an ``eval_set`` whose every set is the training data itself.
-TRAINING_ONLY = ("eval_set: every set is the training data itself (the same X and y objects), whose score keeps "
-                 "improving as the model fits those rows; early stopping is off for this fit, as in LightGBM "
-                 "(n_iter iterations; the curves are still recorded in evals_result_). Add a held-out set to stop "
-                 "on, or leave out eval_set for early_stopping's own held-out rows")
+TRAINING_ONLY = ("eval_set: every set is the training data itself (the same X and y objects, and qid), whose "
+                 "score keeps improving as the model fits those rows; early stopping is off for this fit, as in "
+                 "LightGBM (n_iter iterations; the curves are still recorded in evals_result_). Add a held-out set "
+                 "to stop on, or leave out eval_set for early_stopping's own held-out rows")
 
 
 @dataclass(frozen=True)
@@ -94,10 +95,41 @@ class EvalSets:
                                         for s in self.sets))
 
 
-def _is_training_data(given: Any, X: Any, y: Any) -> bool:
-    """Whether a set is the training data itself: the same ``X`` and ``y`` objects (LightGBM's test)."""
-    return (X is not None and isinstance(given, (tuple, list)) and len(given) >= 2
-            and given[0] is X and given[1] is y)
+def _is_training_data(given: Any, X: Any, y: Any, qid: Any = None, group: Any = None) -> bool:
+    """Whether a set is the training data itself: the same ``X`` and ``y`` objects (LightGBM's test) and, in a fit
+    within queries, the same queries (:func:`_same_queries`).
+
+    The same rows cut into other queries are another ranking problem: their per-query score is no score of the
+    training queries, so such a set is a validation set like any other (named, watched, weighted as one).
+    """
+    if not (X is not None and isinstance(given, (tuple, list)) and len(given) >= 2
+            and given[0] is X and given[1] is y):
+        return False
+    if qid is None and group is None:
+        return True
+    return len(given) == 3 and _same_queries(given[2], qid, group)
+
+
+def _same_queries(qid_val: Any, qid: Any, group: Any) -> bool:
+    """Whether a set's query ids ``qid_val`` cut the training rows as ``qid`` (or LightGBM's sizes ``group``) does:
+    the same object, or, in memory, the same ids (for ``group``: each query one run of consecutive rows of those
+    sizes).  A Dask collection is compared by identity alone: comparing its values would compute it."""
+    if qid_val is qid:
+        return True
+    if any(hasattr(v, "dask") for v in (qid_val, qid, group)):
+        return False
+    try:
+        ids = np.asarray(qid_val)
+        if qid is not None:
+            return ids.shape == np.shape(qid) and bool(np.array_equal(ids, np.asarray(qid)))
+        sizes = np.asarray(group).reshape(-1)
+        if ids.ndim != 1 or ids.shape[0] != sizes.sum() or ids.shape[0] == 0:
+            return False
+        starts = np.concatenate(([0], np.flatnonzero(ids[1:] != ids[:-1]) + 1))
+        runs = np.diff(np.append(starts, ids.shape[0]))
+        return np.array_equal(runs, sizes) and np.unique(ids[starts]).shape[0] == starts.shape[0]
+    except (TypeError, ValueError):         # ids that cannot be compared: the fit's checks say what is wrong
+        return False
 
 
 def watches_training(evals: "EvalSets | None") -> bool:
@@ -210,17 +242,18 @@ def _metric_sequence(eval_metric: Any) -> list:
 
 
 def read_eval_sets(eval_set: Any, eval_names: Any = None, eval_metric: Any = None, *, X: Any = None,
-                   y: Any = None, init_scores: Any = None) -> EvalSets | None:
+                   y: Any = None, init_scores: Any = None, qid: Any = None, group: Any = None) -> EvalSets | None:
     """``fit``'s ``eval_set`` (one pair or triple, or a list of them), ``eval_names``, ``eval_metric`` and
     ``eval_init_score`` (``init_scores``: the sets' initial scores) as :class:`EvalSets`.
 
-    ``X`` and ``y``: the training data as given to ``fit``, to recognize a set that is the training data itself.
+    ``X``, ``y``, ``qid`` and ``group``: the training data as given to ``fit``, to recognize a set that is the
+    training data itself (:func:`_is_training_data`).
     None for None; an :class:`EvalSets` is returned as it is (the one-worker Dask fit passes one on).  The sets'
     shapes and contents are the fit's to check.
     """
     if isinstance(eval_set, EvalSets):
         return eval_set
-    sets = _read_sets(eval_set, eval_names, eval_metric, X, y)
+    sets = _read_sets(eval_set, eval_names, eval_metric, (X, y, qid, group))
     if init_scores is None:
         return sets
     if sets is None:
@@ -228,7 +261,7 @@ def read_eval_sets(eval_set: Any, eval_names: Any = None, eval_metric: Any = Non
     return sets.with_init_scores(check_eval_init_scores(init_scores, len(sets.sets)))
 
 
-def _read_sets(eval_set: Any, eval_names: Any, eval_metric: Any, X: Any, y: Any) -> EvalSets | None:
+def _read_sets(eval_set: Any, eval_names: Any, eval_metric: Any, training_data: tuple) -> EvalSets | None:
     if eval_set is None:
         if eval_names is not None:
             raise ValueError("eval_names: given without eval_set; it names the sets of eval_set")
@@ -240,7 +273,7 @@ def _read_sets(eval_set: Any, eval_names: Any, eval_metric: Any, X: Any, y: Any)
         return None
     metrics = read_eval_metric(eval_metric)
     sets = tuple(eval_set) if is_list_of_eval_sets(eval_set) else (eval_set,)
-    training = tuple(i for i, given in enumerate(sets) if _is_training_data(given, X, y))
+    training = tuple(i for i, given in enumerate(sets) if _is_training_data(given, *training_data))
     names = _default_names(len(sets), training) if eval_names is None else check_set_names(eval_names, len(sets))
     _refuse_training_name(names, training)
     others = [i for i in range(len(sets)) if i not in training]
@@ -401,13 +434,36 @@ class MissingCurve(KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+def _plain(value: Any) -> Any:
+    """``value`` (a dict, an array, a NumPy scalar) as plain Python: dicts, lists, floats and ints."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
 class EvalCurves(dict):
     """``evals_result_``: a plain ``{name: {metric: curve}}`` dict (AutoRanker's: ``{name: {metric: {model:
     score}}}``) whose missing key is a KeyError that names the key a script written for LightGBM meant
     (``valid_0``: ``validation_0``; ``ndcg@10``: ``ndcg@k:10``).
 
     Python's own KeyError names only the missing key, and LightGBM's names of both the sets and the metrics differ.
+    The curves are float64 NumPy arrays (LightGBM and XGBoost hold lists): ``curve.argmax()``, ``curve[-1]`` and
+    ``curve.shape`` read them; :meth:`to_lists` gives the lists that ``json.dumps`` writes.
     """
+
+    def copy(self) -> "EvalCurves":
+        """A copy as deep as the curves (each array copied), each level an :class:`EvalCurves` still: ``dict.copy``
+        would give a plain dict, whose missing key no longer names the key meant."""
+        return type(self)({key: value.copy() if hasattr(value, "copy") else value for key, value in self.items()})
+
+    def to_lists(self) -> dict:
+        """The curves as plain dicts of Python floats in lists (``{name: {metric: [score, ...]}}``): LightGBM's and
+        XGBoost's layout, which ``json.dumps`` writes (it refuses NumPy arrays)."""
+        return {key: _plain(value) for key, value in self.items()}
 
     @classmethod
     def of(cls, curves: dict) -> "EvalCurves":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._peer_names import explains_rows_alone
 from .._threadsafe import reads_a_snapshot
 from ..validation import threads_for_work
 from ._predictions import SERIAL_VISITS
@@ -15,6 +16,7 @@ __all__ = ["TreeLeaves"]
 class TreeLeaves:
     """Mixin of ``_BaseBoost``: :meth:`apply` (tree learners; the learner walks the trees)."""
 
+    @explains_rows_alone
     @reads_a_snapshot
     def apply(self, X) -> np.ndarray:
         """The leaf each row reaches in each tree (LightGBM's ``predict(X, pred_leaf=True)``, numbered as
