@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import warnings
 
@@ -112,6 +113,16 @@ _FITTED_ON = ("the model is fitted on (their score keeps improving as the model 
 
 #: The Python API's warning of an eval_set that is the training data alone (its option names are not the command's).
 _API_TRAINING_ONLY = r"eval_set: every set is the training data itself"
+
+
+@contextlib.contextmanager
+def _training_validation_said(said: bool):
+    """Within it, the Python API's warning of an eval_set that is the training data alone is not shown when ``said``:
+    the training file given as ``--validation`` was warned of in the command's own words (its options')."""
+    with warnings.catch_warnings():
+        if said:
+            warnings.filterwarnings("ignore", message=_API_TRAINING_ONLY)
+        yield
 
 
 def _objective_has_value(spec) -> bool:
@@ -300,9 +311,7 @@ def run(args) -> int:
     progress = Progress(args.progress, quiet=args.quiet)
     monitor = (monitor_spec, X_val, y_val) if qid is None else (monitor_spec, X_val, y_val, qid_val)
     try:
-        with labels_coded(), warnings.catch_warnings():     # y coded 1 / 0 by --positive, as the init model's were
-            if X_val is X:      # the training file as --validation: warned above in the command's own words
-                warnings.filterwarnings("ignore", message=_API_TRAINING_ONLY)
+        with labels_coded(), _training_validation_said(X_val is X):    # y coded 1 / 0 by --positive
             outcome = fit_one(config, X, y, progress=progress, monitor=monitor, qid=qid, position=data.position,
                               monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation),
                               keep_monitor_curve=bool(args.validation), init_score=data.init_score,
