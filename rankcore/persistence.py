@@ -66,6 +66,7 @@ import numpy as np
 from ._argument_refusal import shown_type
 from ._model_io import followed as _followed, names_a_descriptor as _names_a_descriptor
 from ._model_io import nesting_depth as _nesting_depth, read_model_source, source_name
+from ._model_versions import newer_note, unknown_params_message
 from .spec import legacy_numbers
 
 __all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "load_model_file", "model_to_dict",
@@ -379,6 +380,12 @@ def _has_markers(record: Any) -> bool:
     return False
 
 
+def _this_version() -> str:
+    from . import __version__
+
+    return __version__
+
+
 def _check_format_version(data: dict, source: str) -> None:
     """Refuse a format version this rankcore does not read; a newer one says which rankcore wrote it, which this
     is, and to upgrade."""
@@ -452,21 +459,22 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
     payload = {k: v for k, v in data.items() if k != "sha256"}
     if data["sha256"] != _checksum(payload):
         raise ModelFormatError(f"{source}: checksum mismatch: the file is corrupted or was modified after saving")
-    name = data["estimator"]
+    name, newer = data["estimator"], newer_note(version, _this_version())      # newer: "" unless a newer one wrote it
     if not isinstance(name, str) or name not in ESTIMATORS:
         from .registry import did_you_mean
 
         guess = did_you_mean(name, list(ESTIMATORS))
         hint = f"; did you mean {guess!r}?" if guess else ""
         raise ModelFormatError(f"{source}: unknown estimator {name!r}{hint} (known: {', '.join(ESTIMATORS)}; "
-                               "a plugin's estimator loads when its distribution is installed)")
+                               f"a plugin's estimator loads when its distribution is installed){newer}")
     cls = ESTIMATORS.estimator_class(name)
     try:
         return _restored(cls, data, source)
     except ModelFormatError as exc:
         # the estimator's own checks speak of its parameters and state: the file they are in is said first
         text = str(exc)
-        raise ModelFormatError(text if text.startswith(f"{source}:") else f"{source}: {text}") from None
+        note = "" if "upgrade rankcore" in text else newer
+        raise ModelFormatError((text if text.startswith(f"{source}:") else f"{source}: {text}") + note) from None
 
 
 def _restored(cls: type, data: dict, source: str) -> Any:
@@ -488,6 +496,10 @@ def _restored_as_read(cls: type, data: dict, source: str) -> Any:
     # a list where the default is a tuple (KernelRanker's apriori_sizes) is one again: files write such a tuple
     # unmarked (the form every file has held for it); a list there is marked {"__list__": ...}
     defaults = estimator.get_params(deep=False)
+    unknown = sorted(set(params) - set(defaults))
+    if unknown:
+        raise ModelFormatError(unknown_params_message(cls.__name__, unknown, list(defaults),
+                                                      data.get("rankcore_version"), _this_version(), source))
     params = {k: tuple(v) if isinstance(v, list) and isinstance(defaults.get(k), tuple)
               and not _marked_list(data["params"].get(k)) else v for k, v in params.items()}
     try:

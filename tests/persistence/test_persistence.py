@@ -95,7 +95,7 @@ def _tamper(data, mutate, *, rehash=False):
         (lambda d: d.__setitem__("format_version", 99), False, "version 99 is not supported: the file was written by"),
         (lambda d: d.pop("state"), False, "unexpected or missing fields"),
         (lambda d: d.__setitem__("estimator", "os.system"), True, "unknown estimator 'os.system'"),
-        (lambda d: d["params"].__setitem__("bogus", 1), True, "invalid parameters"),
+        (lambda d: d["params"].__setitem__("bogus", 1), True, "has no parameter .bogus."),
         (lambda d: d["state"]["coef"].__setitem__("dtype", "|O"), True, "dtype '|O' is not allowed"),
         (lambda d: d["state"]["coef"].__setitem__("shape", [5]), True, "array data has 32 bytes, expected 40"),
         (lambda d: d["state"]["coef"].__setitem__("__ndarray__", "!!!"), True, "not valid base64"),

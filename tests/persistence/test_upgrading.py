@@ -1,0 +1,64 @@
+"""Files and pickles from other rankcore versions: what loads, and what a refusal says to do."""
+
+
+import numpy as np
+import pytest
+
+import rankcore
+from rankcore import _model_versions, persistence
+from rankcore.persistence import ModelFormatError, model_from_dict, model_to_dict
+
+
+def _model_dict():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 3)), rng.integers(0, 2, 40)
+    return model_to_dict(rankcore.PushBoost(n_iter=3, random_state=0).fit(X, y))
+
+
+def _written(data, version, **changes):
+    """``data`` as the rankcore ``version`` would have written it with ``changes`` (checksum recomputed)."""
+    data = {k: v for k, v in data.items() if k != "sha256"}
+    data.update(changes, rankcore_version=version)
+    data["sha256"] = persistence._checksum(data)
+    return data
+
+
+def test_a_removed_parameter_is_named_with_what_to_do():
+    # before: "invalid parameters: Invalid parameter 'n_iters' for estimator PushBoost(...)", nothing of versions
+    data = _model_dict()
+    old = _written(data, rankcore.__version__, params={**data["params"], "n_iters": 3})
+    with pytest.raises(ModelFormatError, match=r"PushBoost has no parameter 'n_iters'.*removed or renamed since; "
+                                               r"'n_iters' may now be 'n_iter'; refit the model"):
+        model_from_dict(old, source="old.json")
+
+
+def test_a_parameter_of_a_newer_rankcore_asks_for_an_upgrade():
+    data = _model_dict()
+    newer = _written(data, "999.0", params={**data["params"], "new_knob": 1})
+    with pytest.raises(ModelFormatError, match=r"no parameter 'new_knob'.*written by rankcore '999.0', a newer "
+                                               r"one; upgrade rankcore to load it"):
+        model_from_dict(newer, source="new.json")
+
+
+def test_a_state_field_of_a_newer_rankcore_asks_for_an_upgrade():
+    data = _model_dict()
+    newer = _written(data, "999.0", state={**data["state"], "new_field": 1})
+    with pytest.raises(ModelFormatError, match=r"unexpected or missing fields \['new_field'\] \(the file was "
+                                               r"written by rankcore '999.0', newer than this .*upgrade rankcore"):
+        model_from_dict(newer, source="new.json")
+    # the same field from this rankcore's version (a hand-edited file) says nothing of upgrading
+    same = _written(data, rankcore.__version__, state={**data["state"], "new_field": 1})
+    with pytest.raises(ModelFormatError) as refused:
+        model_from_dict(same, source="edited.json")
+    assert "upgrade" not in str(refused.value)
+
+
+@pytest.mark.parametrize("version, newer", [("999.0", True), ("999.0rc1", True), ("0.1.1", True), ("0.0.1", False),
+                                            ("0.1.0.dev3", False), ("0.1.0", False), ("nonsense", False)])
+def test_written_by_newer_compares_releases(version, newer):
+    assert _model_versions.newer_than(version, "0.1.0") is newer
+
+
+def test_a_file_of_this_rankcore_still_loads_after_the_checks():
+    data = _model_dict()
+    assert model_from_dict(_written(data, "0.0.1")).n_iter == 3
