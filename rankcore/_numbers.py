@@ -19,7 +19,8 @@ from ._categories import check_numeric_categories
 from ._frames import as_pandas_frame
 
 __all__ = ["as_numeric_array", "is_pandas_na", "missing_labels", "nullable_as_nan", "large_integers_among_floats",
-           "name_text_column", "refuse_text_columns", "first_not_finite", "null_mask", "nulls_at"]
+           "name_text_column", "refuse_text_columns", "first_not_finite", "null_mask", "nulls_at",
+           "text_labels_hint"]
 
 
 def as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -> np.ndarray:
@@ -323,3 +324,32 @@ def first_not_finite(arr: np.ndarray, allow_nan: bool) -> tuple[int, int] | None
             first = start * inner + int(np.flatnonzero(bad)[0])
         count += int(np.count_nonzero(bad))
     return None if first is None else (first, count)
+
+
+def text_labels_hint(y: Any, name: str) -> str | None:
+    """The refusal of text 0/1 labels (``"yes"``/``"no"``) by a metric, saying what to do; None for other values.
+
+    A fit takes any two labels (the greater is the relevant one), so a student who fitted on ``"yes"``/``"no"`` and
+    then scored with a metric met "convert it to numbers first (e.g. pd.to_numeric)", which cannot read "yes":
+    which rows are relevant is the user's choice to state, not a conversion.
+    """
+    try:
+        arr = np.asarray(getattr(y, "to_numpy", lambda: y)(), dtype=object).ravel()
+    except Exception:           # what cannot be read as an array is refused for that, not for its text
+        return None
+    texts = {v for v in arr if isinstance(v, (str, bytes))}
+    if not texts or len(texts) > 2 or all(_spells_a_number(v) for v in texts):
+        return None             # "0"/"1": numbers read as text, which the plain refusal's pd.to_numeric fixes
+    shown = sorted(texts)
+    return (f"{name}: expected 0/1 numbers (1 = relevant), got text labels ({', '.join(map(repr, shown))}); mark "
+            f"the relevant rows with 1, e.g. ({name} == {shown[-1]!r}).astype(int) (fit reads the greater of two "
+            f"labels, here {shown[-1]!r}, as the relevant one)")
+
+
+def _spells_a_number(text: str | bytes) -> bool:
+    """Whether ``float()`` reads ``text`` (``"1"``, ``b"0.5"``)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -23,7 +23,7 @@ import numpy as np
 from ._argument_refusal import ArgumentRefusal, ArgumentTypeRefusal, said_again, shown_type
 from ._categories import check_numeric_categories, encode_categories
 from ._frames import as_pandas_frame, column_names, refuse_duplicated_columns, refuse_peer_container
-from ._numbers import as_numeric_array, first_not_finite, missing_labels, nulls_at
+from ._numbers import as_numeric_array, first_not_finite, missing_labels, nulls_at, text_labels_hint
 from ._thread_counts import effective_n_threads, hold_idle_threads, idle_thread_count, threads_for_work
 from ._sparse_checks import (DENSE_BYTES_LIMIT, check_sparse_structure, dense_bytes, dense_size, dense_sparse_frame,
                              is_sparse_frame, sparse_frame_as_csr, sparse_refusal)
@@ -256,7 +256,7 @@ def check_binary_labels(y: Any, *, name: str = "y") -> np.ndarray:
     try:
         arr = as_numeric_array(y, name)
     except TypeError as exc:
-        raise ArgumentTypeRefusal.of(exc, name) from None
+        raise ArgumentTypeRefusal.of(TypeError(text_labels_hint(y, name) or str(exc)), name) from None
     if arr.ndim != 1:
         raise ArgumentRefusal.said(name, f"expected a 1-D array of 0/1 labels, got shape {arr.shape}")
     if arr.size == 0:

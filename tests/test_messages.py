@@ -113,3 +113,55 @@ def test_predict_proba_says_the_scores_are_not_probabilities(fitted, kind):
     with pytest.raises(AttributeError, match=r"has no predict_proba: a ranker's scores, decision_function\(X\), "
                                              r"are not probabilities .*CalibratedClassifierCV"):
         model.predict_proba
+
+
+@pytest.mark.parametrize("data", [(np.zeros((4, 2)), [0, 1, 0, 1]), (np.zeros((4, 2)),)])
+def test_boost_called_with_data_says_fit(data):
+    """``rankcore.boost(X, y)``, a student's first try, says that boost returns an estimator to fit."""
+    with pytest.raises(TypeError, match=r"rankcore\.boost takes no data.*rankcore\.boost\(\.\.\.\)\.fit\(X, y\)"):
+        rankcore.boost(*data)
+
+
+def test_boost_called_with_a_positional_component_says_name_it():
+    with pytest.raises(TypeError, match=r"keyword arguments only.*rankcore\.boost\(loss=\"exp\""):
+        rankcore.boost("exp")
+
+
+def test_boost_keeps_its_keyword_signature():
+    import inspect
+
+    parameters = inspect.signature(rankcore.boost).parameters
+    assert list(parameters)[:5] == ["loss", "price", "objective", "learner", "n_iter"]
+    assert all(p.kind is not p.POSITIONAL_OR_KEYWORD for p in parameters.values())
+
+
+@pytest.mark.parametrize("as_given", [np.array, list, lambda v: __import__("pandas").Series(v, name="label")])
+@pytest.mark.parametrize("call", ["auc", "evaluate", "metric"])
+def test_metric_on_text_labels_says_how_to_mark_the_relevant_rows(as_given, call):
+    """A fit takes "yes"/"no"; a metric needs 0/1 and says how to get them, not "pd.to_numeric" (which fails)."""
+    import rankcore.metrics as metrics
+
+    y, scores = as_given(["yes", "no", "yes", "no"]), np.array([3.0, 2.0, 1.0, 0.0])
+    run = {"auc": lambda: metrics.auc(y, scores), "evaluate": lambda: metrics.evaluate(y, scores, ["auc", "ks"]),
+           "metric": lambda: metrics.AUC()(y, scores)}[call]
+    with pytest.raises(TypeError, match=r"y: expected 0/1 numbers \(1 = relevant\), got text labels \('no', 'yes'\)"
+                                        r".*\(y == 'yes'\)\.astype\(int\)") as info:
+        run()
+    assert info.value.parameter == "y" and "to_numeric" not in str(info.value)
+
+
+def test_metric_on_many_text_values_keeps_the_plain_refusal():
+    import rankcore.metrics as metrics
+
+    with pytest.raises(TypeError, match=r"y: expected numbers") as info:
+        metrics.auc(np.array(["a", "b", "c"]), np.array([1.0, 2.0, 3.0]))
+    assert "astype(int)" not in str(info.value)
+
+
+def test_metric_on_labels_that_spell_numbers_keeps_the_plain_refusal():
+    """"0"/"1" are numbers read as text: the plain refusal (convert them with pd.to_numeric) is the right advice."""
+    import rankcore.metrics as metrics
+
+    with pytest.raises(TypeError, match=r"y: expected numbers") as info:
+        metrics.auc(np.array(["1", "0", "1"]), np.array([1.0, 2.0, 3.0]))
+    assert "astype(int)" not in str(info.value)

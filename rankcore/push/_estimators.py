@@ -7,6 +7,7 @@ and the fitted state are :class:`~rankcore.push._boost_base._BaseBoost`'s.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Any
 
@@ -185,6 +186,27 @@ def _check_names(params: dict, learner: Any = None) -> None:
             raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}{hint}{known_text}")
 
 
+def _keywords_only(func):
+    """``func`` (keyword-only) refusing positional arguments with what to do instead.
+
+    A student's first try is ``rankcore.boost(X, y)``, as a function that trains; Python's own refusal ("takes 0
+    positional arguments but 2 were given") does not say that ``boost`` builds an estimator to fit.  The signature
+    ``help()`` and ``inspect.signature`` show stays ``func``'s (through ``__wrapped__``).
+    """
+    @functools.wraps(func)
+    def keywords_only(*args: Any, **kwargs: Any):
+        if args:
+            given = f"got {len(args)} positional argument{'s' * (len(args) != 1)}"
+            if isinstance(args[0], (str, Component)):
+                raise TypeError(f"rankcore.{func.__name__} takes keyword arguments only, {given}; name each "
+                                f"component, e.g. rankcore.{func.__name__}(loss=\"exp\", price=\"pow:4\")")
+            raise TypeError(f"rankcore.{func.__name__} takes no data, {given}: it returns an unfitted estimator, "
+                            f"so fit that one: rankcore.{func.__name__}(...).fit(X, y)")
+        return func(**kwargs)
+    return keywords_only
+
+
+@_keywords_only
 def boost(*, loss: Any = "exp", price: Any = None, objective: Any = None, learner: Any = "stumps",
           n_iter: int | None = None, **params: Any) -> PushBoost:
     """An unfitted :class:`PushBoost` for the given components.
@@ -220,6 +242,26 @@ def boost(*, loss: Any = "exp", price: Any = None, objective: Any = None, learne
     -------
     PushBoost
         The unfitted estimator.
+
+    Examples
+    --------
+    ``boost`` returns the estimator; ``fit`` trains it (``rankcore.boost(X, y)``
+    is a TypeError saying so):
+
+    >>> import numpy as np
+    >>> import rankcore
+    >>> from rankcore.metrics import auc
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
+    >>> model = rankcore.boost(loss="exp", price="pow:4", n_iter=50)
+    >>> model
+    PushBoost(n_iter=50, price='pow:4')
+    >>> model = model.fit(X, y)
+    >>> model.n_iter_
+    50
+    >>> round(auc(y, model.decision_function(X)), 3)
+    0.913
     """
     _check_names(params, learner)
     return PushBoost(loss=loss, price=price, objective=objective, learner=learner, n_iter=n_iter, **params)
