@@ -320,8 +320,6 @@ def _label(j: int, feature_names: Any) -> Any:
 
 def _codes(frame: Any, categories: list, warn: bool = False) -> Any:
     """``frame`` with each column of ``categories[j]`` (not None) as its values' positions in it, as float64."""
-    import pandas as pd
-
     columns = [j for j, c in enumerate(categories) if c is not None]
     if not columns:
         return frame
@@ -329,17 +327,58 @@ def _codes(frame: Any, categories: list, warn: bool = False) -> Any:
     for j in columns:
         column = out.iloc[:, j]
         # by value: each of the frame's categories -> its position among the given ones (-1: absent)
-        position = pd.Index(categories[j]).get_indexer(column.cat.categories)
+        position, unmatched = _positions(categories[j], column.cat.categories)
         own = column.cat.codes.to_numpy()
         if position.shape[0] == 0:             # a column with no categories at all: every value missing
             out.isetitem(j, np.full(own.shape[0], np.nan))
             continue
-        if warn:
+        if warn and unmatched:
             warn_no_category_matches(frame.columns[j], categories[j], column.cat.categories)
         codes = np.where(own >= 0, position[np.maximum(own, 0)], -1).astype(np.float64)
         codes[codes < 0] = np.nan
         out.isetitem(j, codes)
     return out
+
+
+#: Per fitted category array, by identity while it lives (a refit keeps new arrays; nothing is saved or pickled):
+#: its index, and the last frame categories matched to it with their positions.
+_LOOKUPS: dict[int, list] = {}
+
+
+def _positions(kept: Any, given: Any) -> tuple[np.ndarray, bool]:
+    """(the position of each of a frame column's categories ``given`` among the fit's ``kept``, -1 where absent;
+    whether :func:`warn_no_category_matches` may have something to say), as ``pd.Index(kept).get_indexer(given)``.
+
+    What does not depend on the rows is kept between calls: a service scoring a few rows a request met the index
+    of the fit's categories built and hashed again, and the frame's categories (the same dtype each request)
+    matched again, on every call.  O(K) for K categories on a call whose ``given`` equal the last call's.
+    """
+    import weakref
+
+    import pandas as pd
+
+    key = id(kept)
+    entry = _LOOKUPS.get(key)
+    if entry is None or entry[0]() is not kept:
+        try:
+            alive = weakref.ref(kept, lambda _, key=key: _LOOKUPS.pop(key, None))
+        except TypeError:               # not an ndarray (a list given by hand): nothing to keep it by
+            return _matched(pd.Index(kept), kept, given)
+        entry = [alive, pd.Index(kept), None]
+        _LOOKUPS[key] = entry
+    last = entry[2]
+    if last is not None and (last[0] is given or (last[0].dtype == given.dtype and last[0].equals(given))):
+        return last[1], last[2]
+    found = _matched(entry[1], kept, given)
+    entry[2] = (given, found[0], found[1])
+    return found
+
+
+def _matched(index: Any, kept: Any, given: Any) -> tuple[np.ndarray, bool]:
+    position = index.get_indexer(given)
+    position.setflags(write=False)          # kept for later calls: read only
+    # warn_no_category_matches says something only when no category matches and the kinds differ
+    return position, bool(len(kept) and len(given) and not (position >= 0).any() and _kind(kept) != _kind(given))
 
 
 def _kind(values: Any) -> str:

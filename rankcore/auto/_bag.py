@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._candidate import candidate_scores
+from ._candidate import Candidate, candidate_scores
 
 __all__ = ["FoldBag", "standardization"]
 
@@ -80,9 +80,20 @@ class FoldBag:
 
     def decision_function(self, X) -> np.ndarray:
         """Mean over the models of ``(score - center) / scale``."""
+        return self._scores(X, checked=False)
+
+    def _checked_decision_function(self, X) -> np.ndarray:
+        """:meth:`decision_function` of rows AutoRanker checked (see
+        :func:`~rankcore.auto._candidate.candidate_scores`)."""
+        return self._scores(X, checked=True)
+
+    def _scores(self, X, checked: bool) -> np.ndarray:
+        # a candidate's own scorer (a plugin's) is called as it is; the default one may take the checked rows' path
+        default = getattr(self.scorer, "__func__", self.scorer) in (Candidate.scores, candidate_scores)
         total = None
         for estimator, center, scale in zip(self.estimators, self.centers, self.scales):
-            z = (np.asarray(self.scorer(estimator, X), dtype=np.float64) - center) / scale
+            raw = candidate_scores(estimator, X, checked=checked) if default else self.scorer(estimator, X)
+            z = (np.asarray(raw, dtype=np.float64) - center) / scale
             total = z if total is None else total + z
         return total / len(self.estimators)
 

@@ -93,9 +93,17 @@ class RankAverage:
 
     def decision_function(self, X) -> np.ndarray:
         """Mean over members of the quantile of the member's score among its out-of-fold scores."""
+        return self._scores(X, checked=False)
+
+    def _checked_decision_function(self, X) -> np.ndarray:
+        """:meth:`decision_function` of rows AutoRanker checked (see
+        :func:`~rankcore.auto._candidate.candidate_scores`)."""
+        return self._scores(X, checked=True)
+
+    def _scores(self, X, checked: bool) -> np.ndarray:
         total = None
         for estimator, reference in zip(self.estimators, self.references):
-            q = quantile_position(reference, candidate_scores(estimator, X))
+            q = quantile_position(reference, candidate_scores(estimator, X, checked=checked))
             total = q if total is None else total + q
         return total / len(self.estimators)
 

@@ -412,13 +412,70 @@ def warnings_named_by(candidate: Candidate):
                                module=module_of_file(w.filename))
 
 
-def candidate_scores(estimator: Any, X: Any) -> np.ndarray:
-    """Ranking scores of a fitted candidate estimator: ``decision_function``, else P(relevant)."""
+def candidate_scores(estimator: Any, X: Any, *, checked: bool = False) -> np.ndarray:
+    """Ranking scores of a fitted candidate estimator: ``decision_function``, else P(relevant).
+
+    ``checked``: X holds rows AutoRanker checked and encoded for this model (a C-contiguous float64 array, every
+    value finite): an estimator with a private path for such rows scores them without checking them again.
+    """
+    if checked:
+        scores = checked_scores(estimator, X)
+        if scores is not None:
+            return np.asarray(scores, dtype=np.float64)
     if hasattr(estimator, "decision_function"):
         scores = estimator.decision_function(X)
     else:
         scores = estimator.predict_proba(X)[:, 1]
     return np.asarray(scores, dtype=np.float64)
+
+
+def checked_rows(X: Any) -> bool:
+    """Whether the members may score X as rows AutoRanker checked: a dense, all finite array, and scikit-learn's
+    transforms returning arrays (its ``transform_output`` setting would hand a pipeline's model a frame)."""
+    from sklearn import get_config
+
+    return (type(X) is np.ndarray and X.dtype == np.float64 and X.flags.c_contiguous and bool(np.isfinite(X).all())
+            and get_config().get("transform_output", "default") == "default")
+
+
+def checked_scores(estimator: Any, X: np.ndarray) -> np.ndarray | None:
+    """The scores of rows AutoRanker checked (see :func:`candidate_scores`) through the estimator's private path,
+    ``_checked_decision_function``; None when it has none.
+
+    The rows were checked once, by AutoRanker: each member of a bag or blend checking them again (scikit-learn's
+    checks and tags, then its own) cost most of a one-row call.  A scikit-learn ``Pipeline`` of a
+    ``StandardScaler`` (whose transform is done here, by the same two operations) or of the missing-value imputer,
+    then such an estimator, takes the path too.
+    """
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(estimator, Pipeline):
+        for _, step in estimator.steps[:-1]:
+            X = _checked_transform(step, X)
+            if X is None:
+                return None
+        return checked_scores(estimator.steps[-1][1], X)      # (the imputer's model may be a scaler's pipeline)
+    method = getattr(estimator, "_checked_decision_function", None)
+    if method is None or X.shape[1] != getattr(estimator, "n_features_in_", X.shape[1]):
+        return None             # the public path, and its own refusal of another width
+    return method(X)
+
+
+def _checked_transform(step: Any, X: np.ndarray) -> np.ndarray | None:
+    """A fitted pipeline step's transform of checked rows, or None when this path does not know the step."""
+    from sklearn.preprocessing import StandardScaler
+
+    from ._impute import MissingValueImputer
+
+    if type(step) is MissingValueImputer:
+        return np.ascontiguousarray(step.transform(X), dtype=np.float64)
+    if type(step) is not StandardScaler:
+        return None
+    # scikit-learn's transform: a copy, minus mean_, divided by scale_ (each in place: the same rounding)
+    Z = X - step.mean_ if step.with_mean else X.copy()
+    if step.with_std and step.scale_ is not None:
+        Z /= step.scale_
+    return Z
 
 
 def registered_candidates(select) -> list[Candidate]:

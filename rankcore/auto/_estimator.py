@@ -32,8 +32,8 @@ from .._frames import validate_columns
 from ..validation import (ArgumentRefusal, check_bipartite_target, check_matrix, check_same_length, dense_bytes,
                           dense_size, effective_n_threads, fit_seed, reject_1d, shown_type)
 from ._bag import FoldBag, standardization
-from ._candidate import (NO_SAMPLE_WEIGHT, NO_SPARSE, Candidate, build_estimator, candidate_scores, fit_estimator,
-                         registered_candidates, warnings_named_by)
+from ._candidate import (NO_SAMPLE_WEIGHT, NO_SPARSE, Candidate, build_estimator, candidate_scores, checked_rows,
+                         fit_estimator, registered_candidates, warnings_named_by)
 from ._queries import QUERY_METRIC, PerQueryMean, QueryData, canonical_order, check_grades, query_labels
 from ._params import AUTO_FITTED, AUTO_PARAMETERS
 from ._progress import SearchEvent, SearchProgress, check_callbacks
@@ -765,8 +765,11 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         check_is_fitted(self)
         X_arr = self._prediction_rows(X)
         candidate = getattr(self, "_candidate", None)
-        scorer = candidate.scores if candidate is not None else candidate_scores
-        scores = np.asarray(scorer(self.best_estimator_, X_arr), dtype=np.float64)
+        if candidate is None or type(candidate).scores is Candidate.scores:
+            # checked rows: the members skip their own checks (not for NaN or sparse rows, which each checks its way)
+            scores = candidate_scores(self.best_estimator_, X_arr, checked=checked_rows(X_arr))
+        else:
+            scores = np.asarray(candidate.scores(self.best_estimator_, X_arr), dtype=np.float64)
         if not np.isfinite(scores).all():
             raise FloatingPointError(f"AutoRanker.decision_function: the chosen model {self.best_candidate_!r} "
                                      f"gave non-finite scores")

@@ -648,6 +648,11 @@ class _LinearAtK(Ranker):
         if X.shape[1] != self.coef_.shape[0]:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.coef_.shape[0]} features as input")
+        return self._checked_decision_function(X)
+
+    def _checked_decision_function(self, X):
+        """:meth:`decision_function` of rows already checked (here, or by an outer estimator such as AutoRanker:
+        float64, ``n_features_in_`` columns, no NaN): the same scores, without checking them again."""
         with np.errstate(over="ignore", invalid="ignore"):
             scores = np.asarray(X @ self.coef_, dtype=np.float64).reshape(-1)
         return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)

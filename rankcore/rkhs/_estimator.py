@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,7 @@ from .._setup import EstimatorSetup
 from .._state_fields import check_feature_names, refuse_labels_coded_otherwise
 from ..base import Ranker, refuse_queries, ignore_score_weights, resolve_parameter
 from ..filters import Filter
-from ..kernels import CallableKernel, Kernel
+from ..kernels import RBF, CallableKernel, Kernel, Laplacian, Linear, Polynomial, Tanimoto
 from ..registry import registry
 from ..spec import show_given
 from .._frames import validate_columns
@@ -66,6 +67,20 @@ _KERNEL_OVERRIDES = ("gamma", "degree", "coef0")
 #: OpenMP thread (on a busy machine, waiting a whole time slice for it) made
 #: such fits 2-4x slower than serial in our measurements (m = 100..800, 2 cores).
 PARALLEL_MIN_ROWS = 1024
+
+#: Multiply-adds (rows x support x features) below which OpenBLAS runs every product of a scoring on one thread
+#: whatever its thread count: its matrix-vector products thread from m x n = 2304 x 4 (its default
+#: ``GEMM_MULTITHREAD_THRESHOLD``), its matrix products from m x n x k = 65536 x 4; the smaller bounds both.
+BLAS_SERIAL_WORK = 9216
+#: The kernels whose code is known (a subclass may add BLAS calls of its own).
+_BUILTIN_KERNELS = (RBF, Laplacian, Linear, Polynomial, Tanimoto)
+
+
+def _blas_serial(kernel: Kernel, X: np.ndarray, support: np.ndarray) -> bool:
+    """Whether scoring the rows ``X`` needs no BLAS thread limit: a built-in kernel (whose only BLAS call is one
+    product of the rows and the support) on a product too small for BLAS to thread.  A plugin's or a user's
+    kernel may call BLAS otherwise: it keeps the limit."""
+    return type(kernel) in _BUILTIN_KERNELS and X.shape[0] * support.shape[0] * X.shape[1] < BLAS_SERIAL_WORK
 
 #: Cross-Gram entries (rows scored times support rows) per kernel call of ``decision_function``: 32 MB.  The
 #: kernels run without the GIL, where Ctrl-C cannot reach them, and one call took every row (and an n x m matrix
@@ -582,13 +597,24 @@ class KernelRanker(Ranker):
         X_arr = self._check_X(X, reset=False)
         if X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X_arr.shape[1]} features, but KernelRanker was fitted with {self.n_features_in_}")
+        return self._scores_of_rows(X_arr)
+
+    def _checked_decision_function(self, X_arr: np.ndarray) -> np.ndarray:
+        """:meth:`decision_function` of rows an outer estimator (AutoRanker) already checked: a C-contiguous,
+        finite float64 array of ``n_features_in_`` columns.  The same scores, without checking them again."""
+        return self._scores_of_rows(X_arr)
+
+    def _scores_of_rows(self, X_arr: np.ndarray) -> np.ndarray:
+        """The scores of checked rows (see :meth:`decision_function`)."""
         # Same rule as fit: parallel only when the cross-Gram matrix is big.
         big = X_arr.shape[0] * self.support_.shape[0] >= PARALLEL_MIN_ROWS ** 2
         threads = effective_n_threads(self.n_jobs) if big else 1
         coef = self.dual_coef_.reshape(-1, self.dual_coef_.shape[-1])
         scores = np.empty((X_arr.shape[0], coef.shape[0]))
         kernel = self.kernel_.for_rows_of(X_arr)
-        with _blas_limit(threads):
+        # entering the limit costs more than a one-row score; BLAS itself runs a product this small on one thread
+        limit = _blas_limit(threads) if big or not _blas_serial(kernel, X_arr, self.support_) else nullcontext()
+        with limit:
             for start, stop in score_row_blocks(X_arr.shape[0], self.support_.shape[0]):
                 K = kernel(X_arr[start:stop], self.support_, n_threads=threads)
                 with np.errstate(over="ignore", invalid="ignore"):    # checked below
