@@ -24,7 +24,7 @@ import re
 import sys
 import warnings
 
-__all__ = ["main", "build_parser", "release_held_warnings", "undecoded_bytes"]
+__all__ = ["main", "build_parser", "release_held_warnings", "undecoded_bytes", "surrogates_as_bytes"]
 
 #: Subcommand modules, in the order ``--help`` lists them.
 SUBCOMMANDS = ("fit", "score", "explain", "evaluate", "compare", "auto", "export", "info", "plugins", "demo")
@@ -494,8 +494,14 @@ def undecoded_bytes(text: str) -> str:
     A message that quotes a name with ``repr`` (``--out: 'o\\udce9.csv' already exists``) holds the surrogate
     already escaped, ``\\udce9``: that escape is rewritten too (an even run of backslashes before it is a
     backslash of the name, escaped, and the rest is the name's own text)."""
-    text = "".join(_escaped(c) if "\udc80" <= c <= "\udcff" else c for c in text)
-    return _ESCAPED_SURROGATE.sub(r"\1\\x\2", text)
+    return _ESCAPED_SURROGATE.sub(r"\1\\x\2", surrogates_as_bytes(text))
+
+
+def surrogates_as_bytes(text: str) -> str:
+    """``text`` with each surrogate U+DC80..U+DCFF (a byte of a file name that was not UTF-8) written ``\\xe9``,
+    the rest unchanged: for a value written as it is (a JSON string), whose text ``\\udce9`` is its own, not an
+    escape that :func:`undecoded_bytes` would rewrite."""
+    return "".join(_escaped(c) if "\udc80" <= c <= "\udcff" else c for c in text)
 
 
 #: ``\udc80`` to ``\udcff`` as ``repr`` writes a surrogate, not preceded by an odd run of backslashes.

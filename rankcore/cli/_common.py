@@ -572,9 +572,9 @@ def _plain(value: Any) -> Any:
 
 def _json_value(value: Any) -> Any:
     if isinstance(value, str) and not value.isascii():
-        from . import undecoded_bytes
+        from . import surrogates_as_bytes
 
-        return undecoded_bytes(value)       # a file name's non-UTF-8 bytes: \xff, not a lone surrogate
+        return surrogates_as_bytes(value)   # a file name's non-UTF-8 bytes: \xff, not a lone surrogate
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):

@@ -65,30 +65,56 @@ def _warn_training(training: str, validation: str, how: str, why: str) -> None:
                   stacklevel=3)
 
 
+#: How a file holds the training rows when it is not the training file: :func:`_rows_elsewhere`.
+_ROWS_ELSEWHERE = "the same rows, read from another file"
+
+
 def warn_if_training_rows(data, val, why: str) -> None:
     """Warn when the ``--validation`` dataset ``val`` holds the training rows of ``data`` (read from another file:
     another format, or the numbers written otherwise), row for row: the same features (NaN as NaN) and labels.
     Files :func:`same_file` finds the same were warned about before reading: not again.  O(n·d), on the rows
     read."""
-    if data.y is None or val.y is None or data.X.shape != val.X.shape or data.y.shape != val.y.shape:
-        return
-    if not (_same_matrix(data.X, val.X) and np.array_equal(data.y, val.y)):
-        return
-    if same_file(data.source, val.source) is None:
-        _warn_training(data.source, val.source, "the same rows, read from another file", why)
+    if _rows_elsewhere(data, val):
+        _warn_training(data.source, val.source, _ROWS_ELSEWHERE, why)
 
 
-def holds_training_rows(data, val) -> bool:
+def holds_training_rows(data, val, why: str, why_other_queries: str) -> bool:
     """Whether the ``--validation`` dataset ``val`` is the training data ``data``: the same file (or content), or
-    the same rows, labels and query ids read from another file.  ``fit`` then gives the estimator the training
-    arrays themselves as its ``eval_set``, so the fit is the Python API's on such a set: early stopping off."""
+    the same rows, labels and queries (whatever their ids) read from another file.  ``fit`` then gives the
+    estimator the training arrays themselves as its ``eval_set``, so the fit is the Python API's on such a set:
+    early stopping off.
+
+    Warns as :func:`warn_if_training_rows` (the rows compared once): with ``why``, or, for the training rows cut
+    into other queries (a validation set to the fit, as in the Python API), with ``why_other_queries``."""
     if data.source and val.source and same_file(data.source, val.source) is not None:
-        return True
+        return True         # warned of before reading (warn_if_training_file)
+    if not _rows_elsewhere(data, val):
+        return False
+    held = _same_queries(data.qid, val.qid)
+    _warn_training(data.source, val.source, _ROWS_ELSEWHERE, why if held else why_other_queries)
+    return held
+
+
+def _rows_elsewhere(data, val) -> bool:
+    """Whether ``val``, read from a file :func:`same_file` does not find the same, holds the rows and labels of
+    ``data`` row for row.  O(n·d) only when the shapes match."""
     if data.y is None or val.y is None or data.X.shape != val.X.shape or data.y.shape != val.y.shape:
         return False
-    if (data.qid is None) != (val.qid is None) or (data.qid is not None and not np.array_equal(data.qid, val.qid)):
+    if not (np.array_equal(data.y, val.y) and _same_matrix(data.X, val.X)):
         return False
-    return bool(np.array_equal(data.y, val.y) and _same_matrix(data.X, val.X))
+    return not (data.source and val.source and same_file(data.source, val.source) is not None)
+
+
+def _same_queries(qid, other) -> bool:
+    """Whether two files' query ids (None: one list) group their rows alike, whatever the ids (``q1`` for ``1``)."""
+    from ..metrics import check_qid
+
+    if qid is None or other is None:
+        return qid is None and other is None
+    try:
+        return check_qid(qid, len(qid)).groups_rows_as(check_qid(other, len(qid)))
+    except (TypeError, ValueError):     # ids the fit refuses: its checks say what is wrong
+        return False
 
 
 #: Rows compared at a time by :func:`_same_matrix`: its temporaries stay small beside the rows read.

@@ -30,8 +30,7 @@ from ._models import (add_model_options, build_configs, fit_one, metric_monitor_
 from .._progress import Progress
 from .._state_fields import labels_coded
 from ._progress import add_progress_options
-from ._validation_checks import (check_label_coding, holds_training_rows, warn_if_few_queries, warn_if_training_file,
-                                 warn_if_training_rows)
+from ._validation_checks import check_label_coding, holds_training_rows, warn_if_few_queries, warn_if_training_file
 from ._queries import (FIT_POSITION_HELP, QUERY_MONITOR, check_click_model_has_positions, check_fit_with_positions,
                        check_fit_within_queries, check_positions_in_queries, position_effects_note, position_error,
                        grade_row_error, position_facts, qid_option, query_defaults, query_facts, query_labels,
@@ -110,6 +109,11 @@ def add_parser(subparsers):
 _FITTED_ON = ("the model is fitted on (their score keeps improving as the model fits those rows: early stopping is "
               "off for this fit, as in LightGBM; n_iter iterations, --monitor's curve still recorded)")
 
+#: What the scores of a ``--validation`` file holding the training rows in other queries are of: a validation set to
+#: the fit (the Python API's), watched and stopped on, whose score still follows the fit of those very rows.
+_FITTED_ON_OTHER_QUERIES = ("the model is fitted on, in other queries (--qid's ids group them otherwise: a validation "
+                            "set to the fit, --monitor's score and its early stopping following the fit of those rows)")
+
 
 #: The Python API's warning of an eval_set that is the training data alone (its option names are not the command's).
 _API_TRAINING_ONLY = r"eval_set: every set is the training data itself"
@@ -165,8 +169,9 @@ def check_before_reading(args, config) -> list[str]:
 
 
 def load_validation(args, data, monitor_spec: str, readers=()):
-    """The ``--validation`` file read like the training file: ``(dataset, X, y)``; ``readers``: as
-    :func:`~rankcore.cli._columns.dense_for`'s, the model fitted."""
+    """The ``--validation`` file read like the training file: ``(dataset, X, y, held)``, ``held`` whether it is the
+    training data (:func:`holds_training_rows`); ``readers``: as :func:`~rankcore.cli._columns.dense_for`'s, the
+    model fitted."""
     qid = data.qid
     val = load(args, args.validation, n_features=None if data.named else data.n_features,
                categorical=list(data.categories) or None, queries=qid is not None, beside=data.source,
@@ -177,14 +182,14 @@ def load_validation(args, data, monitor_spec: str, readers=()):
     if qid is not None and val.qid is None:
         raise CommandError(f"--validation: {val.source} has no query ids, but the training rows are in queries "
                            f"({qid_option(data)}); give the validation rows' queries the same way")
-    warn_if_training_rows(data, val, _FITTED_ON)
+    held = holds_training_rows(data, val, _FITTED_ON, _FITTED_ON_OTHER_QUERIES)
     warn_if_few_queries(val, f"--monitor's {monitor_spec} (and its early stopping) follows that one ranking")
     if qid is None and args.positive is None:
         check_label_coding(data, val, "--validation")
     # the training file's relevant label: a validation file of that label alone is all relevant
     y_val = (val.binary_target(data.relevant_label(args.positive), require_both=False, may_be_absent=True)
              if qid is None else query_labels(args, val, [monitor_spec], specs_option="--monitor"))
-    return val, estimator_input(val), y_val
+    return val, estimator_input(val), y_val, held
 
 
 def _fit_error(exc: Exception, args, data, init_model, monitor_spec: str) -> CommandError | None:
@@ -238,13 +243,13 @@ def _validation(args, data, monitor_spec: str, readers, from_metric: bool, train
 
     ``training``: the fit's ``(X, y)``.  A file that holds the training rows (:func:`holds_training_rows`) is given
     to the fit as those very arrays, so the estimator knows its training data, as ``fit(X, y, eval_set=[(X, y)])``
-    does in Python: never watched, and early stopping off (with the Python API's warning).
+    does in Python: never watched, and early stopping off (warned of in the command's words, not the API's).
     """
-    val, X_val, y_val = load_validation(args, data, monitor_spec, readers)
+    val, X_val, y_val, held = load_validation(args, data, monitor_spec, readers)
     if from_metric and data.qid is None:
         metric_monitor_on(args, y_val, "validation")
         monitor_spec = args.monitor
-    if holds_training_rows(data, val):
+    if held:
         return val, (*training, data.qid, val.init_score), monitor_spec
     return val, (X_val, y_val, val.qid, val.init_score), monitor_spec
 

@@ -42,7 +42,7 @@ def add_parser(subparsers):
 
 def run(args) -> int:
     from ..persistence import load_model_file
-    from . import undecoded_bytes
+    from . import surrogates_as_bytes
 
     # one read: refuses a damaged file before anything is said of it, and a pipe (<(...)) can be read only once
     model, header = load_model_file(args.model)
@@ -50,7 +50,7 @@ def run(args) -> int:
     if args.json:
         # a name's bytes that are not UTF-8 are surrogates in Python: JSON's "\udcff" is no character to a strict
         # parser (a lone surrogate), so each such byte is written as the text output's error messages write it, \xff
-        print(json.dumps({"file": undecoded_bytes(args.model), **described}, indent=2, default=_plain))
+        print(json.dumps({"file": surrogates_as_bytes(args.model), **described}, indent=2, default=_plain))
     else:
         print("\n".join(_lines(args.model, described)))
     return 0

@@ -68,6 +68,16 @@ class Queries:
         """
         return Queries(self.labels, self.codes, self.sizes, int(longest))
 
+    def groups_rows_as(self, other: "Queries") -> bool:
+        """Whether ``other``, queries of the same rows, groups them as these do whatever the ids (``qid + 100``,
+        ``"1"`` for ``1``): one query of ``other`` for each of these.  O(n)."""
+        if self.n_queries != other.n_queries or self.codes.shape != other.codes.shape:
+            return False
+        meant = np.full(self.n_queries, -1, dtype=np.int64)
+        meant[self.codes] = other.codes                       # each query's code in ``other`` (its last row's)
+        # every row agreeing maps each query onto one of ``other``'s, and as many queries make it one to one
+        return bool(np.array_equal(meant[self.codes], other.codes))
+
     @property
     def starts(self) -> np.ndarray:
         """Offset of each query's first row in query order (int64, shape (n_queries,))."""

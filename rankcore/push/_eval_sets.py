@@ -5,18 +5,17 @@ LightGBM's and XGBoost's users write ``eval_set=[(X_train, y_train), (X_val, y_v
 (``evals_result_``, keyed by the sets' names); early stopping watches one of them, and ``validation_scores_`` and
 ``best_iteration_`` are that set's.
 
-The watched set is the last one, as in XGBoost, except that a set which is the training data itself (the very
-``X`` and ``y`` objects given to ``fit``, and within queries the same query ids) is never watched while another
-set is there.  LightGBM's scikit-learn API
-stops instead when any set but the training data stops improving.  The last-set rule is kept because it makes the
-model depend on one set: ``best_iteration_`` and the kept prefix are those of the set the user put last, so
-adding sets to watch them (a second test set, the training rows) never changes the model -- the fit equals the
-one given that set alone -- whereas stopping on whichever set stalls first would cut the fit at the noisiest
-of them.  The training data are skipped because their score keeps improving as the model fits those very rows:
-watching them would never stop.  When every set is the training data, early stopping is switched off with a
-warning (:data:`TRAINING_ONLY`), as LightGBM does ("Only training set found, disabling early stopping"): the
-curves are recorded and the fit runs ``n_iter`` iterations.  The name ``"training"`` is the training data's
-alone: ``eval_names`` may not give it to another set, since a model file keeps only the name.
+The watched set is the last one, as in XGBoost, except that a set which is the training data itself (the very ``X``
+and ``y`` objects given to ``fit``, and within queries the same queries, whatever their ids) is never watched while
+another set is there.  LightGBM's scikit-learn API stops instead when any set but the training data stops improving.
+The last-set rule is kept because it makes the model depend on one set: ``best_iteration_`` and the kept prefix are
+those of the set the user put last, so adding sets to watch them (a second test set, the training rows) never
+changes the model -- the fit equals the one given that set alone -- whereas stopping on whichever set stalls first
+would cut the fit at the noisiest of them.  The training data are skipped because their score keeps improving as the
+model fits those very rows: watching them would never stop.  When every set is the training data, early stopping is
+switched off with a warning (:data:`TRAINING_ONLY`), as LightGBM does ("Only training set found, disabling early
+stopping"): the curves are recorded and the fit runs ``n_iter`` iterations.  The name ``"training"`` is the training
+data's alone: ``eval_names`` may not give it to another set, since a model file keeps only the name.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._caller import outside_stacklevel
-from ..metrics import MetricRefusal, RankingCache
+from ..metrics import MetricRefusal, RankingCache, check_qid, check_queries
 from ..validation import is_list_of_eval_sets
 from ._row_inputs import check_eval_init_scores
 from ._scoring import MetricScoring
@@ -46,7 +45,7 @@ MAX_NAME_LENGTH = 200
 TRAINING_NAME = "training"
 
 #: The warning of a fit asked to stop early on an ``eval_set`` whose every set is the training data itself.
-TRAINING_ONLY = ("eval_set: every set is the training data itself (the same X and y objects, and qid), whose "
+TRAINING_ONLY = ("eval_set: every set is the training data itself (the same X and y objects and queries), whose "
                  "score keeps improving as the model fits those rows; early stopping is off for this fit, as in "
                  "LightGBM (n_iter iterations; the curves are still recorded in evals_result_). Add a held-out set "
                  "to stop on, or leave out eval_set for early_stopping's own held-out rows")
@@ -111,25 +110,25 @@ def _is_training_data(given: Any, X: Any, y: Any, qid: Any = None, group: Any = 
 
 
 def _same_queries(qid_val: Any, qid: Any, group: Any) -> bool:
-    """Whether a set's query ids ``qid_val`` cut the training rows as ``qid`` (or LightGBM's sizes ``group``) does:
-    the same object, or, in memory, the same ids (for ``group``: each query one run of consecutive rows of those
-    sizes).  A Dask collection is compared by identity alone: comparing its values would compute it."""
+    """Whether a set's query ids ``qid_val`` cut the training rows into the queries ``qid`` (or LightGBM's sizes
+    ``group``) does: the same object, or, in memory, the same partition of the rows.
+
+    The fit reads ids by value and only to group rows, so ids relabelled (``qid + 100``) or of another type
+    (``"1"`` for ``1``) that group the rows alike are the same queries.  A Dask collection is compared by identity
+    alone: comparing its values would compute it."""
     if qid_val is qid:
         return True
-    if any(hasattr(v, "dask") for v in (qid_val, qid, group)):
+    if any(hasattr(v, "__dask_graph__") for v in (qid_val, qid, group)):
         return False
     try:
         ids = np.asarray(qid_val)
-        if qid is not None:
-            return ids.shape == np.shape(qid) and bool(np.array_equal(ids, np.asarray(qid)))
-        sizes = np.asarray(group).reshape(-1)
-        if ids.ndim != 1 or ids.shape[0] != sizes.sum() or ids.shape[0] == 0:
-            return False
-        starts = np.concatenate(([0], np.flatnonzero(ids[1:] != ids[:-1]) + 1))
-        runs = np.diff(np.append(starts, ids.shape[0]))
-        return np.array_equal(runs, sizes) and np.unique(ids[starts]).shape[0] == starts.shape[0]
-    except (TypeError, ValueError):         # ids that cannot be compared: the fit's checks say what is wrong
+        if qid is not None and ids.shape == np.shape(qid) and bool(np.array_equal(ids, np.asarray(qid))):
+            return True         # the same ids: no grouping needed
+        n = ids.shape[0] if ids.ndim == 1 else -1
+        given, training = check_qid(qid_val, n, name="qid_val"), check_queries(qid, group, n)
+    except (TypeError, ValueError, IndexError):  # ids the fit refuses: its checks say what is wrong
         return False
+    return given.groups_rows_as(training)
 
 
 def watches_training(evals: "EvalSets | None") -> bool:

@@ -65,3 +65,20 @@ def test_evals_result_copies_as_curves_and_gives_lists_for_json(rows):
     plain = model.evals_result_.to_lists()
     assert json.loads(json.dumps(plain)) == plain
     assert plain["validation_0"]["ndcg@k:10"] == model.evals_result_["validation_0"]["ndcg@k:10"].tolist()
+
+
+@pytest.mark.parametrize("relabel", [lambda q: q.astype(str), lambda q: q + 100, lambda q: (23 - q).tolist()])
+def test_the_training_queries_under_other_ids_are_the_training_data(rows, relabel):
+    """Before: ids of another type or value that group the rows alike were a validation set, watched for early
+    stopping on the training rows (the fit reads ids only to group the rows)."""
+    X, y, qid = rows
+    model, said = _fit(X, y, [(X, y, relabel(qid))], qid=qid)
+    assert list(model.evals_result_) == ["training"]
+    assert len(said) == 1
+
+
+def test_ids_that_merge_or_split_queries_are_other_queries(rows):
+    X, y, qid = rows
+    for other in (qid // 2, np.arange(240) % 24):       # queries merged; rows dealt out to other queries
+        model, said = _fit(X, y, [(X, y, other)], qid=qid)
+        assert list(model.evals_result_) == ["validation_0"] and said == []
