@@ -349,9 +349,9 @@ def _positions(kept: Any, given: Any) -> tuple[np.ndarray, bool]:
     """(the position of each of a frame column's categories ``given`` among the fit's ``kept``, -1 where absent;
     whether :func:`warn_no_category_matches` may have something to say), as ``pd.Index(kept).get_indexer(given)``.
 
-    What does not depend on the rows is kept between calls: a service scoring a few rows a request met the index
-    of the fit's categories built and hashed again, and the frame's categories (the same dtype each request)
-    matched again, on every call.  O(K) for K categories on a call whose ``given`` equal the last call's.
+    What does not depend on the rows is kept between calls, so that a service scoring a few rows a request does not
+    build and hash the index of the fit's categories, and match the frame's categories (the same dtype each
+    request) to it, on every call.  O(K) for K categories on a call whose ``given`` equal the last call's.
     """
     import weakref
 
@@ -364,8 +364,10 @@ def _positions(kept: Any, given: Any) -> tuple[np.ndarray, bool]:
             alive = weakref.ref(kept, lambda _, key=key: _LOOKUPS.pop(key, None))
         except TypeError:               # not an ndarray (a list given by hand): nothing to keep it by
             return _matched(pd.Index(kept), kept, given)
-        entry = [alive, pd.Index(kept), None]
-        _LOOKUPS[key] = entry
+        index = pd.Index(kept)
+        found = _matched(index, kept, given)    # fills the index's hash table before another thread can see it
+        _LOOKUPS[key] = [alive, index, (given, found[0], found[1])]
+        return found
     last = entry[2]
     if last is not None and (last[0] is given or (last[0].dtype == given.dtype and last[0].equals(given))):
         return last[1], last[2]

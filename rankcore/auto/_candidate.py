@@ -442,10 +442,10 @@ def checked_scores(estimator: Any, X: np.ndarray) -> np.ndarray | None:
     """The scores of rows AutoRanker checked (see :func:`candidate_scores`) through the estimator's private path,
     ``_checked_decision_function``; None when it has none.
 
-    The rows were checked once, by AutoRanker: each member of a bag or blend checking them again (scikit-learn's
-    checks and tags, then its own) cost most of a one-row call.  A scikit-learn ``Pipeline`` of a
-    ``StandardScaler`` (whose transform is done here, by the same two operations) or of the missing-value imputer,
-    then such an estimator, takes the path too.
+    AutoRanker checks the rows once: each member of a bag or blend checking them again (scikit-learn's checks and
+    tags, then its own) would cost most of a one-row call.  A scikit-learn ``Pipeline`` of a ``StandardScaler``
+    (whose transform is done here, by the same two operations) or of the missing-value imputer, then such an
+    estimator, takes the path too; rows the scaler takes beyond float64 go the public way, to the model's refusal.
     """
     from sklearn.pipeline import Pipeline
 
@@ -472,10 +472,12 @@ def _checked_transform(step: Any, X: np.ndarray) -> np.ndarray | None:
     if type(step) is not StandardScaler:
         return None
     # scikit-learn's transform: a copy, minus mean_, divided by scale_ (each in place: the same rounding)
-    Z = X - step.mean_ if step.with_mean else X.copy()
-    if step.with_std and step.scale_ is not None:
-        Z /= step.scale_
-    return Z
+    with np.errstate(over="ignore"):
+        Z = X - step.mean_ if step.with_mean else X.copy()
+        if step.with_std and step.scale_ is not None:
+            Z /= step.scale_
+    # a finite row scaled beyond float64 (a column of tiny spread): the model's own check refuses it, as before
+    return Z if np.isfinite(Z).all() else None
 
 
 def registered_candidates(select) -> list[Candidate]:

@@ -82,6 +82,7 @@ def _blas_serial(kernel: Kernel, X: np.ndarray, support: np.ndarray) -> bool:
     kernel may call BLAS otherwise: it keeps the limit."""
     return type(kernel) in _BUILTIN_KERNELS and X.shape[0] * support.shape[0] * X.shape[1] < BLAS_SERIAL_WORK
 
+
 #: Cross-Gram entries (rows scored times support rows) per kernel call of ``decision_function``: 32 MB.  The
 #: kernels run without the GIL, where Ctrl-C cannot reach them, and one call took every row (and an n x m matrix
 #: of memory); Python raises the ``KeyboardInterrupt`` between blocks.
@@ -597,15 +598,12 @@ class KernelRanker(Ranker):
         X_arr = self._check_X(X, reset=False)
         if X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X_arr.shape[1]} features, but KernelRanker was fitted with {self.n_features_in_}")
-        return self._scores_of_rows(X_arr)
+        return self._checked_decision_function(X_arr)
 
     def _checked_decision_function(self, X_arr: np.ndarray) -> np.ndarray:
-        """:meth:`decision_function` of rows an outer estimator (AutoRanker) already checked: a C-contiguous,
-        finite float64 array of ``n_features_in_`` columns.  The same scores, without checking them again."""
-        return self._scores_of_rows(X_arr)
-
-    def _scores_of_rows(self, X_arr: np.ndarray) -> np.ndarray:
-        """The scores of checked rows (see :meth:`decision_function`)."""
+        """:meth:`decision_function` of rows already checked (here, or by an outer estimator such as AutoRanker: a
+        C-contiguous, finite float64 array of ``n_features_in_`` columns).  The same scores, without checking them
+        again."""
         # Same rule as fit: parallel only when the cross-Gram matrix is big.
         big = X_arr.shape[0] * self.support_.shape[0] >= PARALLEL_MIN_ROWS ** 2
         threads = effective_n_threads(self.n_jobs) if big else 1

@@ -141,3 +141,29 @@ def test_a_model_behind_the_imputer_takes_the_path_and_scores_nan_rows_as_before
     assert checks == []
     # rows with NaN go the public way, each member's imputer filling them
     np.testing.assert_array_equal(auto.decision_function(X[:8]), auto.best_estimator_.decision_function(X[:8]))
+
+
+def _outcome(call):
+    """(the exception's type and message, or the scores; the warnings' messages) of ``call()``."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            result = call()
+        except Exception as exc:  # noqa: BLE001 - compared
+            result = (type(exc), str(exc))
+    return result, [str(w.message) for w in seen]
+
+
+def test_a_row_the_scaler_takes_beyond_float64_gets_the_models_own_refusal():
+    # a candidate's Pipeline(StandardScaler, model): a finite row divided by a tiny spread overflows to infinity,
+    # which the model's public path refuses as X's (a ValueError), not as its scores' overflow
+    from rankcore.auto._candidate import candidate_scores
+
+    X, y = _data()
+    X = X * np.array([1e-3, 1.0, 1.0, 1.0, 1.0])
+    model = Pipeline([("s", StandardScaler()), ("m", rankcore.SGDAtK(random_state=0, n_epochs=2))]).fit(X, y)
+    row = np.ascontiguousarray(X[:2])
+    row[0, 0] = 1e306
+    public = _outcome(lambda: candidate_scores(model, row))
+    assert public[0][0] is rankcore.ArgumentRefusal
+    assert _outcome(lambda: candidate_scores(model, row, checked=True)) == public
