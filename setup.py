@@ -15,8 +15,9 @@ Environment switches (for development only):
     while another kernel is half written.
 ``RANKCORE_OPENMP=0``
     build without OpenMP even where the compiler has it.  Without this switch
-    the build tries OpenMP and, where the compiler has none (Apple's clang
-    without libomp), builds single-threaded kernels with a warning.
+    (or with ``1``) the build tries OpenMP and, where the compiler has none
+    (Apple's clang without libomp), builds single-threaded kernels with a
+    warning.  Any other value is refused, rather than taken for either.
 """
 
 import fnmatch
@@ -89,6 +90,21 @@ def compile_flags(compiler_type, openmp_flags, debug=DEBUG):
     return compile_args, link_args
 
 
+def openmp_wanted():
+    """False when ``RANKCORE_OPENMP=0`` turns OpenMP off, True when unset or ``1``.
+
+    Raises
+    ------
+    ValueError
+        Any other value: ``off`` or ``false`` taken for "on" would build what the user opted out of.
+    """
+    value = os.environ.get("RANKCORE_OPENMP", "").strip()
+    if value not in ("", "0", "1"):
+        raise ValueError(f"RANKCORE_OPENMP={value!r}: expected 0 (build without OpenMP) or 1 (try OpenMP, "
+                         "the default)")
+    return value != "0"
+
+
 def probe_openmp(compiler, workdir):
     """The first of :data:`OPENMP_CANDIDATES` that compiles and links a small OpenMP program, or None.
 
@@ -97,7 +113,7 @@ def probe_openmp(compiler, workdir):
     only moves on to the next one, so a compiler without OpenMP (Apple's clang out of the box)
     still builds rankcore, single-threaded.
     """
-    if os.environ.get("RANKCORE_OPENMP", "") == "0":
+    if not openmp_wanted():
         return None
     if compiler.compiler_type == "msvc":
         return (["/openmp"], [])
@@ -107,8 +123,10 @@ def probe_openmp(compiler, workdir):
     for cflags, ldflags in OPENMP_CANDIDATES:
         try:
             objects = compiler.compile([source], output_dir=workdir, extra_postargs=cflags)
-            compiler.link_executable(objects, "rankcore_openmp_probe", output_dir=workdir,
-                                     extra_postargs=ldflags)
+            # Linked as the extensions are: a shared object's link command carries the user's LDFLAGS
+            # (``-L`` of Homebrew's keg-only libomp), an executable's leaves them out.
+            compiler.link_shared_object(objects, "rankcore_openmp_probe.so", output_dir=workdir,
+                                        extra_postargs=ldflags)
         except Exception:       # CompileError, LinkError, or a missing compiler executable
             continue
         return cflags, ldflags
@@ -152,9 +170,10 @@ class ParallelBuildExt(build_ext):
     def build_extensions(self):
         with tempfile.TemporaryDirectory() as workdir:
             openmp = probe_openmp(self.compiler, workdir)
-        if openmp is None and os.environ.get("RANKCORE_OPENMP", "") != "0":
-            warnings.warn("rankcore: the C compiler has no OpenMP (on macOS: brew install libomp); building the "
-                          "kernels single-threaded (n_jobs has no effect on them)", stacklevel=1)
+        if openmp is None and openmp_wanted():
+            warnings.warn("rankcore: the C compiler has no OpenMP; building the kernels single-threaded (n_jobs "
+                          "has no effect on them). On macOS: brew install libomp, and set CPPFLAGS=-I$(brew "
+                          "--prefix libomp)/include LDFLAGS=-L$(brew --prefix libomp)/lib", stacklevel=1)
         compile_args, link_args = compile_flags(self.compiler.compiler_type, openmp)
         for extension in self.extensions:
             extension.extra_compile_args = list(compile_args)

@@ -14,10 +14,32 @@ import stat
 from typing import Any
 
 __all__ = ["read_model_source", "read_bounded", "source_name", "nesting_depth", "names_a_descriptor", "followed",
-           "TEXT_FUNCTION"]
+           "TEXT_FUNCTION", "wide_encoding"]
 
 #: The function a caller holding a model's text or bytes is pointed to.
 TEXT_FUNCTION = "rankcore.persistence.model_from_text"
+
+
+#: The encodings an editor may save a model file in instead of UTF-8 (Notepad's "Unicode" is UTF-16); UTF-32's
+#: first, since UTF-32-LE's byte-order mark begins with UTF-16-LE's.
+_WIDE_CODECS = ["utf-32", "utf-32-le", "utf-32-be", "utf-16", "utf-16-le", "utf-16-be"]
+
+
+def wide_encoding(raw: bytes | bytearray) -> str | None:
+    """Why ``raw``, which is no UTF-8 JSON, may still be a model file: its text in UTF-16 or UTF-32; else None.
+
+    A model file's JSON begins with ``{``: the first bytes decoded in a wide encoding must say so (a gzip or a
+    pickle, which also hold NUL bytes, are not taken for one).
+    """
+    head = bytes(raw[:64])
+    for codec in _WIDE_CODECS:
+        try:
+            text = head.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if text.lstrip("\ufeff \t\r\n").startswith("{"):
+            return f"its text is {codec[:6].upper()}, not UTF-8: open it and save it again as UTF-8"
+    return None
 
 
 def source_name(source: Any) -> str:

@@ -7,14 +7,31 @@
 # kernel compiles its own copy, and nothing is imported at run time.
 
 
+cdef extern from *:
+    """
+    /* 1 where the kernels were compiled with OpenMP, else 0 (a compiler without it builds them serial). */
+    #ifdef _OPENMP
+    #define RC_HAVE_OPENMP 1
+    #else
+    #define RC_HAVE_OPENMP 0
+    #endif
+    """
+    const int RC_HAVE_OPENMP
+
+
 cdef inline int threads_for(double work, int n_threads, double minimum) noexcept nogil:
-    """``n_threads`` when ``work`` (a count of inner-loop steps) is at least ``minimum``, else 1.
+    """``n_threads`` when ``work`` (a count of inner-loop steps) is at least ``minimum``, else 1; always 1 in
+    a build without OpenMP.
 
     On a loaded machine a parallel region can wait a whole scheduler time
     slice for a descheduled thread, so small calls stay serial.  Each kernel
     picks its own ``minimum`` (the work its parallel region is measured to
-    pay for).
+    pay for).  Without OpenMP a ``parallel`` region runs once, as thread 0:
+    a kernel that splits its work by thread number among T > 1 threads would
+    do only thread 0's share, so every team is one thread there.
     """
+    if not RC_HAVE_OPENMP:
+        return 1
     return n_threads if work >= minimum else 1
 
 

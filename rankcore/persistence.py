@@ -65,7 +65,7 @@ import numpy as np
 
 from ._argument_refusal import shown_type
 from ._model_io import followed as _followed, names_a_descriptor as _names_a_descriptor
-from ._model_io import nesting_depth as _nesting_depth, read_model_source, source_name
+from ._model_io import nesting_depth as _nesting_depth, read_model_source, source_name, wide_encoding
 from ._model_versions import newer_note, unknown_params_message
 from .spec import legacy_numbers
 
@@ -893,7 +893,7 @@ def _parse_json(raw: bytes | bytearray, source: str) -> Any:
     except RecursionError:
         raise too_deep from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelFormatError(f"{source}: not a valid JSON model file ({exc})") from None
+        raise ModelFormatError(f"{source}: not a valid JSON model file ({wide_encoding(raw) or exc})") from None
     except ValueError:        # Python's limit on the digits of an integer (4,300): no model holds such a number
         raise ModelFormatError(f"{source}: an integer of thousands of digits; no model file holds one") from None
     return data

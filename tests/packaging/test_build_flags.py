@@ -4,7 +4,10 @@ MSVC must get none of GCC's flags, and a compiler without OpenMP (Apple's clang 
 still build rankcore, single-threaded, instead of failing on ``-fopenmp``.
 """
 
+import os
 import runpy
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -35,7 +38,7 @@ class FakeCompiler:
             raise RuntimeError("clang: error: unsupported option '-fopenmp'")
         return ["probe.o"]
 
-    def link_executable(self, objects, name, output_dir=None, extra_postargs=()):
+    def link_shared_object(self, objects, name, output_dir=None, extra_postargs=()):
         return None
 
 
@@ -74,3 +77,49 @@ def test_openmp_can_be_switched_off(setup_module_namespace, tmp_path, monkeypatc
     monkeypatch.setenv("RANKCORE_OPENMP", "0")
     compiler = FakeCompiler("unix", accepts=[("-fopenmp",)])
     assert setup_module_namespace["probe_openmp"](compiler, str(tmp_path)) is None and not compiler.tried
+
+
+# Apple's clang as far as OpenMP goes: ``-fopenmp`` alone refused, ``-Xpreprocessor -fopenmp`` taken.
+APPLE_CLANG = """#!/bin/sh
+previous=
+for argument in "$@"; do
+    if [ "$argument" = -fopenmp ] && [ "$previous" != -Xpreprocessor ]; then
+        echo "clang: error: unsupported option '-fopenmp'" >&2; exit 1
+    fi
+    previous=$argument
+done
+exec gcc "$@"
+"""
+
+
+def test_libomp_found_through_ldflags_is_used(setup_module_namespace, tmp_path, monkeypatch):
+    # Homebrew's libomp is keg-only: the user points LDFLAGS at it, and only a link command that carries
+    # LDFLAGS (the extensions') finds it.  Simulated with GCC's libgomp under libomp's name.
+    gcc = shutil.which("gcc")
+    libgomp = gcc and subprocess.run([gcc, "-print-file-name=libgomp.so"], capture_output=True, text=True).stdout
+    if not libgomp or not os.path.isabs(libgomp.strip()):
+        pytest.skip("needs gcc and its libgomp.so")
+    from distutils.ccompiler import new_compiler         # setuptools' copy: setup.py imported setuptools
+    from distutils.sysconfig import customize_compiler
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "libomp.so").symlink_to(libgomp.strip())
+    (tmp_path / "clang").write_text(APPLE_CLANG, encoding="utf-8")
+    (tmp_path / "clang").chmod(0o755)
+    monkeypatch.setenv("CC", str(tmp_path / "clang"))
+    monkeypatch.setenv("LDFLAGS", f"-L{tmp_path / 'lib'}")
+    monkeypatch.delenv("RANKCORE_OPENMP", raising=False)
+    compiler = new_compiler()
+    customize_compiler(compiler)
+    (tmp_path / "probe").mkdir()
+    openmp = setup_module_namespace["probe_openmp"](compiler, str(tmp_path / "probe"))
+    assert openmp == (["-Xpreprocessor", "-fopenmp"], ["-lomp"])
+
+
+@pytest.mark.parametrize("value", ["off", "false", "no", "2"])
+def test_openmp_switch_takes_only_0_or_1(setup_module_namespace, tmp_path, monkeypatch, value):
+    # "off" taken for "on" would build with OpenMP what the user opted out of, without a word
+    monkeypatch.setenv("RANKCORE_OPENMP", value)
+    compiler = FakeCompiler("unix", accepts=[("-fopenmp",)])
+    with pytest.raises(ValueError, match=f"RANKCORE_OPENMP='{value}': expected 0 .build without OpenMP. or 1"):
+        setup_module_namespace["probe_openmp"](compiler, str(tmp_path))
+    assert not compiler.tried

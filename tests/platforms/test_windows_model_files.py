@@ -37,3 +37,15 @@ def test_a_byte_order_mark_inside_is_still_refused(fitted, tmp_path):
     path.write_bytes(raw[:1] + b"\xef\xbb\xbf" + raw[1:])   # only a leading mark is an editor's
     with pytest.raises(ModelFormatError, match="not a valid JSON model file"):
         load_model(path)
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-32"])
+def test_a_utf16_model_file_is_refused_saying_so(fitted, tmp_path, codec):
+    # Notepad's "Unicode" is UTF-16: the refusal names the encoding and what to do, not a UTF-8 decoding error
+    model, _ = fitted
+    path = tmp_path / "model.json"
+    save_model(model, path)
+    path.write_bytes(path.read_text(encoding="utf-8").encode(codec))
+    with pytest.raises(ModelFormatError, match=f"not a valid JSON model file .its text is {codec[:6].upper()}, "
+                                               "not UTF-8: open it and save it again as UTF-8"):
+        load_model(path)
