@@ -326,24 +326,44 @@ def first_not_finite(arr: np.ndarray, allow_nan: bool) -> tuple[int, int] | None
     return None if first is None else (first, count)
 
 
-def text_labels_hint(y: Any, name: str) -> str | None:
-    """The refusal of text 0/1 labels (``"yes"``/``"no"``) by a metric, saying what to do; None for other values.
+def text_labels_hint(y: Any, name: str, *, graded: bool = False) -> str | None:
+    """The refusal of text labels (``"yes"``/``"no"``) by a metric, saying what to do; None for other values.
 
-    A fit takes any two labels (the greater is the relevant one), so a student who fitted on ``"yes"``/``"no"`` and
-    then scored with a metric met "convert it to numbers first (e.g. pd.to_numeric)", which cannot read "yes":
-    which rows are relevant is the user's choice to state, not a conversion.
+    A fit takes any two labels (the greater is the relevant one), but a metric needs numbers, and its plain
+    refusal's advice ("convert it to numbers first, e.g. pd.to_numeric") cannot read "yes": which rows are
+    relevant is the user's choice to state, not a conversion.  The plain refusal stands (None) for numbers written
+    as text, for more than two texts, for text mixed with numbers or ``str`` with ``bytes`` (no one comparison
+    marks the relevant rows), and for a piece of the labels (``name`` "y (chunk 2)"), which may hold only one
+    of their texts.  ``graded``: the labels may be grades, not only 0/1.
     """
+    if not name.isidentifier():
+        return None             # "y (chunk 2)": a piece of the labels, whose texts need not be all of them
     try:
         arr = np.asarray(getattr(y, "to_numpy", lambda: y)(), dtype=object).ravel()
     except Exception:           # what cannot be read as an array is refused for that, not for its text
         return None
-    texts = {v for v in arr if isinstance(v, (str, bytes))}
-    if not texts or len(texts) > 2 or all(_spells_a_number(v) for v in texts):
+    missing = _missing_items(arr) | np.frompyfunc(_is_nan, 1, 1)(arr).astype(bool)
+    values = arr[~missing].tolist()
+    if not (all(isinstance(v, str) for v in values) or all(isinstance(v, bytes) for v in values)):
+        return None
+    values = {str(v) if isinstance(v, str) else bytes(v) for v in values}   # np.str_ would show as np.str_('no')
+    if not values or len(values) > 2 or all(_spells_a_number(v) for v in values):
         return None             # "0"/"1": numbers read as text, which the plain refusal's pd.to_numeric fixes
-    shown = sorted(texts)
-    return (f"{name}: expected 0/1 numbers (1 = relevant), got text labels ({', '.join(map(repr, shown))}); mark "
-            f"the relevant rows with 1, e.g. ({name} == {shown[-1]!r}).astype(int) (fit reads the greater of two "
-            f"labels, here {shown[-1]!r}, as the relevant one)")
+    shown = sorted(values)
+    expected = "numbers (grades, or 0/1 with 1 = relevant)" if graded else "0/1 numbers (1 = relevant)"
+    hint = (f"{name}: expected {expected}, got text labels ({', '.join(map(repr, shown))}); mark the relevant "
+            f"rows with 1, e.g. ({name} == {shown[-1]!r}).astype(int)")
+    if len(shown) == 2 and not graded:
+        hint += f" (fit reads the greater of two labels, here {shown[-1]!r}, as the relevant one)"
+    if missing.any():           # the comparison would read a row without a label as irrelevant, silently
+        count = int(np.count_nonzero(missing))
+        hint += f"; first drop the {count} row{'s' * (count != 1)} without a label (None/NaN)"
+    return hint
+
+
+def _is_nan(value: Any) -> bool:
+    """Whether an object array's cell is a float NaN (pandas' missing value in a column of text)."""
+    return isinstance(value, float) and value != value
 
 
 def _spells_a_number(text: str | bytes) -> bool:

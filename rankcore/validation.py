@@ -287,7 +287,7 @@ def check_graded_labels(y: Any, *, name: str = "y", integers: str = "round") -> 
     try:
         return check_scores(y, name=name, integers=integers)
     except TypeError as exc:
-        raise ArgumentTypeRefusal.of(exc, name) from None
+        raise ArgumentTypeRefusal.of(TypeError(text_labels_hint(y, name, graded=True) or str(exc)), name) from None
 
 
 def check_same_length(**arrays: np.ndarray) -> int:

@@ -122,9 +122,20 @@ def test_boost_called_with_data_says_fit(data):
         rankcore.boost(*data)
 
 
-def test_boost_called_with_a_positional_component_says_name_it():
+@pytest.mark.parametrize("component", ["exp", "Exponential()", "Exponential"])
+def test_boost_called_with_a_positional_component_says_name_it(component):
+    """A loss given by position -- its name, an instance or the class of a plugin's component -- is told to be named."""
+    from rankcore.losses import Exponential
+
+    given = {"exp": "exp", "Exponential()": Exponential(), "Exponential": Exponential}[component]
     with pytest.raises(TypeError, match=r"keyword arguments only.*rankcore\.boost\(loss=\"exp\""):
-        rankcore.boost("exp")
+        rankcore.boost(given)
+
+
+def test_boost_called_with_a_dict_of_parameters_says_unpack_it():
+    with pytest.raises(TypeError, match=r"keyword arguments only.*rankcore\.boost\(\*\*params\)"):
+        rankcore.boost({"loss": "exp", "n_iter": 5})
+    assert rankcore.boost(**{"loss": "exp", "n_iter": 5}).n_iter == 5
 
 
 def test_boost_keeps_its_keyword_signature():
@@ -165,3 +176,56 @@ def test_metric_on_labels_that_spell_numbers_keeps_the_plain_refusal():
     with pytest.raises(TypeError, match=r"y: expected numbers") as info:
         metrics.auc(np.array(["1", "0", "1"]), np.array([1.0, 2.0, 3.0]))
     assert "astype(int)" not in str(info.value)
+
+
+@pytest.mark.parametrize("y", [np.array(["yes", b"no", "yes", b"no"], dtype=object),
+                               np.array([1, "no", 1, "no"], dtype=object)])
+def test_metric_on_text_mixed_with_other_values_keeps_the_plain_refusal(y):
+    """str with bytes cannot be sorted, and 1 with "no" has no one comparison marking the relevant rows."""
+    import rankcore.metrics as metrics
+
+    with pytest.raises(TypeError, match=r"y: expected numbers") as info:
+        metrics.auc(y, np.array([3.0, 2.0, 1.0, 0.0]))
+    assert "astype(int)" not in str(info.value) and info.value.parameter == "y"
+
+
+@pytest.mark.parametrize("missing", [None, np.nan])
+def test_metric_on_text_labels_with_missing_ones_says_to_drop_them(missing):
+    """``(y == "yes").astype(int)`` would read a row without a label as irrelevant, silently."""
+    import rankcore.metrics as metrics
+
+    y = np.array(["yes", missing, "yes", "no"], dtype=object)
+    with pytest.raises(TypeError, match=r"\(y == 'yes'\)\.astype\(int\).*first drop the 1 row without a label"):
+        metrics.auc(y, np.array([3.0, 2.0, 1.0, 0.0]))
+
+
+def test_metric_on_one_text_value_does_not_speak_of_two_labels():
+    import rankcore.metrics as metrics
+
+    with pytest.raises(TypeError, match=r"got text labels \('yes'\); .*\(y == 'yes'\)\.astype\(int\)") as info:
+        metrics.auc(np.array(["yes"] * 3), np.array([1.0, 2.0, 3.0]))
+    assert "two labels" not in str(info.value)
+
+
+@pytest.mark.parametrize("call", ["ndcg", "map", "misrank", "evaluate"])
+def test_graded_metric_on_text_labels_says_how_to_mark_the_relevant_rows(call):
+    """Per-query and graded metrics refuse "yes"/"no" with the same advice as the 0/1 ones."""
+    import rankcore.metrics as metrics
+
+    y, scores, qid = np.array(["yes", "no"] * 4), np.arange(8.0), np.repeat([0, 1], 4)
+    run = {"ndcg": lambda: metrics.NDCG(k=2)(y, scores, qid=qid),
+           "map": lambda: metrics.MeanAveragePrecision()(y, scores, qid=qid),
+           "misrank": lambda: metrics.misrank(y, scores),
+           "evaluate": lambda: metrics.evaluate(y, scores, ["ndcg@k:2"], qid=qid)}[call]
+    with pytest.raises(TypeError, match=r"y: expected numbers \(grades, or 0/1 with 1 = relevant\), got text labels "
+                                        r"\('no', 'yes'\); .*\(y == 'yes'\)\.astype\(int\)") as info:
+        run()
+    assert info.value.parameter == "y" and "to_numeric" not in str(info.value)
+
+
+def test_text_labels_hint_leaves_a_piece_of_the_labels_to_the_plain_refusal():
+    """A Dask chunk ("y (chunk 2)") may hold one of two texts: naming it the relevant one could be wrong."""
+    from rankcore._numbers import text_labels_hint
+
+    assert text_labels_hint(np.array(["yes", "no"]), "y (chunk 2)") is None
+    assert "(y == 'yes').astype(int)" in text_labels_hint(np.array(["yes", "no"]), "y")

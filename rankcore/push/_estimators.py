@@ -103,7 +103,18 @@ class PNormPush(_BaseBoost):
     __doc__ = """P-Norm Push (Rudin 2006): exponential loss, price g(r) = r^p, boosted.
 
     The same estimator as ``PushBoost(loss="exp", price=f"pow:{p}")``.
-""" + ATTRIBUTES_DOC
+""" + ATTRIBUTES_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankcore
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 3))
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> model = rankcore.PNormPush(p=4, n_iter=10).fit(X, y)
+    >>> model.decision_function(X[:3]).shape
+    (3,)
+"""
 
     name = "PNormPush"
     summary = "P-Norm Push: exponential loss, price r^p"
@@ -128,7 +139,18 @@ class RankBoost(_BaseBoost):
 
     The same estimator as ``PushBoost(loss="exp", price="identity")``; with
     binary weak rankers each step equals RankBoost's closed form ½ ln(W₊/W₋).
-""" + ATTRIBUTES_DOC
+""" + ATTRIBUTES_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankcore
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 3))
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> model = rankcore.RankBoost(n_iter=10).fit(X, y)
+    >>> model.decision_function(X[:3]).shape
+    (3,)
+"""
 
     name = "RankBoost"
     aliases = ("rankboost",)
@@ -196,12 +218,16 @@ def _keywords_only(func):
     @functools.wraps(func)
     def keywords_only(*args: Any, **kwargs: Any):
         if args:
+            name, first = func.__name__, args[0]
             given = f"got {len(args)} positional argument{'s' * (len(args) != 1)}"
-            if isinstance(args[0], (str, Component)):
-                raise TypeError(f"rankcore.{func.__name__} takes keyword arguments only, {given}; name each "
-                                f"component, e.g. rankcore.{func.__name__}(loss=\"exp\", price=\"pow:4\")")
-            raise TypeError(f"rankcore.{func.__name__} takes no data, {given}: it returns an unfitted estimator, "
-                            f"so fit that one: rankcore.{func.__name__}(...).fit(X, y)")
+            if isinstance(first, (str, Component)) or (isinstance(first, type) and issubclass(first, Component)):
+                advice = f"name each component, e.g. rankcore.{name}(loss=\"exp\", price=\"pow:4\")"
+            elif isinstance(first, dict):       # parameters gathered in a dict (from a search, a config file)
+                advice = f"unpack a dict of parameters with **: rankcore.{name}(**params)"
+            else:
+                raise TypeError(f"rankcore.{name} takes no data, {given}: it returns an unfitted estimator, so fit "
+                                f"that one: rankcore.{name}(...).fit(X, y)")
+            raise TypeError(f"rankcore.{name} takes keyword arguments only, {given}; {advice}")
         return func(**kwargs)
     return keywords_only
 
@@ -260,8 +286,8 @@ def boost(*, loss: Any = "exp", price: Any = None, objective: Any = None, learne
     >>> model = model.fit(X, y)
     >>> model.n_iter_
     50
-    >>> round(auc(y, model.decision_function(X)), 3)
-    0.913
+    >>> auc(y, model.decision_function(X)) > 0.85     # 0.91 here; the last digits may differ by machine
+    True
     """
     _check_names(params, learner)
     return PushBoost(loss=loss, price=price, objective=objective, learner=learner, n_iter=n_iter, **params)
