@@ -31,7 +31,9 @@ def unknown_params_message(name: str, unknown: list, valid: list, written: Any, 
     """Why a file whose ``params`` name parameters the estimator (``name``) does not have is refused, and what to do.
 
     A newer rankcore may have added them (upgrade); else the rankcore that wrote the file had them and they were
-    removed or renamed since: the file cannot say what they became (refit, or load it with that rankcore).
+    removed or renamed since: the file cannot say what they became (refit, or load it with that rankcore).  A file
+    that says this release wrote it cannot have lost them since: a development build of the release, or an edit,
+    named them.
     """
     shown = ", ".join(repr(k) for k in unknown)
     if newer_than(written, this):
@@ -41,9 +43,16 @@ def unknown_params_message(name: str, unknown: list, valid: list, written: Any, 
     for key in unknown:
         close = difflib.get_close_matches(key.lower(), [v.lower() for v in valid], n=1, cutoff=0.6)
         hint += f"; {key!r} may now be {close[0]!r}" if close else ""
-    return (f"{source}: {name} has no parameter {shown} in this rankcore {this!r}: the rankcore that wrote "
-            f"the file ({written!r}) had it, and it was removed or renamed since{hint}; refit the model with this "
-            f"rankcore (the file's \"params\" hold the others), or load it with the rankcore that wrote it "
+    it = "them" if len(unknown) > 1 else "it"
+    if _release(written) is not None and _release(written) == _release(this):
+        # this very release cannot have removed them since: a development build of it or an edit named them
+        why = (f"the file says it was written by this release ({written!r}), which never had {it}: by a "
+               f"development build of it, or edited after saving{hint}")
+    else:
+        were = "they were" if len(unknown) > 1 else "it was"
+        why = f"the rankcore that wrote the file ({written!r}) had {it}, and {were} removed or renamed since{hint}"
+    return (f"{source}: {name} has no parameter {shown} in this rankcore {this!r}: {why}; refit the model with "
+            f"this rankcore (the file's \"params\" hold the others), or load it with the rankcore that wrote it "
             f"(valid parameters: {', '.join(sorted(valid))})")
 
 

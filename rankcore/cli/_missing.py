@@ -180,16 +180,18 @@ def say_scored_gaps(args, model, data) -> None:
     unseen = _unseen_categories(model, data)
     if unseen:
         said = "; ".join(f"column {name!r}: {', '.join(repr(v) for v in values[:5])}"
-                         f"{' and more' if len(values) > 5 else ''} ({rows} rows)" for name, values, rows in unseen)
+                         f"{' and more' if len(values) > 5 else ''} ({rows} row{'s' if rows != 1 else ''})"
+                         for name, values, rows in unseen)
         warnings.warn(f"{data.source}: categories the model never saw in training, scored as missing values: "
                       f"{said}", UserWarning, stacklevel=2)
 
 
 def _columns_missing_everywhere(data) -> list[str]:
-    """The feature columns of ``data`` that are NaN on every row (none for a file of no rows)."""
+    """The feature columns of ``data`` that are NaN on every row (none for a file of fewer than two rows: the
+    missing values of one row are its own, which the status line names, not a feed that lost a column)."""
     import numpy as np
 
-    if data.n_samples == 0:
+    if data.n_samples < 2:
         return []
     if hasattr(data.X, "tocsr"):         # a LIBSVM file kept sparse: count the stored NaN per column, no dense copy
         X = data.X.tocsr()
@@ -210,13 +212,15 @@ def _unseen_categories(model, data) -> list[tuple[str, list, int]]:
     for name, fitted in zip(names, kept):
         if fitted is None or name not in data.categories:
             continue
-        file_categories = np.asarray(data.categories[name], dtype=object)
+        file_categories = np.asarray(data.categories[name], dtype=object).tolist()
         known = set(np.asarray(fitted, dtype=object).tolist())
-        new = [j for j, value in enumerate(file_categories.tolist()) if value not in known]
-        if not new:
+        new = np.array([value not in known for value in file_categories], dtype=bool)
+        if not new.any():
             continue
+        # the rows of each file category counted once, O(n + K): a column of ids gains thousands of new ones
         codes = data.X[:, data.feature_names.index(name)]
-        rows = int(np.isin(codes, new).sum())
-        if rows:
-            found.append((name, [file_categories[j] for j in new if (codes == j).any()], rows))
+        counts = np.bincount(codes[~np.isnan(codes)].astype(np.int64), minlength=len(file_categories))
+        held = new & (counts[:len(file_categories)] > 0)
+        if held.any():
+            found.append((name, [file_categories[j] for j in np.flatnonzero(held)], int(counts[held].sum())))
     return found

@@ -20,13 +20,21 @@ def evaluation_positive(args, data, model, path: str) -> Any:
     ``--positive B`` on {B, M} would be scored by the inverse metric (AUC 1 - AUC) without a word.  Taking the
     recorded label is said on stderr; a recorded label that is not one of the file's (without ``--positive``), or
     a ``--positive`` that contradicts it in a file holding it, is warned about -- evaluating the other label is a
-    choice the user may mean.  A file holding only the model's other label gets the recorded label, which it lacks:
-    read it with ``binary_target(..., may_be_absent=True)`` (every row irrelevant).
+    choice the user may mean.  A file holding only the model's other label gets the recorded label (with or
+    without ``--positive`` naming it), which it lacks: :func:`evaluation_target` reads it as every row irrelevant.
     """
     recorded = getattr(model, "relevant_label_", None)
     if recorded is None or data.y is None:
         return args.positive
     labels = np.unique(data.y).tolist()
+    if _only_other_label(args, data, model):
+        # a week without one relevant row (no fraud this time) is data, not a coding question: every row is the
+        # fit's other label, so none is relevant -- prec@k is then 0, and the metrics undefined with one class
+        # say so; the greater label of a file of one label is no relevant label to fall back on, and a
+        # --positive naming the model's own label asks the same question
+        info(args, f"{data.source}: every row has the label {_shown(labels[0])}, which {path} ranks below "
+                   f"{_shown(recorded)}: no row is relevant")
+        return recorded
     if args.positive is not None:
         # as typed: "1" is the label 1.0; a label the file lacks is the error reading it gives, not a warning
         held = any(_same_label(args.positive, label) for label in labels)
@@ -47,13 +55,6 @@ def evaluation_positive(args, data, model, path: str) -> Any:
         raise CommandError(f"{data.source}: the label {_shown(unseen[0])} never occurs in the data {path} was fitted "
                            f"on (labels {_shown(other)}, {_shown(recorded)}, ranking {_shown(recorded)} first); the "
                            "two files must code the classes alike, or name the relevant label with --positive LABEL")
-    if other is not None and all(_same_label(label, other) for label in labels):
-        # a week without one relevant row (no fraud this time) is data, not a coding question: every row is the
-        # fit's other label, so none is relevant -- prec@k is then 0, and the metrics undefined with one class
-        # say so; the greater label of a file of one label is no relevant label to fall back on
-        info(args, f"{data.source}: every row has the label {_shown(other)}, which {path} ranks below "
-                   f"{_shown(recorded)}: no row is relevant")
-        return recorded
     found = [label for label in labels if _same_label(label, recorded)]
     if found and len(labels) == 2 and found[0] == labels[-1]:
         return None                                 # the default already: said as without a recorded label
@@ -65,3 +66,26 @@ def evaluation_positive(args, data, model, path: str) -> Any:
                   f"{', '.join(_shown(v) for v in labels[:6])}); this evaluation ranks the greater label first: "
                   "pass --positive LABEL to choose", UserWarning, stacklevel=2)
     return None
+
+
+def evaluation_target(args, data, model, path: str) -> tuple[Any, np.ndarray]:
+    """``(positive, y)``: :func:`evaluation_positive` and the file's labels read with it as 0/1.
+
+    A file of only the model's other label lacks the relevant label, and is read as every row irrelevant; any
+    other file lacking the label asked for is refused by :meth:`Dataset.binary_target` (a typing mistake in
+    ``--positive``, or a file coded otherwise, is not a week without a relevant row).
+    """
+    positive = evaluation_positive(args, data, model, path)
+    return positive, data.binary_target(positive, require_both=False,
+                                        may_be_absent=_only_other_label(args, data, model))
+
+
+def _only_other_label(args, data, model) -> bool:
+    """Whether every row of ``data`` has the label ``model`` ranks below its relevant one, and the relevant label
+    asked for is the model's (no ``--positive``, or one naming it)."""
+    recorded, other = getattr(model, "relevant_label_", None), getattr(model, "other_label_", None)
+    if recorded is None or other is None or data.y is None or len(data.y) == 0:
+        return False
+    if args.positive is not None and not _same_label(args.positive, recorded):
+        return False
+    return all(_same_label(label, other) for label in np.unique(data.y).tolist())

@@ -63,7 +63,7 @@ def run_permutation(args) -> int:
     from ..inspection import permutation_importance
     from ._columns import load_for_model, model_features
     from ._outputs import output_file, output_name
-    from ._model_labels import evaluation_positive
+    from ._model_labels import evaluation_target
     from ._missing import check_model_missing
     from ._queries import query_labels
     from ._scored_model import load_scoring_model
@@ -84,8 +84,8 @@ def run_permutation(args) -> int:
     # 1 - misrank, which the metric's name would mislabel; the importances are the same either way
     scoring = spec if spec is not None or not _lower_is_better(metric) else metric
     if data.qid is None:
-        positive = evaluation_positive(args, data, model, args.model)     # the label the model file records
-        y = data.binary_target(positive, require_both=False, may_be_absent=args.positive is None)
+        # the label the model file records; a file of only its other label has no relevant row
+        positive, y = evaluation_target(args, data, model, args.model)
         classes = getattr(model, "classes_", None)
         if scoring is None and classes is not None and len(classes) == 2:
             y = np.asarray(classes)[y]          # the model's own score reads its two classes

@@ -18,7 +18,7 @@ from ._common import (
 from ._columns import load_for_model
 from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
 from ._intervals import add_interval_options, interval_table, untested_difference
-from ._model_labels import evaluation_positive
+from ._model_labels import evaluation_target
 from ._missing import check_model_missing, say_scored_gaps
 from ._models import decision_scores
 from ._queries import QUERY_METRICS, grade_row_error, query_defaults, query_labels
@@ -114,9 +114,9 @@ def run(args) -> int:
                            "query file), or --positive LABEL to judge all the rows as one list (its scores of "
                            "different queries are not made to be compared)")
     if qid is None:
-        positive = evaluation_positive(args, data, model, args.model)
-        # a label taken from the model file may be absent (a week without a relevant row): every row irrelevant
-        y = data.binary_target(positive, require_both=False, may_be_absent=args.positive is None)
+        # the label the model file records; a file of only its other label has no relevant row
+        positive, y = evaluation_target(args, data, model, args.model)
+        refuse_one_class(data, specs, y, args.ci is not None)
     else:
         y = query_labels(args, data, specs)
     scores = with_init_scores(decision_scores(model, X), data)
@@ -140,6 +140,33 @@ def run(args) -> int:
     if qid is None:
         say_one_list(args, data, specs, y)
     return 0
+
+
+def refuse_one_class(data, specs: list[str], y, interval: bool) -> None:
+    """Refuse, naming them all, the metrics a file of one class leaves undefined (``auc``, ``rmax``...).
+
+    A week without a relevant row is judged, but the library's refusal names one metric, the first, as its
+    argument ``y``: the user would drop it from ``--metrics`` and be refused for the next.  With ``--ci`` every
+    metric's interval needs both classes, which :func:`interval_table` says.
+    """
+    import numpy as np
+
+    from ..registry import resolve
+
+    y = np.asarray(y)
+    if interval or y.size == 0 or (y.any() and not y.all()):
+        return
+    metrics = {spec: resolve("metric", spec) for spec in specs}
+    graded = {spec for spec, metric in metrics.items() if getattr(metric, "task", None) == "graded"}
+    undefined = [spec for spec, metric in metrics.items()
+                 if getattr(metric, "requires_both_classes", False) and spec not in graded]
+    if not undefined:
+        return
+    # the graded metrics (ndcg@k...) of a list without a relevant row are refused by their own words (empty=)
+    defined = [spec for spec in specs if spec not in undefined and spec not in graded] or ["prec@k:10"]
+    raise CommandError(f"{data.source}: {'every' if y.all() else 'no'} row is relevant, and {', '.join(undefined)} "
+                       f"{'needs' if len(undefined) == 1 else 'need'} both classes: judge the file by metrics "
+                       f"defined on one class (--metrics {','.join(defined)}), or pool it with other files")
 
 
 def say_one_list(args, data, specs: list[str], y) -> None:
@@ -220,6 +247,8 @@ def _run_scores(args, specs: list[str] | None) -> int:
         warn_repeated_documents(args, data)
     specs = specs or metric_specs(DEFAULT_METRICS if qid is None else query_defaults(QUERY_METRICS, qid))
     y = data.binary_target(args.positive, require_both=False) if qid is None else query_labels(args, data, specs)
+    if qid is None:
+        refuse_one_class(data, specs, y, args.ci is not None)
     try:
         found = {name: _per_query_values(y, scores, specs, qid) for name, scores in columns.items()} \
             if qid is not None else {}

@@ -57,12 +57,40 @@ def test_a_week_without_a_relevant_row_gives_prec_at_k_zero(tmp_path, labels, ot
     assert f"every row has the label {other}" in err and "no row is relevant" in err
 
 
+@pytest.mark.parametrize("command", ["evaluate", "explain"])
+def test_a_week_without_a_relevant_row_is_judged_alike_with_positive_naming_the_model_label(tmp_path, model,
+                                                                                             command):
+    # a weekly script that passes the model's own --positive fraud must not be refused where one without it is
+    # judged; a --positive the file and the model both lack (a typing mistake) is still refused
+    week = tmp_path / "quiet-week.csv"
+    week.write_text(HEADER + "".join(f"{v:.3f},food,ok\n" for v in np.random.default_rng(5).normal(size=20)))
+    options = ("--metrics", "prec@k:5") if command == "evaluate" else ("--permutation", "--scoring", "prec@k:5")
+    status, _, err = run_main(command, model, week, *options, "--positive", "fraud")
+    assert status == 0, err
+    assert "no row is relevant" in err
+    status, _, err = run_main(command, model, week, *options, "--positive", "Fraud")
+    assert status == 2 and "'Fraud' does not occur" in err
+
+
 def test_a_week_without_a_relevant_row_still_refuses_auc_naming_it(tmp_path, model):
     week = tmp_path / "quiet-week.csv"
     week.write_text(HEADER + "0.5,food,ok\n0.1,games,ok\n0.2,food,ok\n")
     status, _, err = run_main("evaluate", model, week, "--metrics", "auc")
     assert status == 2
     assert "auc" in err and "needs both classes" in err
+
+
+def test_a_week_without_a_relevant_row_names_every_metric_it_leaves_undefined(tmp_path, model):
+    # the library's refusal named the first one only, as its argument "y": dropping it was refused for the next
+    week = tmp_path / "quiet-week.csv"
+    week.write_text(HEADER + "0.5,food,ok\n0.1,games,ok\n0.2,food,ok\n")
+    scored = tmp_path / "scored-week.csv"          # a file's own scores: no model to say which label is relevant
+    scored.write_text("amount,label\n0.5,0\n0.1,0\n0.2,0\n")
+    for command in ((model, week), (scored, "--scores", "amount")):
+        status, _, err = run_main("evaluate", *command, "--metrics", "auc,prec@k:2,ks,rmax")
+        assert status == 2
+        assert "no row is relevant, and auc, ks, rmax need both classes" in err and "--metrics prec@k:2" in err
+        assert "y:" not in err
 
 
 def test_a_feature_column_missing_on_every_row_is_warned_about(tmp_path, model):
@@ -90,6 +118,36 @@ def test_a_category_never_seen_in_training_is_named_with_its_rows(tmp_path, mode
     status, _, err = run_main("evaluate", model, week, "--metrics", "auc")
     assert status == 0, err
     assert "never saw" in err and "column 'shop': 'crypto' (2 rows)" in err
+
+
+def test_a_file_of_one_row_is_not_said_to_have_lost_a_column(tmp_path, model):
+    # one row's missing value is that row's (the status line names it): scoring rows one at a time warned each time
+    week = tmp_path / "one-row.csv"
+    week.write_text(HEADER + ",food,ok\n")
+    status, _, err = run_main("score", model, week, "--out", "-")
+    assert status == 0, err
+    assert "1 missing value in 1 of 1 rows" in err and "missing on every row" not in err
+
+
+def test_a_single_unseen_category_row_is_said_as_one_row(tmp_path, model):
+    week = tmp_path / "new-shop.csv"
+    week.write_text(_week(np.random.default_rng(4), 40) + "0.3,crypto,fraud\n")
+    status, _, err = run_main("evaluate", model, week, "--metrics", "auc")
+    assert status == 0, err
+    assert "column 'shop': 'crypto' (1 row)" in err
+
+
+def test_unseen_categories_count_rows_per_category_with_missing_codes():
+    from rankcore.cli._missing import _unseen_categories
+
+    class Model:
+        feature_names_in_, categories_ = ["n", "shop"], [None, np.array(["a", "b"], dtype=object)]
+
+    class Rows:
+        feature_names, categories = ["n", "shop"], {"shop": np.array(["a", "c", "d", "e"], dtype=object)}
+        X = np.array([[0.0, 1], [0, 1], [0, np.nan], [0, 0], [0, 3]])
+
+    assert _unseen_categories(Model(), Rows()) == [("shop", ["c", "e"], 3)]       # 'd' is in no row
 
 
 def test_columns_missing_everywhere_reads_a_sparse_file_as_its_dense_read():

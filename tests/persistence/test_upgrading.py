@@ -26,9 +26,27 @@ def _written(data, version, **changes):
 def test_a_removed_parameter_is_named_with_what_to_do():
     # before: "invalid parameters: Invalid parameter 'n_iters' for estimator PushBoost(...)", nothing of versions
     data = _model_dict()
-    old = _written(data, rankcore.__version__, params={**data["params"], "n_iters": 3})
+    old = _written(data, "0.0.1", params={**data["params"], "n_iters": 3})
     with pytest.raises(ModelFormatError, match=r"PushBoost has no parameter 'n_iters'.*removed or renamed since; "
                                                r"'n_iters' may now be 'n_iter'; refit the model"):
+        model_from_dict(old, source="old.json")
+
+
+@pytest.mark.parametrize("version", [rankcore.__version__, rankcore.__version__ + "+local",
+                                     rankcore.__version__ + ".dev3"])
+def test_a_parameter_unknown_to_the_release_that_wrote_the_file_is_not_said_removed_since(version):
+    # this release cannot have removed a parameter since it wrote the file: a development build or an edit named it
+    data = _model_dict()
+    edited = _written(data, version, params={**data["params"], "n_iters": 3})
+    with pytest.raises(ModelFormatError, match=r"says it was written by this release .*never had it") as refused:
+        model_from_dict(edited, source="edited.json")
+    assert "removed or renamed since" not in str(refused.value)
+
+
+def test_several_removed_parameters_are_spoken_of_as_several():
+    data = _model_dict()
+    old = _written(data, "0.0.1", params={**data["params"], "n_iters": 3, "knob": 1})
+    with pytest.raises(ModelFormatError, match=r"no parameter 'knob', 'n_iters' .*had them, and they were removed"):
         model_from_dict(old, source="old.json")
 
 
