@@ -476,7 +476,7 @@ def _checked_transform(step: Any, X: np.ndarray) -> np.ndarray | None:
         Z = X - step.mean_ if step.with_mean else X.copy()
         if step.with_std and step.scale_ is not None:
             Z /= step.scale_
-    # a finite row scaled beyond float64 (a column of tiny spread): the model's own check refuses it, as before
+    # a finite row scaled beyond float64 (a column of tiny spread): the public path gives the model's own refusal
     return Z if np.isfinite(Z).all() else None
 
 

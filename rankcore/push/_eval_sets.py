@@ -456,7 +456,7 @@ class EvalCurves(dict):
 
     def copy(self) -> "EvalCurves":
         """A copy as deep as the curves (each array copied), each level an :class:`EvalCurves` still: ``dict.copy``
-        would give a plain dict, whose missing key no longer names the key meant."""
+        would give a plain dict, whose missing key would not name the key meant."""
         return type(self)({key: value.copy() if hasattr(value, "copy") else value for key, value in self.items()})
 
     def to_lists(self) -> dict:
