@@ -8,6 +8,7 @@ estimator's own checks (:mod:`rankcore.persistence`). ``this`` is the running ra
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from typing import Any
 
@@ -20,10 +21,42 @@ def _release(version: Any) -> tuple[int, ...] | None:
     return tuple(int(n) for n in match.group(0).split(".")) if match else None
 
 
+#: A version as rankcore writes one (PEP 440's canonical form): release, pre-release, post-release, development
+#: release; a local label (``+g1234abc``) after it does not order versions here.
+_PARTS = re.compile(r"(\d+(?:\.\d+)*)(?:(a|b|rc)(\d+))?(?:\.post(\d+))?(?:\.dev(\d+))?")
+
+_LAST = math.inf            # an absent development part sorts after every development release of the same version
+
+
+def _order(version: Any) -> tuple | None:
+    """PEP 440's order of a canonical version as a tuple (``0.1.0.dev3 < 0.1.0a1 < 0.1.0 < 0.1.0.post1``), or None.
+
+    Written here rather than read from ``packaging`` (installed almost everywhere, but no dependency of rankcore):
+    rankcore writes only the canonical form, which this covers.
+    """
+    match = _PARTS.match(version) if isinstance(version, str) else None
+    if match is None:
+        return None
+    release, phase, number, post, dev = match.groups()
+    numbers = [int(n) for n in release.split(".")]
+    while len(numbers) > 1 and numbers[-1] == 0:        # 0.1 and 0.1.0 are one version
+        numbers.pop()
+    if phase is not None:
+        pre = (("a", "b", "rc").index(phase), int(number))
+    elif dev is not None and post is None:
+        pre = (-1, 0)               # 0.1.0.dev3 comes before 0.1.0's pre-releases
+    else:
+        pre = (3, 0)                # the release itself, after its pre-releases
+    return (tuple(numbers), pre, -1 if post is None else int(post), _LAST if dev is None else int(dev))
+
+
 def newer_than(written: Any, this: str) -> bool:
-    """Whether a file's ``rankcore_version`` ``written`` is a release after ``this`` (a pre-release of the same
-    release is not: a development build reads the files of its own release)."""
-    theirs, ours = _release(written), _release(this)
+    """Whether a file's ``rankcore_version`` ``written`` is a version after ``this`` in PEP 440's order.
+
+    A development build or pre-release reading a file of its final release is reading a newer file (the release
+    may have added what the file holds: upgrade); the release reading its development build's file is not.
+    """
+    theirs, ours = _order(written), _order(this)
     return theirs is not None and ours is not None and theirs > ours
 
 

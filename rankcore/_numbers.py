@@ -19,7 +19,7 @@ from ._categories import check_numeric_categories
 from ._frames import as_pandas_frame
 
 __all__ = ["as_numeric_array", "is_pandas_na", "missing_labels", "nullable_as_nan", "large_integers_among_floats",
-           "name_text_column", "refuse_text_columns", "first_not_finite", "null_mask", "nulls_at",
+           "name_text_column", "refuse_text_columns", "first_not_finite", "all_finite", "null_mask", "nulls_at",
            "text_labels_hint"]
 
 
@@ -326,6 +326,18 @@ def first_not_finite(arr: np.ndarray, allow_nan: bool) -> tuple[int, int] | None
     return None if first is None else (first, count)
 
 
+def all_finite(arr: np.ndarray) -> bool:
+    """Whether a float array holds no NaN and no ±inf, in memory O(:data:`_FINITE_BLOCK`) (no n × d mask).
+
+    A NaN or ±inf makes the sum NaN or ±inf, so a finite sum proves every entry finite in one pass; finite entries
+    may still sum past the float range, so a sum that is not finite is checked again entry by entry, in blocks.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(arr.sum()):
+            return True
+    return first_not_finite(arr, allow_nan=False) is None
+
+
 def text_labels_hint(y: Any, name: str, *, graded: bool = False) -> str | None:
     """The refusal of text labels (``"yes"``/``"no"``) by a metric, saying what to do; None for other values.
 
@@ -355,6 +367,10 @@ def text_labels_hint(y: Any, name: str, *, graded: bool = False) -> str | None:
             f"rows with 1, e.g. ({name} == {shown[-1]!r}).astype(int)")
     if len(shown) == 2 and not graded:
         hint += f" (fit reads the greater of two labels, here {shown[-1]!r}, as the relevant one)"
+    if len(shown) == 1:         # the advice alone would lead straight to the one-class refusal
+        hint += (f"; but every labelled row here is {shown[0]!r}, so that marks them all relevant, and a metric "
+                 f"comparing relevant rows with the others (auc, ks, pauc, ...) needs rows of both kinds: pass "
+                 f"the rows that are not {shown[0]!r} too")
     if missing.any():           # the comparison would read a row without a label as irrelevant, silently
         count = int(np.count_nonzero(missing))
         hint += f"; first drop the {count} row{'s' * (count != 1)} without a label (None/NaN)"

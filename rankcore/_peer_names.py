@@ -17,7 +17,8 @@ __all__ = ["VERBOSE_RULE", "PEER_NAMES", "PEER_NAMES_WITHOUT", "PEER_FIT_NAMES",
            "names_peer_predict_arguments", "explains_rows_alone", "names_peer_score_arguments",
            "no_sample_weight_refusal", "peer_fit_hint",
            "peer_name_hint", "peer_predict_hint", "query_argument_refusal", "score_takes_no_queries",
-           "takes_no_sample_weight", "PEER_METHODS", "peer_method_hint", "PEER_FITTED", "peer_fitted_hint"]
+           "takes_no_sample_weight", "PEER_METHODS", "peer_method_hint", "PEER_FITTED", "RECORDED_BY",
+           "peer_fitted_hint"]
 
 # where scikit-learn's warm_start (a parameter) and other libraries' continued models are here: a fit's argument
 _CONTINUE = ("fit(X, y, init_model=...) (the fitted model, or its model file, to continue: the new model holds its "
@@ -538,8 +539,8 @@ def peer_method_hint(estimator, name: str) -> str:
 #: one is recorded, or what the estimator has instead.
 PEER_FITTED = ("evals_result_", "best_iteration_", "best_score_", "feature_importances_", "n_features_in_")
 
-# when each is recorded, on an estimator that declares it
-_RECORDED_BY = {
+#: When each is recorded, on an estimator that declares it (the push estimators' ``best_score_`` says it too).
+RECORDED_BY = {
     "evals_result_": "recorded by a fit given eval_set=(X_val, y_val) (or a list of sets), as LightGBM's",
     "best_iteration_": "recorded by a fit with validation data (eval_set=..., or early_stopping=True's held-out "
                        "rows), as LightGBM's",
@@ -555,10 +556,18 @@ def peer_fitted_hint(estimator, name: str) -> str | None:
         return None
     cls = type(estimator)
     declared = name in getattr(cls, "_fitted_names", ())
+    unfitted = f"{cls.__name__} is not fitted yet: call fit(X, y) first"
     if declared and "n_features_in_" not in vars(estimator):
-        return f"{cls.__name__} is not fitted yet: call fit(X, y) first"
+        return unfitted
     if declared:
-        return f"it is {_RECORDED_BY.get(name, 'recorded by some fits only')}"
+        return f"it is {RECORDED_BY.get(name, 'recorded by some fits only')}"
+    lacking = _never_recorded(cls, name)
+    # unfitted, every estimator says so first (as for a declared name); what a fit will not give follows
+    return lacking if "n_features_in_" in vars(estimator) else f"{unfitted} (and then: {lacking})"
+
+
+def _never_recorded(cls, name: str) -> str:
+    """What ``cls`` has instead of LightGBM's fitted attribute ``name``, which no fit of it records."""
     if name == "feature_importances_":
         explained = "feature_contributions(X) (SHAP values) or " if hasattr(cls, "feature_contributions") else ""
         return (f"{cls.__name__} records no split gains; {explained}rankcore.permutation_importance(model, X, y) "

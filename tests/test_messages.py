@@ -207,6 +207,20 @@ def test_metric_on_one_text_value_does_not_speak_of_two_labels():
     assert "two labels" not in str(info.value)
 
 
+@pytest.mark.parametrize("texts", [["yes"] * 3, ["yes", None, "yes"]])
+def test_metric_on_one_text_value_says_up_front_that_its_advice_gives_one_class(texts):
+    """Before: only "(y == 'yes').astype(int)", whose all-ones labels then met the one-class refusal."""
+    import rankcore.metrics as metrics
+
+    with pytest.raises(TypeError, match=r"\(y == 'yes'\)\.astype\(int\); but every labelled row here is 'yes', so "
+                                        r"that marks them all relevant, .* needs rows of both kinds: pass the rows "
+                                        r"that are not 'yes' too"):
+        metrics.auc(np.array(texts, dtype=object), np.array([1.0, 2.0, 3.0]))
+    with pytest.raises(TypeError) as info:          # two texts: nothing of the kind
+        metrics.auc(np.array(["yes", "no", "yes"]), np.array([1.0, 2.0, 3.0]))
+    assert "both kinds" not in str(info.value)
+
+
 @pytest.mark.parametrize("call", ["ndcg", "map", "misrank", "evaluate"])
 def test_graded_metric_on_text_labels_says_how_to_mark_the_relevant_rows(call):
     """Per-query and graded metrics refuse "yes"/"no" with the same advice as the 0/1 ones."""

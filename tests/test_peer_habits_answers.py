@@ -62,3 +62,43 @@ def test_an_unfitted_estimator_says_it_is_not_fitted(cls):
     assert _missing(cls(), "n_features_in_") == f"{cls.__name__} has no n_features_in_: {cls.__name__} is not " \
                                                 "fitted yet: call fit(X, y) first"
     assert not hasattr(cls(), "n_features_in_")        # scikit-learn's test of a fitted estimator is unchanged
+
+
+PEER_FITTED = ("evals_result_", "best_iteration_", "best_score_", "feature_importances_", "n_features_in_")
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+@pytest.mark.parametrize("name", PEER_FITTED)
+def test_every_missing_fitted_attribute_of_an_unfitted_estimator_says_not_fitted(cls, name):
+    """Before: the push estimators' best_score_/feature_importances_ gave scikit-learn's "This PushBoost instance is
+    not fitted yet", and ExactBoost's (KernelRanker's, ...) evals_result_ only the class's hint."""
+    from sklearn.exceptions import NotFittedError
+
+    message = _missing(cls(), name)
+    assert message.startswith(f"{cls.__name__} has no {name}: {cls.__name__} is not fitted yet: call fit(X, y) "
+                              "first"), message
+    if name in ("best_score_", "feature_importances_") and cls in ESTIMATORS[:3]:
+        with pytest.raises(NotFittedError):         # the push properties keep scikit-learn's exception type
+            getattr(cls(), name)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_every_missing_fitted_attribute_of_a_fitted_estimator_says_why_in_one_voice(cls, rows):
+    model = cls().fit(*rows)
+    for name in PEER_FITTED:
+        if hasattr(model, name):
+            continue
+        message = _missing(model, name)
+        assert message.startswith(f"{cls.__name__} has no {name}: ") and "not fitted" not in message, message
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS[:3])
+def test_a_push_fit_without_eval_set_says_what_records_best_score(cls, rows):
+    """Before: "the watched score is validation_scores_[best_iteration_ - 1]", neither of which that fit records."""
+    model = cls(n_iter=2).fit(*rows)
+    assert _missing(model, "best_score_") == (f"{cls.__name__} has no best_score_: it is recorded by a fit given "
+                                              "eval_set=(X_val, y_val), as LightGBM's")
+    held_out = cls(n_iter=3, early_stopping=True).fit(*rows)
+    if "validation_scores_" in vars(held_out):
+        assert _missing(held_out, "best_score_").endswith("the held-out rows' metric is "
+                                                          "validation_scores_[best_iteration_ - 1]")

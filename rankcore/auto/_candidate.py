@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._caller import module_of_file
+from .._numbers import all_finite
 from ..spec import Component, SpecError, parse_spec
 
 __all__ = ["Candidate", "CandidateContext", "build_estimator", "fit_estimator", "warnings_named_by",
@@ -434,7 +435,8 @@ def checked_rows(X: Any) -> bool:
     transforms returning arrays (its ``transform_output`` setting would hand a pipeline's model a frame)."""
     from sklearn import get_config
 
-    return (type(X) is np.ndarray and X.dtype == np.float64 and X.flags.c_contiguous and bool(np.isfinite(X).all())
+    # all_finite, not np.isfinite(X).all(): every call (each row AutoRanker scores) would build an n x d mask
+    return (type(X) is np.ndarray and X.dtype == np.float64 and X.flags.c_contiguous and all_finite(X)
             and get_config().get("transform_output", "default") == "default")
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Iterator
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from .._peer_names import names_peer_predict_arguments, names_peer_score_arguments
+from .._peer_names import RECORDED_BY, names_peer_predict_arguments, names_peer_score_arguments
 from .._state_fields import refuse_labels_coded_otherwise
 from .._threadsafe import reads_a_snapshot
 from ..base import ignore_score_weights, require_score_queries
@@ -65,10 +66,10 @@ class BoostPredictions:
 
         All zeros when no tree was grown.  Split counts: :meth:`feature_importances` with ``kind="split"``.
         """
-        check_is_fitted(self)
+        self._require_fitted("feature_importances_")
         if not all(hasattr(r, "importances") for r in self.rankers_) or not hasattr(self._learner, "predict_sum"):
-            raise AttributeError(f"feature_importances_: the learner {self.learner_spec_!r} does not record split "
-                                 f"gains (use a tree learner)")
+            self._refuse_missing("feature_importances_", f"the learner {self.learner_spec_!r} does not record "
+                                 "split gains (use a tree learner)")
         total = np.zeros(int(self.n_features_in_))
         for ranker in self.rankers_:
             total += ranker.importances(total.shape[0])
@@ -109,7 +110,7 @@ class BoostPredictions:
             raise ValueError(f"kind: expected 'gain' or 'split', got {kind!r}")
         if kind == "gain":
             return self.feature_importances_
-        check_is_fitted(self)
+        self._require_fitted("feature_importances")
         if not all(hasattr(r, "split_counts") for r in self.rankers_):
             raise AttributeError(f"feature_importances(kind='split'): the learner {self.learner_spec_!r} fits weak "
                                  "rankers without splits (use a tree, stumps or thresholds learner)")
@@ -129,11 +130,13 @@ class BoostPredictions:
         continuation's init model's last), the sets' scores before the fit's
         first iteration, which the fit computed (``evals_start_``).
         """
-        check_is_fitted(self)
+        self._require_fitted("best_score_")
         evals = self.__dict__.get("evals_result_")
         if evals is None:
-            raise AttributeError("best_score_: the model was fitted without eval_set (its sets' scores are "
-                                 "evals_result_); the watched score is validation_scores_[best_iteration_ - 1]")
+            # early_stopping=True's held-out rows give validation_scores_ and best_iteration_, not a set's scores
+            watched = ("; the held-out rows' metric is validation_scores_[best_iteration_ - 1]"
+                       if "validation_scores_" in self.__dict__ else "")
+            self._refuse_missing("best_score_", f"it is {RECORDED_BY['best_score_']}{watched}")
         # the curves are of the fit's own iterations: a continuation's start after its init model's
         t = int(self.best_iteration_) - int(getattr(self, "init_iterations_", 0))
         if t < 1:
@@ -141,11 +144,24 @@ class BoostPredictions:
             if start is not None:       # the start's scores: the model's scores at best_iteration_
                 return {name: dict(metrics) for name, metrics in start.items()}
             # a model saved before the fits kept their start's scores
-            raise AttributeError(f"best_score_: no iteration improved the watched set (best_iteration_ = "
+            self._refuse_missing("best_score_", f"no iteration improved the watched set (best_iteration_ = "
                                  f"{self.best_iteration_}, before the fit's first) and the model does not hold the "
                                  "scores of its start (evals_start_: a model saved by an earlier rankcore)")
         return {name: {metric: float(curve[t - 1]) for metric, curve in metrics.items()}
                 for name, metrics in evals.items()}
+
+    def _require_fitted(self, name: str) -> None:
+        """Refuse ``name`` of an unfitted model in the words of the estimators' other missing fitted attributes
+        (a ``NotFittedError``, so scikit-learn's checks and ``hasattr`` see what they expect)."""
+        try:
+            check_is_fitted(self)
+        except NotFittedError:
+            owner = type(self).__name__
+            raise NotFittedError(f"{owner} has no {name}: {owner} is not fitted yet: call fit(X, y) first") from None
+
+    def _refuse_missing(self, name: str, why: str) -> None:
+        """Refuse the fitted model's missing ``name`` (an ``AttributeError``: ``hasattr`` is False), saying why."""
+        raise AttributeError(f"{type(self).__name__} has no {name}: {why}", name=name, obj=self)
 
     @names_peer_predict_arguments
     @reads_a_snapshot

@@ -167,3 +167,29 @@ def test_a_row_the_scaler_takes_beyond_float64_gets_the_models_own_refusal():
     public = _outcome(lambda: candidate_scores(model, row))
     assert public[0][0] is rankcore.ArgumentRefusal
     assert _outcome(lambda: candidate_scores(model, row, checked=True)) == public
+
+
+def test_checking_the_rows_builds_no_mask_of_them_and_answers_as_before():
+    """Before: np.isfinite(X).all() built an n x d boolean mask on every call (here 1 MB)."""
+    import tracemalloc
+
+    from rankcore.auto._candidate import checked_rows
+
+    X = np.ones((2000, 500))
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        assert checked_rows(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < X.size // 4, peak             # the mask alone is X.size bytes
+    huge = np.full((40, 3), 1e308)              # finite entries whose sum overflows to inf: still checked rows
+    assert checked_rows(huge) and checked_rows(np.zeros((0, 3)))
+    for bad in (np.nan, np.inf, -np.inf):
+        for X_bad in (huge.copy(), np.ones((3000, 30))):
+            X_bad[-1, -1] = bad
+            assert not checked_rows(X_bad)
+        mixed = np.ones((3, 2))
+        mixed[0, 0], mixed[2, 1] = np.inf, -np.inf      # inf - inf is nan: not finite either
+        assert not checked_rows(mixed)

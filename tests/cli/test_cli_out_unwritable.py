@@ -26,13 +26,13 @@ def data_csv(tmp_path):
 def _refuse_temporary_files(monkeypatch):
     """Creating the temporary file fails as in a folder one may list but not write (a read-only mount, or as root in
     /proc)."""
-    import rankcore.persistence
+    import rankcore._atomic_files
 
     def temporary_beside(directory, base, private):
         name = os.path.join(directory, f".{base}.x1y2z3.tmp")
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
 
-    monkeypatch.setattr(rankcore.persistence, "_temporary_beside", temporary_beside)
+    monkeypatch.setattr(rankcore._atomic_files, "_temporary_beside", temporary_beside)
 
 
 @pytest.mark.parametrize("command", [["fit", "--model", "push", "--n-iter", "3"],

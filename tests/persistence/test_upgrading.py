@@ -77,6 +77,26 @@ def test_written_by_newer_compares_releases(version, newer):
     assert _model_versions.newer_than(version, "0.1.0") is newer
 
 
+@pytest.mark.parametrize("written, this, newer", [
+    ("0.1.0", "0.1.0.dev3", True), ("0.1.0rc1", "0.1.0.dev3", True), ("0.1.0.dev4", "0.1.0.dev3", True),
+    ("0.1.0.dev3", "0.1.0.dev3", False), ("0.1.0.dev2", "0.1.0.dev3", False), ("0.1.0a1", "0.1.0rc1", False),
+    ("0.1.0", "0.1.0rc1", True), ("0.1.0.post1", "0.1.0", True), ("0.1.0.post1.dev1", "0.1.0", True),
+    ("0.1.0.post1.dev1", "0.1.0.post1", False), ("0.1", "0.1.0", False), ("0.1.0+g1234abc", "0.1.0", False),
+    ("0.1.1.dev1", "0.1.0", True)])
+def test_written_by_newer_follows_pep_440_order(written, this, newer):
+    """Before: a development build 0.1.0.dev3 read a file of its final release 0.1.0 as not newer (same numbers)."""
+    assert _model_versions.newer_than(written, this) is newer
+
+
+def test_a_development_build_reading_its_final_releases_file_asks_for_an_upgrade():
+    data = _model_dict()
+    final = _written(data, "0.1.0", params={**data["params"], "new_knob": 1})
+    with pytest.raises(ModelFormatError, match=r"written by rankcore '0.1.0', a newer one; upgrade rankcore"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rankcore, "__version__", "0.1.0.dev3")
+            model_from_dict(final, source="final.json")
+
+
 def test_a_file_of_this_rankcore_still_loads_after_the_checks():
     data = _model_dict()
     assert model_from_dict(_written(data, "0.0.1")).n_iter == 3

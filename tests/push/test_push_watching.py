@@ -159,7 +159,7 @@ def test_best_score_is_every_sets_score_at_best_iteration_as_lightgbms():
     assert more.best_iteration_ > more.init_iterations_ == 2
     assert more.best_score_["validation_0"]["auc"] == \
         more.evals_result_["validation_0"]["auc"][more.best_iteration_ - more.init_iterations_ - 1]
-    with pytest.raises(AttributeError, match=r"^best_score_: the model was fitted without eval_set"):
+    with pytest.raises(AttributeError, match=r"^PushBoost has no best_score_: it is recorded by a fit given eval_set"):
         rankcore.boost(n_iter=3, **STUMPS).fit(X, y).best_score_
 
 
