@@ -500,7 +500,7 @@ class Table:
 
     def render(self, fmt: str = "text") -> str:
         if fmt == "json":
-            return json.dumps([dict(zip(self.columns, map(_json_value, row))) for row in self.rows], indent=1)
+            return json.dumps([json_value(dict(zip(self.columns, row))) for row in self.rows], indent=1)
         if fmt == "csv":
             buffer = io.StringIO()
             writer = csv.writer(buffer, lineterminator="\n")
@@ -570,11 +570,19 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _json_value(value: Any) -> Any:
+def json_value(value: Any) -> Any:
+    """``value`` ready for :func:`json.dumps`, its dicts' keys and lists' items too: NaN and infinities as None
+    (``null``: JSON has no NaN), NumPy scalars as Python's, and a text's bytes that were not UTF-8 (a file or
+    column name's, read as lone surrogates) written ``\\xff`` -- a lone surrogate is no text a strict JSON reader
+    takes.  The one conversion of every JSON the command line writes."""
+    if isinstance(value, dict):
+        return {json_value(key): json_value(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_value(item) for item in value]
     if isinstance(value, str) and not value.isascii():
         from . import surrogates_as_bytes
 
-        return surrogates_as_bytes(value)   # a file name's non-UTF-8 bytes: \xff, not a lone surrogate
+        return surrogates_as_bytes(value)
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):

@@ -22,6 +22,8 @@ from typing import Any, Callable, Iterator, TextIO
 
 import numpy as np
 
+from ._common import json_value
+
 __all__ = ["Explanations", "ranked_rows", "write", "write_summary", "CONTRIBUTION_PREFIX", "BLOCK_ROWS"]
 
 #: The CSV and JSON column of feature NAME's contribution is ``contribution:NAME``.
@@ -139,7 +141,7 @@ def write(explained: Explanations, rows: np.ndarray, ranks: np.ndarray, fmt: str
         return
     handle.write("[")
     for i, record in enumerate(_records(explained, rows, ranks)):
-        handle.write(("," if i else "") + "\n " + json.dumps(dict(zip(columns, map(_json_value, record)))))
+        handle.write(("," if i else "") + "\n " + json.dumps(json_value(dict(zip(columns, record)))))
     handle.write("\n]\n")
 
 
@@ -232,10 +234,6 @@ def _csv_value(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def _json_value(value):
-    return None if isinstance(value, float) and not math.isfinite(value) else value
-
-
 def write_summary(explained: Explanations, rows: np.ndarray, fmt: str, handle: TextIO) -> None:
     """Each feature's mean |contribution| and mean contribution over ``rows``, as ``fmt`` (text, csv or json).
 
@@ -259,7 +257,7 @@ def write_summary(explained: Explanations, rows: np.ndarray, fmt: str, handle: T
         writer.writerow(columns)
         writer.writerows([[name, repr(a), repr(m)] for name, a, m in records])
     elif fmt == "json":
-        handle.write(json.dumps([dict(zip(columns, record)) for record in records], indent=1) + "\n")
+        handle.write(json.dumps([json_value(dict(zip(columns, record))) for record in records], indent=1) + "\n")
     else:
         width = max([len("feature")] + [len(name) for name in explained.names])
         lines = [f"mean contribution of each feature over {rows.shape[0]} rows, by mean |contribution|",

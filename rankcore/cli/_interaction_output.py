@@ -23,6 +23,8 @@ from typing import Any, Callable, Iterator, TextIO
 
 import numpy as np
 
+from ._common import json_value
+
 __all__ = ["write_interaction_summary", "write_interactions_per_row", "block_rows", "split_features", "BLOCK_BYTES"]
 
 #: The output of one block of rows, n · (d + 1)² float64: 64 MiB at most (one row if a row is larger).
@@ -91,7 +93,7 @@ def write_interaction_summary(interactions: Callable[[np.ndarray], np.ndarray], 
     if fmt == "json":
         handle.write("[")
         for k, record in enumerate(records()):
-            handle.write(("," if k else "") + "\n " + json.dumps(dict(zip(columns, record))))
+            handle.write(("," if k else "") + "\n " + json.dumps(json_value(dict(zip(columns, record)))))
         handle.write("\n]\n")
         return
     shown = list(records())
@@ -129,7 +131,7 @@ def write_interactions_per_row(interactions: Callable[[np.ndarray], np.ndarray],
             for p in np.flatnonzero(values[i]).tolist():
                 record = cells + [names[used[first[p]]], names[used[second[p]]], float(values[i, p])]
                 if fmt == "json":
-                    handle.write(("," if started else "") + "\n " + json.dumps(dict(zip(header, record))))
+                    handle.write(("," if started else "") + "\n " + json.dumps(json_value(dict(zip(header, record)))))
                 elif fmt == "csv":
                     writer.writerow([repr(v) if isinstance(v, float) else v for v in record])
                 else:

@@ -15,7 +15,8 @@ from . import CommandError
 from ._models import KINDS, ModelConfig, describe_estimator, estimator_class
 
 __all__ = ["accepts_missing", "nan_learners", "refusers_of_missing_values", "missing_facts", "check_missing",
-           "check_model_missing", "say_scored_gaps"]
+           "check_model_missing", "say_scored_gaps",
+           "say_columns_missing_everywhere"]
 
 
 def accepts_missing(estimator) -> bool:
@@ -171,12 +172,7 @@ def say_scored_gaps(args, model, data) -> None:
     missing = data.missing()
     if missing is not None:
         info(args, f"{data.source}: {missing.describe()}; the model scores them as missing values")
-        empty = _columns_missing_everywhere(data)
-        if empty:
-            warnings.warn(f"{data.source}: the feature column{'s' if len(empty) > 1 else ''} "
-                          f"{', '.join(repr(name) for name in empty)} {'are' if len(empty) > 1 else 'is'} missing "
-                          "on every row: the model scores every row as if the feature were unknown", UserWarning,
-                          stacklevel=2)
+        say_columns_missing_everywhere(data, missing)
     unseen = _unseen_categories(model, data)
     if unseen:
         said = "; ".join(f"column {name!r}: {', '.join(repr(v) for v in values[:5])}"
@@ -186,18 +182,20 @@ def say_scored_gaps(args, model, data) -> None:
                       f"{said}", UserWarning, stacklevel=2)
 
 
-def _columns_missing_everywhere(data) -> list[str]:
-    """The feature columns of ``data`` that are NaN on every row (none for a file of fewer than two rows: the
-    missing values of one row are its own, which the status line names, not a feed that lost a column)."""
-    import numpy as np
+def say_columns_missing_everywhere(data, missing) -> None:
+    """Warn of the feature columns of ``data`` missing on every row (``missing``: its :meth:`Dataset.missing`).
 
-    if data.n_samples < 2:
-        return []
-    if hasattr(data.X, "tocsr"):         # a LIBSVM file kept sparse: count the stored NaN per column, no dense copy
-        X = data.X.tocsr()
-        counts = np.bincount(X.indices[np.isnan(X.data)], minlength=X.shape[1])
-        return [data.feature_names[j] for j in np.flatnonzero(counts == data.n_samples)]
-    return [data.feature_names[j] for j in np.flatnonzero(np.isnan(data.X).all(axis=0))]
+    None for a file of fewer than two rows: the missing values of one row are its own, which the status line
+    names, not a feed that lost a column.
+    """
+    import warnings
+
+    empty = missing.everywhere if missing is not None and data.n_samples >= 2 else []
+    if empty:
+        warnings.warn(f"{data.source}: the feature column{'s' if len(empty) > 1 else ''} "
+                      f"{', '.join(repr(name) for name in empty)} {'are' if len(empty) > 1 else 'is'} missing "
+                      "on every row: the model scores every row as if the feature were unknown", UserWarning,
+                      stacklevel=3)
 
 
 def _unseen_categories(model, data) -> list[tuple[str, list, int]]:

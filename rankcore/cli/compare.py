@@ -48,7 +48,7 @@ from ._models import (
     monitor_from_params,
     split_by_category,
 )
-from ._missing import check_missing, missing_facts
+from ._missing import check_missing, missing_facts, say_columns_missing_everywhere
 from ._columns import dense_for, estimator_input, like_training
 from ._constraints import constraint_advice, say_unread_constraints
 from ._eval_metrics import monitor_error
@@ -565,6 +565,8 @@ def run(args) -> int:
         args.monitor = args.monitor or query_defaults(QUERY_MONITOR, *qid.values())
     found = missing_facts([data, test])
     check_missing(configs, [data, test], found=found)  # every model, before any training
+    for source, missing in found:            # a lost column is fitted and scored as unknown: said, as score says it
+        say_columns_missing_everywhere(source, missing)
     n_tr, n_te = splits["train"][1].shape[0], splits["test"][1].shape[0]
     if qid:
         grades = np.concatenate([y for _, y in splits.values()])

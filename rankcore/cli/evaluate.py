@@ -130,8 +130,8 @@ def run(args) -> int:
             # with query ids each mean is per_query's (the same values and mean as evaluate's): the metrics run once
             values = evaluate(y, scores, specs, qid=qid) if found is None else {s: found[s].mean for s in specs}
             table = Table(["metric", "value"], [[spec, values[spec]] for spec in specs])
-    except ValueError as exc:       # a grade beyond a metric's gains: said at its line of the file
-        if qid is None or (error := grade_row_error(exc, data)) is None:
+    except ValueError as exc:       # a grade beyond a metric's gains, no query counted: said of the file
+        if qid is None or (error := grade_row_error(exc, data) or no_query_error(exc, data, y, qid, specs)) is None:
             raise
         raise error from None
     print(table.render(args.table_format))
@@ -147,14 +147,17 @@ def refuse_one_class(data, specs: list[str], y, interval: bool) -> None:
 
     A week without a relevant row is judged, but the library's refusal names one metric, the first, as its
     argument ``y``: the user would drop it from ``--metrics`` and be refused for the next.  With ``--ci`` every
-    metric's interval needs both classes, which :func:`interval_table` says.
+    metric's interval needs two rows of each class (:func:`_refuse_interval_of_one_class`).
     """
     import numpy as np
 
     from ..registry import resolve
 
     y = np.asarray(y)
-    if interval or y.size == 0 or (y.any() and not y.all()):
+    if interval:
+        _refuse_interval_of_one_class(data, y)
+        return
+    if y.size == 0 or (y.any() and not y.all()):
         return
     metrics = {spec: resolve("metric", spec) for spec in specs}
     graded = {spec for spec, metric in metrics.items() if getattr(metric, "task", None) == "graded"}
@@ -167,6 +170,77 @@ def refuse_one_class(data, specs: list[str], y, interval: bool) -> None:
     raise CommandError(f"{data.source}: {'every' if y.all() else 'no'} row is relevant, and {', '.join(undefined)} "
                        f"{'needs' if len(undefined) == 1 else 'need'} both classes: judge the file by metrics "
                        f"defined on one class (--metrics {','.join(defined)}), or pool it with other files")
+
+
+def _refuse_interval_of_one_class(data, y) -> None:
+    """Refuse ``--ci`` on a file with fewer than two rows of a class, in the command's words: the bootstrap
+    resamples each class apart, and the library's refusal names its argument ``y``, not the file."""
+    import numpy as np
+
+    relevant = int(np.count_nonzero(y))
+    other = int(y.size) - relevant
+    if min(relevant, other) >= 2:
+        return
+    what = "no row is relevant" if relevant == 0 else "every row is relevant" if other == 0 else \
+        f"{relevant} row{'s' if relevant != 1 else ''} relevant and {other} not"
+    raise CommandError(f"{data.source}: {what}, and a confidence interval (--ci) needs at least two rows of each "
+                       "class (the bootstrap resamples each class apart): judge the file without --ci (prec@k is "
+                       "defined on one class), or pool it with other files")
+
+
+def no_query_error(exc: Exception, data, y, qid, specs: list[str]) -> CommandError | None:
+    """A metric's refusal to count none of the queries (``y: metric 'ndcg@k:10' counts none of the 4 queries``)
+    said of the file, with what to do; None for any other error.
+
+    A file without a relevant row in any query (a quiet week of per-query data) is the usual cause: each metric
+    that leaves such queries out (``empty=skip``, the default; ``auc``: undefined there) has nothing to average,
+    and all of them are named, not the first alone.  O(m · n log n) for m metrics, once, on the way out.
+    """
+    import numpy as np
+
+    from ..metrics import MetricRefusal
+
+    if not isinstance(exc, MetricRefusal) or exc.reason != "no_query":
+        return None
+    n = f"{exc.n_queries} quer{'ies' if exc.n_queries != 1 else 'y'}" if exc.n_queries is not None else "queries"
+    if np.any(np.asarray(y, dtype=np.float64) > 0):
+        return CommandError(f"{data.source}: {exc.spec} counts none of the {n}: {exc.detail}")
+    refused = [spec for spec in specs if _counts_no_query(y, qid, spec)] or [exc.spec]
+    counted = [_counting_empty(spec) for spec in refused]
+    kept = [spec for spec in specs if spec not in refused]
+    way = ",".join(kept + [spec for spec in counted if spec is not None] or ["prec@k:10"])
+    return CommandError(f"{data.source}: no query has a relevant row (every grade is 0), and {', '.join(refused)} "
+                        f"{'leaves' if len(refused) == 1 else 'leave'} out a query without one, so count"
+                        f"{'s' if len(refused) == 1 else ''} none of the {n}: judge it with --metrics {way} "
+                        "(empty=0 and prec@k count such a query as 0), or pool the file with others")
+
+
+def _counts_no_query(y, qid, spec: str) -> bool:
+    """Whether ``spec`` refuses the labels ``y`` of the queries ``qid`` for counting none of them."""
+    import numpy as np
+
+    from ..metrics import MetricRefusal, per_query
+
+    try:
+        per_query(y, np.zeros(np.shape(y)[0]), spec, qid=qid)
+    except MetricRefusal as exc:
+        return exc.reason == "no_query"
+    except (ValueError, TypeError):
+        return False
+    return False
+
+
+def _counting_empty(spec: str) -> str | None:
+    """``spec`` counting a query without a relevant row as 0 (``ndcg@k:10,empty=0``, ``map:empty=0``); None for a
+    metric without ``empty=`` (``auc``: undefined on such a query)."""
+    from ..registry import resolve
+
+    counted = spec + ("," if ":" in spec else ":") + "empty=0"
+    try:
+        resolve("metric", counted)
+    except (ValueError, TypeError):
+        return None
+    return counted
 
 
 def say_one_list(args, data, specs: list[str], y) -> None:
@@ -254,8 +328,8 @@ def _run_scores(args, specs: list[str] | None) -> int:
             if qid is not None else {}
         table = _columns_table(y, columns, specs, args, qid, found)
         differences = _differences_table(y, columns, specs, args, qid) if len(columns) > 1 else None
-    except ValueError as exc:       # a grade beyond a metric's gains: said at its line of the file
-        if qid is None or (error := grade_row_error(exc, data)) is None:
+    except ValueError as exc:       # a grade beyond a metric's gains, no query counted: said of the file
+        if qid is None or (error := grade_row_error(exc, data) or no_query_error(exc, data, y, qid, specs)) is None:
             raise
         raise error from None
     print(_render(table, differences, args))

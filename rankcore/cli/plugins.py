@@ -64,6 +64,7 @@ def _list(args) -> int:
     import warnings
 
     from ..registry import FAMILIES, registry
+    from ._common import json_value
     from ._terminal import plain_text, terminal_width, wrap_table, wrap_text
 
     if args.family is not None and args.family not in FAMILIES:
@@ -79,7 +80,7 @@ def _list(args) -> int:
             for e in entries
         ]
         problems = [{"distribution": p.distribution, "plugin": p.plugin, "message": p.message} for p in reg.problems]
-        print(json.dumps({"components": records, "problems": problems}, indent=1))
+        print(json.dumps(json_value({"components": records, "problems": problems}), indent=1))
         return 0
     width = terminal_width()
     rows = [(e.family, e.parameters + (f" (alias {', '.join(e.aliases)})" if e.aliases else ""),

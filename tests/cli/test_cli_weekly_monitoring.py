@@ -150,17 +150,78 @@ def test_unseen_categories_count_rows_per_category_with_missing_codes():
     assert _unseen_categories(Model(), Rows()) == [("shop", ["c", "e"], 3)]       # 'd' is in no row
 
 
-def test_columns_missing_everywhere_reads_a_sparse_file_as_its_dense_read():
-    # a LIBSVM file kept sparse is never made dense to say so: the stored NaN are counted per column
+def test_missing_reads_a_sparse_file_as_its_dense_read_in_one_pass(monkeypatch):
+    # a LIBSVM file kept sparse is never made dense: its stored NaN are counted; a dense file is masked a block of
+    # rows at a time (small blocks here), the columns missing everywhere found in the same pass
     import scipy.sparse as sp
 
-    from rankcore.cli._missing import _columns_missing_everywhere
+    from rankcore.cli.datasets import _missing as missing_module
+    from rankcore.cli.datasets._dataset import Dataset
 
-    class Rows:
-        feature_names, n_samples = ["a", "b", "c"], 2
-
-    dense = np.array([[np.nan, 1.0, 0.0], [np.nan, 0.0, np.nan]])
+    monkeypatch.setattr(missing_module, "_MISSING_BLOCK_ROWS", 2)
+    dense = np.array([[0.0, 1.0, 0.0], [np.nan, 0.0, np.nan], [np.nan, 2.0, 0.0], [np.nan, 0.0, 3.0],
+                      [np.nan, np.nan, 1.0]])
+    found = []
     for X in (dense, sp.csr_matrix(dense)):
-        rows = Rows()
-        rows.X = X
-        assert _columns_missing_everywhere(rows) == ["a"]
+        data = Dataset(X=X, y=None, feature_names=["a", "b", "c"], label_name=None, source="f", format="libsvm",
+                       row_lines=None, named=False)
+        found.append(data.missing())
+    assert found[0] == found[1]
+    assert (found[0].n_values, found[0].n_rows, found[0].columns) == (6, 4, ["a", "b", "c"])
+    assert found[0].first == "f, row 1, column 'a'" and found[0].everywhere == []
+    dense[0, 0] = np.nan
+    data = Dataset(X=sp.csr_matrix(dense), y=None, feature_names=["a", "b", "c"], label_name=None, source="f",
+                   format="libsvm", row_lines=None, named=False)
+    assert data.missing().everywhere == ["a"] and data.missing().first == "f, row 0, column 'a'"
+
+
+@pytest.mark.parametrize("command", [("explain", "--permutation", "--scoring", "prec@k:5", "--repeats", "2"),
+                                     ("explain", "--summary")])
+def test_explain_says_a_feature_column_missing_on_every_row(tmp_path, model, command):
+    # a permutation importance of 0 for a column the feed lost is no finding about the feature: said, as score
+    # and evaluate say it, once
+    week = tmp_path / "lost-feed.csv"
+    week.write_text(_week(np.random.default_rng(2), 40, empty_amount=True))
+    status, out, err = run_main(command[0], model, week, *command[1:])
+    assert status == 0, err
+    assert err.count("'amount' is missing on every row") == 1 and "40 missing values in 40 of 40 rows" in err
+    assert "missing on every row" not in out
+
+
+def test_compare_says_a_test_file_column_missing_on_every_row(tmp_path):
+    rng = np.random.default_rng(6)
+    train, test = tmp_path / "train.csv", tmp_path / "lost-feed.csv"
+    train.write_text(_week(rng, 120))
+    test.write_text(_week(rng, 40, empty_amount=True))
+    status, out, err = run_main("compare", train, "--test", test, "--positive", "fraud", "--categorical", "shop",
+                                "--model", "push", "--learner", "trees", "--param", "n_iter=5",
+                                "--no-plots", "--progress", "none", "--out-dir", tmp_path / "figs")
+    assert status == 0, err
+    assert err.count("'amount' is missing on every row") == 1
+
+
+@pytest.mark.parametrize("metrics", ["prec@k:5", "auc"])
+def test_an_interval_of_a_week_without_a_relevant_row_is_refused_in_the_commands_words(tmp_path, model, metrics):
+    # the library's refusal began "y:" (its argument) and named no file: the command says the file and what to do
+    week = tmp_path / "quiet-week.csv"
+    week.write_text(HEADER + "".join(f"{v:.3f},food,ok\n" for v in np.random.default_rng(7).normal(size=20)))
+    status, out, err = run_main("evaluate", model, week, "--metrics", metrics, "--ci", "0.9")
+    assert status == 2 and out == ""
+    assert "quiet-week.csv: no row is relevant, and a confidence interval (--ci) needs at least two rows" in err
+    assert "without --ci" in err and "y:" not in err
+
+
+def test_a_per_query_week_without_a_relevant_row_is_refused_naming_every_metric(tmp_path):
+    # ndcg's refusal in the library's words ("y: metric 'ndcg@k:10' counts none..."), then map's once dropped
+    rng = np.random.default_rng(8)
+    scored = tmp_path / "quiet-queries.csv"
+    scored.write_text("s,query,grade\n" + "".join(f"{v:.3f},{i % 4},0\n" for i, v in enumerate(rng.normal(size=40))))
+    for extra in ((), ("--ci", "0.9")):
+        status, out, err = run_main("evaluate", scored, "--scores", "s", "--qid", "query", "--label", "grade", *extra)
+        assert status == 2 and out == ""
+        assert "quiet-queries.csv: no query has a relevant row" in err and "ndcg@k:10, map, mrr leave out" in err
+        assert "--metrics ndcg@k:10,empty=0,map:empty=0,mrr:empty=0" in err and "y:" not in err
+    status, out, err = run_main("evaluate", scored, "--scores", "s", "--qid", "query", "--label", "grade",
+                                "--metrics", "ndcg@k:10,empty=0,map:empty=0,mrr:empty=0", "--table-format", "json")
+    assert status == 0, err                                      # the advice, taken, judges the file
+    assert set(_prec(out).values()) == {0.0}

@@ -11,7 +11,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from ._labels import python_only_number
-from ._missing import MissingValues
+from ._missing import MissingValues, _dense_nan_counts, _sparse_nan_counts
 from ._labels import same_label
 
 __all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "FORMATS", "DEFAULT_LABEL",
@@ -176,25 +176,25 @@ class Dataset:
     def missing(self) -> "MissingValues | None":
         """Where the features have missing values (NaN), or None if they have none.
 
-        Time O(n_samples * n_features), memory one bool per value.
+        One pass over the values, a block of rows at a time: time O(n_samples * n_features), memory one bool per
+        value of a block (a LIBSVM file kept sparse: of its stored values only), not one per value of the file.
+        The columns missing on every row (``MissingValues.everywhere``) come from the same pass.
         """
-        sparse = hasattr(self.X, "tocsr")   # a LIBSVM file kept sparse: only the stored values can be NaN
-        if sparse and not np.isnan(self.X.data).any():
+        if hasattr(self.X, "tocsr"):   # a LIBSVM file kept sparse: only the stored values can be NaN
+            found = _sparse_nan_counts(self.X.tocsr())
+        else:
+            found = _dense_nan_counts(self.X)
+        if found is None:
             return None
-        mask = np.isnan(self.X.toarray() if sparse else self.X)
-        if not mask.any():
-            return None
-        rows = mask.any(axis=1)
-        columns = np.flatnonzero(mask.any(axis=0))
-        first_row = int(np.argmax(rows))
-        first_column = int(np.argmax(mask[first_row]))
+        counts, n_rows, first_row, first_column = found
         return MissingValues(
-            n_values=int(np.count_nonzero(mask)),
-            n_rows=int(np.count_nonzero(rows)),
+            n_values=int(counts.sum()),
+            n_rows=n_rows,
             n_samples=self.n_samples,
-            columns=[self.feature_names[j] for j in columns],
+            columns=[self.feature_names[j] for j in np.flatnonzero(counts)],
             n_features=self.n_features,
             first=f"{self.where(first_row)}, column {self.feature_names[first_column]!r}",
+            everywhere=[self.feature_names[j] for j in np.flatnonzero(counts == self.n_samples)],
         )
 
     def where(self, row: int) -> str:
@@ -396,3 +396,4 @@ def _match_label(positive: Any, labels: np.ndarray, source: str) -> Any:
         if same_label(value, positive):
             return value
     raise DataError(f"{source}: the relevant label {positive!r} does not occur (labels present: {_show_list(uniques)})")
+
