@@ -243,3 +243,30 @@ def test_text_labels_hint_leaves_a_piece_of_the_labels_to_the_plain_refusal():
 
     assert text_labels_hint(np.array(["yes", "no"]), "y (chunk 2)") is None
     assert "(y == 'yes').astype(int)" in text_labels_hint(np.array(["yes", "no"]), "y")
+
+
+@pytest.mark.parametrize("name, example", [("labels[0]", "labels[0]"), ("eval_set y", "y")])
+def test_text_labels_hint_is_given_for_names_that_are_not_identifiers(name, example):
+    """Before: any name that was no identifier lost the advice, taken for a piece of the labels ("y (chunk 2)");
+    a name that is no expression is written ``y`` in the example, which is code."""
+    from rankcore.validation import check_binary_labels
+
+    with pytest.raises(TypeError) as info:
+        check_binary_labels(np.array(["yes", "no"]), name=name)
+    assert str(info.value).startswith(f"{name}: expected 0/1 numbers")
+    assert f"({example} == 'yes').astype(int)" in str(info.value)
+
+
+@pytest.mark.parametrize("dtype", [None, object])
+def test_text_labels_hint_reads_many_labels_with_missing_ones(dtype):
+    """The advice counts the labels in blocks (hashed in C): the missing one counted, and many texts refused plainly.
+    (Its speed is measured, not asserted: no wall-clock bound in tests.)"""
+    from rankcore._numbers import text_labels_hint
+
+    y = np.array(["yes", "no"] * 100_000, dtype=dtype)
+    if dtype is object:
+        y[7] = None
+    hint = text_labels_hint(y, "y")
+    assert "('no', 'yes')" in hint and ("1 row without a label" in hint) == (dtype is object)
+    many = np.array([f"t{i}" for i in range(1_000)] * 200, dtype=dtype)
+    assert text_labels_hint(many, "y") is None

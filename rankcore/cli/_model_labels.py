@@ -83,9 +83,22 @@ def evaluation_target(args, data, model, path: str) -> tuple[Any, np.ndarray]:
 def _only_other_label(args, data, model) -> bool:
     """Whether every row of ``data`` has the label ``model`` ranks below its relevant one, and the relevant label
     asked for is the model's (no ``--positive``, or one naming it)."""
-    recorded, other = getattr(model, "relevant_label_", None), getattr(model, "other_label_", None)
+    recorded, other = _fitted_labels(model)
     if recorded is None or other is None or data.y is None or len(data.y) == 0:
         return False
     if args.positive is not None and not _same_label(args.positive, recorded):
         return False
     return all(_same_label(label, other) for label in np.unique(data.y).tolist())
+
+
+def _fitted_labels(model) -> tuple[Any, Any]:
+    """``(relevant, other)``: the labels ``model`` ranks first and below it, as the command line records them, else
+    those of a model fitted on two labels in Python (``classes_``, the greater ranked first); Nones otherwise.
+
+    A model saved from Python records no label, yet a quiet week judged with ``--positive 1`` is the same week
+    judged without it: both ask for the label the model ranks first."""
+    recorded, other = getattr(model, "relevant_label_", None), getattr(model, "other_label_", None)
+    classes = getattr(model, "classes_", None)
+    if recorded is None and classes is not None and np.ndim(classes) == 1 and len(classes) == 2:
+        other, recorded = np.asarray(classes).tolist()
+    return recorded, other

@@ -143,15 +143,16 @@ def run(args) -> int:
 
 
 def refuse_one_class(data, specs: list[str], y, interval: bool) -> None:
-    """Refuse, naming them all, the metrics a file of one class leaves undefined (``auc``, ``rmax``...).
+    """Refuse, naming them all, the metrics a file of one class leaves undefined (``auc``, ``misrank``...).
 
     A week without a relevant row is judged, but the library's refusal names one metric, the first, as its
-    argument ``y``: the user would drop it from ``--metrics`` and be refused for the next.  With ``--ci`` every
-    metric's interval needs two rows of each class (:func:`_refuse_interval_of_one_class`).
+    argument ``y``: the user would drop it from ``--metrics`` and be refused for the next.  Which metrics are
+    undefined is asked of each metric on these labels (:func:`_one_class_refusal`), so a plugin's, a graded metric
+    without a relevant row and ``misrank`` are named too, and the metrics suggested instead are ones these rows
+    define.  With ``--ci`` every metric's interval needs two rows of each class
+    (:func:`_refuse_interval_of_one_class`).
     """
     import numpy as np
-
-    from ..registry import resolve
 
     y = np.asarray(y)
     if interval:
@@ -159,15 +160,13 @@ def refuse_one_class(data, specs: list[str], y, interval: bool) -> None:
         return
     if y.size == 0 or (y.any() and not y.all()):
         return
-    metrics = {spec: resolve("metric", spec) for spec in specs}
-    graded = {spec for spec, metric in metrics.items() if getattr(metric, "task", None) == "graded"}
-    undefined = [spec for spec, metric in metrics.items()
-                 if getattr(metric, "requires_both_classes", False) and spec not in graded]
+    which = "every" if y.all() else "no"
+    judged = {spec: _one_class_refusal(spec, y) for spec in specs}
+    undefined = [spec for spec, refused in judged.items() if refused == "classes"]
     if not undefined:
         return
-    # the graded metrics (ndcg@k...) of a list without a relevant row are refused by their own words (empty=)
-    defined = [spec for spec in specs if spec not in undefined and spec not in graded] or ["prec@k:10"]
-    raise CommandError(f"{data.source}: {'every' if y.all() else 'no'} row is relevant, and {', '.join(undefined)} "
+    defined = [spec for spec, refused in judged.items() if refused is None] or [f"prec@k:{min(10, y.size)}"]
+    raise CommandError(f"{data.source}: {which} row is relevant, and {', '.join(undefined)} "
                        f"{'needs' if len(undefined) == 1 else 'need'} both classes: judge the file by metrics "
                        f"defined on one class (--metrics {','.join(defined)}), or pool it with other files")
 
@@ -241,6 +240,27 @@ def _counting_empty(spec: str) -> str | None:
     except (ValueError, TypeError):
         return None
     return counted
+
+
+def _one_class_refusal(spec: str, y) -> str | None:
+    """How the metric ``spec`` takes the one-class 0/1 labels ``y``: None (defined), ``"classes"`` (refused for
+    their one class) or ``"other"`` (refused otherwise, a count k beyond the rows: the evaluation says it).
+    O(n log n): one evaluation on tied scores."""
+    import warnings
+
+    import numpy as np
+
+    from ..metrics import MetricRefusal, evaluate
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # said, if at all, by the evaluation the file is judged by
+            evaluate(y, np.zeros(y.shape[0]), [spec])
+    except MetricRefusal as exc:
+        return "classes" if exc.reason in ("labels", "no_query") else "other"
+    except (ValueError, TypeError):
+        return "other"
+    return None
 
 
 def say_one_list(args, data, specs: list[str], y) -> None:

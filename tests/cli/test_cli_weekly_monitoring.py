@@ -72,6 +72,32 @@ def test_a_week_without_a_relevant_row_is_judged_alike_with_positive_naming_the_
     assert status == 2 and "'Fraud' does not occur" in err
 
 
+@pytest.mark.parametrize("command", ["evaluate", "explain"])
+def test_a_model_saved_from_python_judges_a_quiet_week_alike_with_positive(tmp_path, command):
+    """Before: a model fitted in Python on 0/1 (no recorded label) judged a week of 0s without --positive, but
+    refused it with --positive 1, the label it ranks first ("'1' does not occur")."""
+    import rankcore
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(60, 1))
+    path = tmp_path / "model.json"
+    rankcore.save_model(rankcore.PushBoost(n_iter=3).fit(_frame(X), (X[:, 0] > 0).astype(int)), path)
+    week = tmp_path / "quiet-week.csv"
+    week.write_text("amount,label\n" + "".join(f"{v:.3f},0\n" for v in rng.normal(size=20)))
+    options = ("--metrics", "prec@k:5") if command == "evaluate" else ("--permutation", "--scoring", "prec@k:5")
+    for positive in ((), ("--positive", "1")):
+        status, _, err = run_main(command, path, week, "--label", "label", *options, *positive)
+        assert status == 0, err
+    status, _, err = run_main(command, path, week, "--label", "label", *options, "--positive", "2")
+    assert status == 2 and "'2' does not occur" in err
+
+
+def _frame(X):
+    import pandas as pd
+
+    return pd.DataFrame({"amount": X[:, 0]})
+
+
 def test_a_week_without_a_relevant_row_still_refuses_auc_naming_it(tmp_path, model):
     week = tmp_path / "quiet-week.csv"
     week.write_text(HEADER + "0.5,food,ok\n0.1,games,ok\n0.2,food,ok\n")
@@ -91,6 +117,32 @@ def test_a_week_without_a_relevant_row_names_every_metric_it_leaves_undefined(tm
         assert status == 2
         assert "no row is relevant, and auc, ks, rmax need both classes" in err and "--metrics prec@k:2" in err
         assert "y:" not in err
+
+
+@pytest.mark.parametrize("metrics, named, suggested", [
+    ("auc,misrank,map,prec@k:2", "auc, misrank, map need both classes", "--metrics prec@k:2"),
+    ("auc,prec@k:10", "auc needs both classes", "--metrics prec@k:3"),
+])
+def test_a_week_without_a_relevant_row_names_graded_metrics_and_suggests_defined_ones(tmp_path, model, metrics,
+                                                                                       named, suggested):
+    """Before: misrank and map (graded) went unnamed, to be refused one by one as ``y``, and a file of 3 rows was
+    told to use prec@k:10, which it refuses (k beyond the rows)."""
+    week = tmp_path / "quiet-week.csv"
+    week.write_text(HEADER + "0.5,food,ok\n0.1,games,ok\n0.2,food,ok\n")
+    status, _, err = run_main("evaluate", model, week, "--metrics", metrics)
+    assert status == 2
+    assert f"no row is relevant, and {named}" in err and f"({suggested})" in err
+
+
+def test_a_week_without_a_relevant_row_with_ci_says_intervals_need_both_classes(tmp_path, model):
+    """Before: ``y: metric 'auc' needs both classes``: one metric, named as the library's argument, though no
+    metric has an interval on one class."""
+    week = tmp_path / "quiet-week.csv"
+    week.write_text(HEADER + "0.5,food,ok\n0.1,games,ok\n0.2,food,ok\n")
+    status, _, err = run_main("evaluate", model, week, "--metrics", "auc,prec@k:2", "--ci", "0.9")
+    assert status == 2
+    assert "no row is relevant, and a confidence interval (--ci) needs at least two rows of each class" in err \
+        and "y:" not in err
 
 
 def test_a_feature_column_missing_on_every_row_is_warned_about(tmp_path, model):
