@@ -14,11 +14,14 @@ cdef extern from *:
     #ifdef _OPENMP
     #include <omp.h>
     static int rankcore_max_threads(void) { return omp_get_max_threads(); }
+    #define RANKCORE_BUILT_WITH_OPENMP 1
     #else
     static int rankcore_max_threads(void) { return 1; }
+    #define RANKCORE_BUILT_WITH_OPENMP 0
     #endif
     """
     int _max_threads "rankcore_max_threads"() noexcept nogil
+    const int _BUILT_WITH_OPENMP "RANKCORE_BUILT_WITH_OPENMP"
 
 
 def max_threads():
@@ -33,3 +36,17 @@ def max_threads():
     int
     """
     return _max_threads()
+
+
+def built_with_openmp():
+    """Whether the kernels were compiled with OpenMP (this module is compiled with the same flags).
+
+    False where the compiler had none (Apple's clang without libomp) or
+    ``RANKCORE_OPENMP=0`` turned it off: every kernel then runs on one
+    thread, whatever ``n_jobs`` asks.  ``rankcore --version`` says so.
+
+    Returns
+    -------
+    bool
+    """
+    return bool(_BUILT_WITH_OPENMP)

@@ -11,12 +11,36 @@ cdef extern from *:
     """
     /* 1 where the kernels were compiled with OpenMP, else 0 (a compiler without it builds them serial). */
     #ifdef _OPENMP
+    #include <omp.h>
     #define RC_HAVE_OPENMP 1
     #else
     #define RC_HAVE_OPENMP 0
     #endif
+
+    /* The most threads a parallel region entered now is sure to get.  OpenMP may give a region fewer than
+       its num_threads clause asks: never more than OMP_THREAD_LIMIT, one inside another region or where no
+       region may be active (OMP_MAX_ACTIVE_LEVELS=0), any number down to one where OMP_DYNAMIC lets the
+       runtime choose.  A kernel that splits its work by thread number would leave the missing threads'
+       share undone. */
+    static inline int rc_sure_team(int wanted) {
+    #ifdef _OPENMP
+        if (wanted <= 1 || omp_get_dynamic() || omp_in_parallel())
+            return 1;
+    #if _OPENMP >= 200805   /* OpenMP 3.0: thread limit and active levels (MSVC's OpenMP 2.0 has neither) */
+        if (omp_get_max_active_levels() < 1)
+            return 1;
+        if (omp_get_thread_limit() < wanted)
+            return omp_get_thread_limit() > 1 ? omp_get_thread_limit() : 1;
+    #endif
+        return wanted;
+    #else
+        (void) wanted;
+        return 1;
+    #endif
+    }
     """
     const int RC_HAVE_OPENMP
+    int rc_sure_team(int wanted) noexcept nogil
 
 
 cdef inline int threads_for(double work, int n_threads, double minimum) noexcept nogil:
@@ -28,11 +52,14 @@ cdef inline int threads_for(double work, int n_threads, double minimum) noexcept
     picks its own ``minimum`` (the work its parallel region is measured to
     pay for).  Without OpenMP a ``parallel`` region runs once, as thread 0:
     a kernel that splits its work by thread number among T > 1 threads would
-    do only thread 0's share, so every team is one thread there.
+    do only thread 0's share, so every team is one thread there.  For the
+    same reason the count is never more than a region is sure to get
+    (``rc_sure_team``): one where ``OMP_DYNAMIC`` is on, inside another
+    region or with ``OMP_MAX_ACTIVE_LEVELS=0``, at most ``OMP_THREAD_LIMIT``.
     """
-    if not RC_HAVE_OPENMP:
+    if not RC_HAVE_OPENMP or work < minimum:
         return 1
-    return n_threads if work >= minimum else 1
+    return rc_sure_team(n_threads)
 
 
 cdef extern from *:

@@ -263,6 +263,31 @@ def _is_number(word: str) -> bool:
     return True
 
 
+def version_line(version: str) -> str:
+    """What ``rankcore --version`` prints: ``rankcore X.Y.Z``, and in a build without OpenMP, that its kernels run
+    on one thread -- nothing else tells its user that ``n_jobs`` gains nothing (a warning at each fit that asks
+    for threads would repeat it at every call of a script)."""
+    from .._openmp import built_with_openmp
+
+    if built_with_openmp():
+        return f"rankcore {version}"
+    return f"rankcore {version} (built without OpenMP: every kernel runs on one thread, whatever n_jobs asks)"
+
+
+class _PrintVersion(argparse.Action):
+    """``--version``: the line as it is -- argparse's own action wraps it to the terminal's width, which would cut
+    one line in two for a script that reads it."""
+
+    def __init__(self, option_strings, version, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show program's version number and exit"):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+        self.version = version
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(self.version)
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``rankcore`` command's parser: every subcommand and its options (what ``rankcore --help`` prints)."""
     from .. import __version__
@@ -272,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Learn rankings that are right at the top of the list.",
         epilog="`rankcore COMMAND --help` (or `rankcore help COMMAND`) lists a command's options.",
     )
-    parser.add_argument("--version", action="version", version=f"rankcore {__version__}")
+    parser.add_argument("--version", action=_PrintVersion, version=version_line(__version__))
     parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:

@@ -20,7 +20,7 @@ import pytest
 
 import rankcore
 from _cli_run import run_main
-from rankcore.cli import main
+from rankcore.cli import main, version_line
 
 pytest.importorskip("matplotlib")
 
@@ -92,7 +92,9 @@ def test_console_script_and_module_show_every_subcommand(tmp_path):
         for command in ("fit", "score", "explain", "evaluate", "compare", "plugins", "demo"):
             assert command in done.stdout
     done = run_cli("--version", cwd=tmp_path, module=True)
-    assert done.stdout.strip() == f"rankcore {rankcore.__version__}"
+    assert done.stdout.strip() == version_line(rankcore.__version__)
+    assert done.stdout.startswith(f"rankcore {rankcore.__version__}")
+
 
 
 def test_no_subcommand_is_a_usage_error(tmp_path):

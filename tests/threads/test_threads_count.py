@@ -62,6 +62,8 @@ def test_threads_stay_within_the_openmp_limit(machine, limit):
 def test_threads_respect_a_threadpoolctl_limit(monkeypatch):
     # the real runtime: rankcore's kernels link the OpenMP library that threadpoolctl limits
     monkeypatch.setattr(_cpus, "LOAD_AWARE", False)      # the CPUs, whatever else the test machine runs
+    if not _openmp.built_with_openmp():
+        pytest.skip("built without OpenMP: no runtime for threadpoolctl to limit")
     if effective_n_threads(None) < 2:
         pytest.skip("one CPU: nothing to limit")
     before = effective_n_threads(None)
