@@ -26,8 +26,6 @@ import tempfile
 import warnings
 from pathlib import Path
 
-import numpy
-from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
@@ -145,7 +143,6 @@ def _extensions():
             Extension(
                 module,
                 [str(rel)],
-                include_dirs=[numpy.get_include()],
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
             )
         )
@@ -168,6 +165,9 @@ class ParallelBuildExt(build_ext):
             self.parallel = CORES
 
     def build_extensions(self):
+        # Cythonized here, when something is compiled, not when setup.py runs: an sdist or the metadata
+        # then generates no C into the source tree (a minute of Cython, and forty files in a clean tree).
+        cythonize_extensions(self.extensions)
         with tempfile.TemporaryDirectory() as workdir:
             openmp = probe_openmp(self.compiler, workdir)
         if openmp is None and openmp_wanted():
@@ -194,13 +194,24 @@ def _with_shared_utility(extensions):
     return extensions + [Extension(SHARED_UTILITY, [source])]
 
 
+def cythonize_extensions(extensions):
+    """Turn the extensions' ``.pyx`` sources into C, in place, with NumPy's headers on their include path.
+
+    Cython and NumPy are imported here, at build time, so that making an sdist or reading the metadata
+    neither needs them nor writes generated C into the source tree.  ``cythonize`` returns new
+    extension objects; their settings (C sources, the language a ``# distutils:`` line asks for, ...)
+    are copied onto the given ones, which keep what ``build_ext`` has already attached to them.
+    """
+    import numpy
+    from Cython.Build import cythonize
+
+    for extension in extensions:
+        extension.include_dirs = [*extension.include_dirs, numpy.get_include()]
+    generated = {ext.name: ext for ext in cythonize(list(extensions), compiler_directives=DIRECTIVES,
+                                                   nthreads=CORES, shared_utility_qualified_name=SHARED_UTILITY)}
+    for extension in extensions:
+        vars(extension).update(vars(generated[extension.name]))
+
+
 if __name__ == "__main__":     # pip, build and ``python setup.py`` all run it so; tests import the helpers
-    setup(
-        cmdclass={"build_ext": ParallelBuildExt},
-        ext_modules=cythonize(
-            _with_shared_utility(_extensions()),
-            compiler_directives=DIRECTIVES,
-            nthreads=CORES,
-            shared_utility_qualified_name=SHARED_UTILITY,
-        ),
-    )
+    setup(cmdclass={"build_ext": ParallelBuildExt}, ext_modules=_with_shared_utility(_extensions()))

@@ -3,10 +3,13 @@
 The real build compiles every kernel (minutes); these tests build the same
 packaging configuration with no extension selected (``RANKCORE_EXTENSIONS``
 matching nothing), which takes seconds and exercises exactly what decides the
-files: ``pyproject.toml``'s package data, ``MANIFEST.in`` and setup.py.
+files: ``pyproject.toml``'s package data, ``MANIFEST.in`` and setup.py.  The metadata a distributor
+relies on (one source for the version, lower bounds that can be installed together) is checked too.
 """
 
+import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -70,12 +73,20 @@ def test_wheel_holds_no_generated_sources_or_leftovers_and_ships_the_licence(che
     assert "BSD 3-Clause" in zipfile.ZipFile(wheel).read(licence).decode()
     metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: BSD-3-Clause" in metadata
+    assert f"\nVersion: {source_version()}\n" in metadata
+    assert not [n for n in names if n.startswith(("tests/", "benchmarks/", "docs/", "plugins/"))]
+    entry_points = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/entry_points.txt")))
+    assert "rankcore = rankcore.cli:main" in entry_points.decode()
+
+
+def sdist_names(sdist):
+    return sorted(n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n)
 
 
 def test_sdist_holds_the_cython_sources_but_not_what_they_generate(checkout, tmp_path):
     build(checkout, "setup.py", "-q", "sdist", "-d", str(tmp_path))
     (sdist,) = tmp_path.glob("rankcore-*.tar.gz")
-    names = [n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n]
+    names = sdist_names(sdist)
     pyx = sorted(str(p.relative_to(checkout)) for p in (checkout / "rankcore").rglob("*.pyx"))
     assert pyx and set(pyx) <= set(names)  # the build needs them
     assert "LICENSE" in names and "setup.py" in names
@@ -91,3 +102,58 @@ def test_package_data_config_excludes_what_cython_generates():
     assert {"*.c", "*.cpp", "*.pyx", "*.html"} <= excluded
     assert not {"*.pyx", "*.c", "*.cpp"} & set(config["tool"]["setuptools"]["package-data"]["*"])
     assert config["project"]["license-files"] == ["LICENSE"]
+
+
+def test_making_an_sdist_cythonizes_nothing_and_is_repeatable(checkout, tmp_path):
+    """A packager's clean tree gets no generated C from ``sdist`` (Cython runs only to compile), and a
+    second sdist of the same tree holds the same files."""
+    before = {p for p in (checkout / "rankcore").rglob("*") if p.suffix in (".c", ".cpp")}
+    # one small kernel selected: setup.py hands it (and the shared utility module) to setuptools
+    env = dict(os.environ, RANKCORE_EXTENSIONS="rankcore._openmp")
+    env.pop("PYTHONPATH", None)
+    lists = []
+    for run in ("first", "second"):
+        done = subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path / run)], cwd=checkout,
+                              env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        (sdist,) = (tmp_path / run).glob("rankcore-*.tar.gz")
+        lists.append(sdist_names(sdist))
+    generated = {p for p in (checkout / "rankcore").rglob("*") if p.suffix in (".c", ".cpp")} - before
+    assert not generated, f"sdist wrote generated C into the source tree: {sorted(map(str, generated))}"
+    assert lists[0] == lists[1]
+    assert "rankcore/_openmp.pyx" in lists[0]
+
+
+def source_version():
+    """``rankcore.__version__`` as written in the source, read the way setuptools reads it (no import)."""
+    tree = ast.parse((ROOT / "rankcore" / "__init__.py").read_text())
+    (version,) = [node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                  and [getattr(t, "id", None) for t in node.targets] == ["__version__"]]
+    return version
+
+
+def test_version_has_one_source():
+    """The metadata's version is read from ``rankcore.__version__``, so the two cannot disagree."""
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in config["project"] and "version" in config["project"]["dynamic"]
+    assert config["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "rankcore.__version__"}
+    # setuptools reads the attribute without importing rankcore: it must stay a plain string literal
+    assert re.fullmatch(r"\d+\.\d+\.\d+([.-]?\w+)*", source_version())
+
+
+def lower_bound(requirements, name):
+    (spec,) = [r for r in requirements if re.match(rf"{re.escape(name)}\b", r)]
+    return tuple(int(part) for part in re.search(r">=([\d.]+)", spec).group(1).split("."))
+
+
+@pytest.mark.parametrize("table", ["runtime", "build"])
+def test_lower_bounds_can_be_installed_together(table):
+    """NumPy >= 2 needs SciPy >= 1.13: older SciPy releases require NumPy < 2, so a lower bound below it
+    is never what gets installed, and a distribution that maps the bounds onto its own packages pairs them
+    wrongly (scikit-learn >= 1.6 already runs with NumPy 2)."""
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    requirements = config["project"]["dependencies"] if table == "runtime" else config["build-system"]["requires"]
+    if lower_bound(requirements, "numpy") >= (2,):
+        assert lower_bound(requirements, "scipy") >= (1, 13)
