@@ -57,10 +57,12 @@ def test_a_forest_is_dropped_with_its_trees():
     kept = _forest_arrays._KEPT["walk"]
     last = model.rankers_[-1]
     assert last in kept
+    freed = weakref.ref(last)
     before = len(kept)
     del model, last
     gc.collect()
-    assert len(kept) == before - 1
+    # the store held the tree weakly: it is freed, and its entry with it (other tests' forests may go too)
+    assert freed() is None and len(kept) <= before - 1
 
 
 def test_one_tree_is_not_kept():
