@@ -1,5 +1,6 @@
 """A forest's joined node arrays are built once per list of trees, kept while its trees live, and never stale."""
 import gc
+import weakref
 
 import numpy as np
 import pytest
