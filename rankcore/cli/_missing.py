@@ -15,8 +15,7 @@ from . import CommandError
 from ._models import KINDS, ModelConfig, describe_estimator, estimator_class
 
 __all__ = ["accepts_missing", "nan_learners", "refusers_of_missing_values", "missing_facts", "check_missing",
-           "check_model_missing", "say_scored_gaps",
-           "say_columns_missing_everywhere"]
+           "check_scored_file", "say_columns_missing_everywhere"]
 
 
 def accepts_missing(estimator) -> bool:
@@ -142,12 +141,10 @@ def check_missing(configs: list[ModelConfig], datasets, *, found=None) -> None:
     raise CommandError(f"{facts}; {who}: {out}")
 
 
-def check_model_missing(model, model_path: str, data) -> None:
-    """Refuse to score a file with missing values with a model that cannot use them (before scoring)."""
-    if accepts_missing(model):
-        return
-    missing = data.missing()
-    if missing is None:
+def _refuse_model_missing(model, model_path: str, data, missing) -> None:
+    """Refuse to score a file with missing values (``missing``: its :meth:`Dataset.missing`) with a model that
+    cannot use them (before scoring)."""
+    if missing is None or accepts_missing(model):
         return
     flags = " or ".join(f"--learner {name}" for name in nan_learners()) or "a learner that handles them"
     refused = refusers_of_missing_values()
@@ -156,9 +153,10 @@ def check_model_missing(model, model_path: str, data) -> None:
                        f"a model that handles them (rankcore fit ... {flags})" + (f"; {refused}" if refused else ""))
 
 
-def say_scored_gaps(args, model, data) -> None:
-    """Say what a model scores as missing in a file it scores (``score``, ``evaluate``): its missing values, on
-    stderr, and as a warning the feature columns missing on every row and the categories it never saw.
+def check_scored_file(args, model, model_path: str, data) -> None:
+    """Before a model scores a file (``score``, ``evaluate``, ``explain``): refuse its missing values if the model
+    cannot use them, else say them on stderr, and warn of the feature columns missing on every row and of the
+    categories the model never saw.  The missing values are found once, for all of it.
 
     The scores of such a file are numbers like any other, so a week whose feed lost a column, or whose column of
     categories gained a new one, would be scored without a word: the model reads both as missing values, and a
@@ -170,6 +168,7 @@ def say_scored_gaps(args, model, data) -> None:
     from ._common import info
 
     missing = data.missing()
+    _refuse_model_missing(model, model_path, data, missing)
     if missing is not None:
         info(args, f"{data.source}: {missing.describe()}; the model scores them as missing values")
         say_columns_missing_everywhere(data, missing)

@@ -64,7 +64,7 @@ def run_permutation(args) -> int:
     from ._columns import load_for_model, model_features
     from ._outputs import output_file, output_name
     from ._model_labels import evaluation_target
-    from ._missing import check_model_missing, say_scored_gaps
+    from ._missing import check_scored_file
     from ._queries import query_labels
     from ._scored_model import load_scoring_model
 
@@ -74,8 +74,7 @@ def run_permutation(args) -> int:
         raise CommandError(f"--scoring: {args.model} is a {type(model).__name__}, which has no score method and so "
                            f"no metric of its own; name one with --scoring (pauc:0.1, auc, ndcg@k:10 with --qid, ...)")
     data, X = load_for_model(args, args.data, model, args.model, keep=keep, queries=True)
-    check_model_missing(model, args.model, data)
-    say_scored_gaps(args, model, data)
+    check_scored_file(args, model, args.model, data)
     if args.within_queries and data.qid is None:
         raise CommandError("--within-queries: needs the rows' queries (--qid COLUMN, or a LIBSVM file's qid:)")
     positive = args.positive

@@ -65,7 +65,7 @@ def _warn_training(training: str, validation: str, how: str, why: str) -> None:
                   stacklevel=3)
 
 
-#: How a file holds the training rows when it is not the training file: :func:`_rows_elsewhere`.
+#: How a file holds the training rows when it is not the training file (:func:`_same_rows`).
 _ROWS_ELSEWHERE = "the same rows, read from another file"
 
 
@@ -74,7 +74,7 @@ def warn_if_training_rows(data, val, why: str) -> None:
     another format, or the numbers written otherwise), row for row: the same features (NaN as NaN) and labels.
     Files :func:`same_file` finds the same were warned about before reading: not again.  O(n·d), on the rows
     read."""
-    if _rows_elsewhere(data, val):
+    if _same_rows(data, val) and not _same_files(data, val):
         _warn_training(data.source, val.source, _ROWS_ELSEWHERE, why)
 
 
@@ -86,23 +86,25 @@ def holds_training_rows(data, val, why: str, why_other_queries: str) -> bool:
 
     Warns as :func:`warn_if_training_rows` (the rows compared once): with ``why``, or, for the training rows cut
     into other queries (a validation set to the fit, as in the Python API), with ``why_other_queries``."""
-    if data.source and val.source and same_file(data.source, val.source) is not None:
+    if _same_files(data, val):
         return True         # warned of before reading (warn_if_training_file)
-    if not _rows_elsewhere(data, val):
+    if not _same_rows(data, val):
         return False
     held = _same_queries(data.qid, val.qid)
     _warn_training(data.source, val.source, _ROWS_ELSEWHERE, why if held else why_other_queries)
     return held
 
 
-def _rows_elsewhere(data, val) -> bool:
-    """Whether ``val``, read from a file :func:`same_file` does not find the same, holds the rows and labels of
-    ``data`` row for row.  O(n·d) only when the shapes match."""
+def _same_rows(data, val) -> bool:
+    """Whether ``val`` holds the rows and labels of ``data`` row for row.  O(n·d) only when the shapes match."""
     if data.y is None or val.y is None or data.X.shape != val.X.shape or data.y.shape != val.y.shape:
         return False
-    if not (np.array_equal(data.y, val.y) and _same_matrix(data.X, val.X)):
-        return False
-    return not (data.source and val.source and same_file(data.source, val.source) is not None)
+    return bool(np.array_equal(data.y, val.y) and _same_matrix(data.X, val.X))
+
+
+def _same_files(data, val) -> bool:
+    """Whether the two datasets were read from one file, or files of the same bytes (:func:`same_file`)."""
+    return bool(data.source and val.source and same_file(data.source, val.source) is not None)
 
 
 def _same_queries(qid, other) -> bool:

@@ -19,7 +19,7 @@ from ._columns import load_for_model
 from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
 from ._intervals import add_interval_options, interval_table, untested_difference
 from ._model_labels import evaluation_target
-from ._missing import check_model_missing, say_scored_gaps
+from ._missing import check_scored_file
 from ._models import decision_scores
 from ._queries import QUERY_METRICS, grade_row_error, query_defaults, query_labels
 
@@ -101,8 +101,7 @@ def run(args) -> int:
     data, X = load_for_model(args, args.data, model, args.model, queries=True)
     qid = data.qid
     specs = specs or metric_specs(DEFAULT_METRICS if qid is None else query_defaults(QUERY_METRICS, qid))
-    check_model_missing(model, args.model, data)
-    say_scored_gaps(args, model, data)
+    check_scored_file(args, model, args.model, data)
     if qid is None and args.positive is None and getattr(model, "ranks_within_queries_", False) \
             and data.y is not None:
         # the model was fitted within queries, which is how to judge it: graded labels without query ids would be

@@ -15,7 +15,7 @@ from ._outputs import output_file, output_name
 from ._explanations import Explanations, _item, ranked_rows, write, write_summary
 from ._interaction_output import split_features, write_interaction_summary, write_interactions_per_row
 from ._init_scores import SCORED_HELP, with_init_scores
-from ._missing import check_model_missing, say_scored_gaps
+from ._missing import check_scored_file
 from ._models import decision_scores, describe_estimator
 from ._scored_model import load_scoring_model
 from ._permutation import add_permutation_options, check_permutation_options, run_permutation
@@ -124,8 +124,7 @@ def run(args) -> int:
 
     # one row first: a model that cannot explain its scores (stumps) is refused for that, before its other checks
     (pairs if args.interactions else explain)(np.arange(1))
-    check_model_missing(model, args.model, data)
-    say_scored_gaps(args, model, data)
+    check_scored_file(args, model, args.model, data)
     scores = with_init_scores(decision_scores(model, X), data)
     explained = Explanations(data=data, scores=scores, contributions=explain, id_column=args.id_column,
                              names=names if labels is None else player_names, players=players, column_names=names)

@@ -9,7 +9,7 @@ from ._columns import load_for_model
 from ._common import add_data_options, add_force_option, info
 from ._outputs import output_file, output_name
 from ._init_scores import SCORED_HELP, with_init_scores
-from ._missing import check_model_missing, say_scored_gaps
+from ._missing import check_scored_file
 from ._models import decision_scores
 from ._scored_model import load_scoring_model
 
@@ -53,8 +53,7 @@ def run(args) -> int:
     model, keep = load_scoring_model(args, id_may_be_feature=True)
     data, X = load_for_model(args, args.data, model, args.model, require_label=args.with_label, keep=keep,
                              queries=True)
-    check_model_missing(model, args.model, data)
-    say_scored_gaps(args, model, data)
+    check_scored_file(args, model, args.model, data)
     scores = with_init_scores(decision_scores(model, X), data)
     columns = ["score"]
     extra: list[np.ndarray] = []
