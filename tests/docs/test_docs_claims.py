@@ -143,3 +143,35 @@ def test_commands_quoted_in_prose_exist(path):
     commands = {" ".join(c.split()) for c in re.findall(r"`(rankcore [^`]+)`", prose)} - REFUSED_ON_PURPOSE
     problems = [problem for command in sorted(commands) for problem in command_problems(command)]
     assert problems == [], f"{path.name}: " + "; ".join(problems)
+
+
+def _resolves(dotted: str) -> bool:
+    """Whether ``rankcore.a.b`` names something: the longest importable module, then attributes."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            if not hasattr(obj, name):
+                return False
+            obj = getattr(obj, name)
+        return True
+    return False
+
+
+def test_resolves_tells_names_from_misspellings():
+    assert _resolves("rankcore.persistence.ModelFormatError") and _resolves("rankcore.metrics.make_query_scorer")
+    assert not _resolves("rankcore.ModelFormatError") and not _resolves("rankcore.metrics.no_such_function")
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
+def test_python_names_quoted_in_prose_exist(path):
+    """A ``rankcore.x.y`` a sentence names is importable as written (a user copies it into an except clause)."""
+    prose = _prose(path.read_text(encoding="utf-8"))
+    names = sorted(set(re.findall(r"`(rankcore(?:\.\w+)+)", prose)))
+    missing = [name for name in names if not _resolves(name)]
+    assert missing == [], f"{path.name} names {missing}, which rankcore does not have"
