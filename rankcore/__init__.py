@@ -83,6 +83,7 @@ _LAZY: dict[str, str] = {
     "evaluate": "metrics:evaluate",
     "MetricRefusal": "metrics:MetricRefusal",
     "ArgumentRefusal": "validation:ArgumentRefusal",
+    "PickleVersionWarning": "_pickled_versions:PickleVersionWarning",
     "QueryKFold": "_query_folds:QueryKFold",
     "QueryTimeSeriesSplit": "_query_folds:QueryTimeSeriesSplit",
     "permutation_importance": "inspection:permutation_importance",

@@ -47,6 +47,7 @@ from ._argument_refusal import ArgumentRefusal, said_again
 from ._callbacks import check_callbacks, run_callbacks
 from ._caller import outside_stacklevel
 from ._peer_names import PEER_METHODS, peer_fitted_hint, peer_method_hint
+from ._pickled_versions import check_stamp, stamped
 from ._state_fields import checked_relevant_label, relevant_label_to_state
 from ._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .spec import REQUIRED, Component, Kind, Parameter, ParameterError, show_value
@@ -609,7 +610,10 @@ class Ranker(BaseEstimator):
         # the setup record is made again on demand: its key holds the parameter objects themselves
         state = dict(super().__getstate__())
         state.pop("_setup_cache", None)
-        return state
+        return stamped(state)          # scikit-learn records its version for its own classes only
+
+    def __setstate__(self, state):
+        super().__setstate__(check_stamp(self, dict(state)))
 
     # ------------------------------------------------------------------
     # Iterations
