@@ -82,17 +82,20 @@ class FoldBag:
         """Mean over the models of ``(score - center) / scale``."""
         return self._scores(X, checked=False)
 
-    def _checked_decision_function(self, X) -> np.ndarray:
-        """:meth:`decision_function` of rows AutoRanker checked (see
-        :func:`~rankcore.auto._candidate.candidate_scores`)."""
-        return self._scores(X, checked=True)
+    #: ``_checked_decision_function`` takes rows with NaN, each member scoring them its own way
+    _checked_passes_nan = True
 
-    def _scores(self, X, checked: bool) -> np.ndarray:
+    def _checked_decision_function(self, X, nan: bool = False) -> np.ndarray:
+        """:meth:`decision_function` of rows AutoRanker checked (see
+        :func:`~rankcore.auto._candidate.candidate_scores`); ``nan``: some rows hold NaN."""
+        return self._scores(X, checked=True, nan=nan)
+
+    def _scores(self, X, checked: bool, nan: bool = False) -> np.ndarray:
         # a candidate's own scorer (a plugin's) is called as it is; the default one may take the checked rows' path
         default = getattr(self.scorer, "__func__", self.scorer) in (Candidate.scores, candidate_scores)
         total = None
         for estimator, center, scale in zip(self.estimators, self.centers, self.scales):
-            raw = candidate_scores(estimator, X, checked=checked) if default else self.scorer(estimator, X)
+            raw = candidate_scores(estimator, X, checked=checked, nan=nan) if default else self.scorer(estimator, X)
             z = (np.asarray(raw, dtype=np.float64) - center) / scale
             total = z if total is None else total + z
         return total / len(self.estimators)

@@ -95,15 +95,18 @@ class RankAverage:
         """Mean over members of the quantile of the member's score among its out-of-fold scores."""
         return self._scores(X, checked=False)
 
-    def _checked_decision_function(self, X) -> np.ndarray:
-        """:meth:`decision_function` of rows AutoRanker checked (see
-        :func:`~rankcore.auto._candidate.candidate_scores`)."""
-        return self._scores(X, checked=True)
+    #: ``_checked_decision_function`` takes rows with NaN, each member scoring them its own way
+    _checked_passes_nan = True
 
-    def _scores(self, X, checked: bool) -> np.ndarray:
+    def _checked_decision_function(self, X, nan: bool = False) -> np.ndarray:
+        """:meth:`decision_function` of rows AutoRanker checked (see
+        :func:`~rankcore.auto._candidate.candidate_scores`); ``nan``: some rows hold NaN."""
+        return self._scores(X, checked=True, nan=nan)
+
+    def _scores(self, X, checked: bool, nan: bool = False) -> np.ndarray:
         total = None
         for estimator, reference in zip(self.estimators, self.references):
-            q = quantile_position(reference, candidate_scores(estimator, X, checked=checked))
+            q = quantile_position(reference, candidate_scores(estimator, X, checked=checked, nan=nan))
             total = q if total is None else total + q
         return total / len(self.estimators)
 

@@ -14,7 +14,11 @@ import numpy as np
 
 from ..push import AUTO_MIN_ROWS, large_data_learner
 from ..spec import Parameter
+from ..validation import threads_for_work
 from ._candidate import NO_SAMPLE_WEIGHT, Candidate, CandidateContext, _format
+
+#: Row-by-tree visits below which a library's model scores checked rows on one thread (as rankcore's trees do).
+SERIAL_VISITS = 1024
 
 __all__ = ["TreesCandidate", "StumpsCandidate", "LinearCandidate", "KernelCandidate", "ExactBoostCandidate",
            "LightGBMCandidate", "XGBoostCandidate", "BUILTIN_CANDIDATES"]
@@ -517,6 +521,23 @@ class _RawScores:
             return self.model.predict(X, raw_score=True)          # LightGBM
         except TypeError:
             return self.model.predict(X, output_margin=True)      # XGBoost
+
+    def _checked_decision_function(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`decision_function` of rows AutoRanker checked (see
+        :func:`~rankcore.auto._candidate.candidate_scores`): LightGBM's booster scores them as the scikit-learn
+        wrapper's ``predict`` would, whose checks and parameters rebuilt from ``get_params`` on every call are most
+        of a one-row call.  XGBoost's model, and rows of another width (the wrapper's refusal), the public way."""
+        model = self.model
+        if not type(model).__module__.startswith("lightgbm") or X.shape[1] != getattr(model, "n_features_in_", -1):
+            return self.decision_function(X)
+        booster = model.booster_
+        # the wrapper's own count for its n_jobs, but one thread for a few rows: the scores do not depend on it
+        threads = threads_for_work(model.n_jobs, X.shape[0] * booster.num_trees(), SERIAL_VISITS)
+        return booster.predict(X, raw_score=True, num_threads=threads)
+
+    def _checked_takes_nan(self) -> bool:
+        """Rows with NaN take :meth:`_checked_decision_function`: both libraries read NaN as a missing value."""
+        return True
 
     def feature_contributions(self, X, background=None, groups=None):
         """The library's exact TreeSHAP values of the raw margin: (n, d + 1), the expected margin last.

@@ -413,14 +413,15 @@ def warnings_named_by(candidate: Candidate):
                                module=module_of_file(w.filename))
 
 
-def candidate_scores(estimator: Any, X: Any, *, checked: bool = False) -> np.ndarray:
+def candidate_scores(estimator: Any, X: Any, *, checked: bool = False, nan: bool = False) -> np.ndarray:
     """Ranking scores of a fitted candidate estimator: ``decision_function``, else P(relevant).
 
-    ``checked``: X holds rows AutoRanker checked and encoded for this model (a C-contiguous float64 array, every
-    value finite): an estimator with a private path for such rows scores them without checking them again.
+    ``checked``: X holds rows AutoRanker checked and encoded for this model (a C-contiguous float64 array, no
+    ±inf): an estimator with a private path for such rows scores them without checking them again.  ``nan``:
+    some of those rows hold NaN, which only an estimator that takes missing values scores on that path.
     """
     if checked:
-        scores = checked_scores(estimator, X)
+        scores = checked_scores(estimator, X, nan=nan)
         if scores is not None:
             return np.asarray(scores, dtype=np.float64)
     if hasattr(estimator, "decision_function"):
@@ -433,14 +434,24 @@ def candidate_scores(estimator: Any, X: Any, *, checked: bool = False) -> np.nda
 def checked_rows(X: Any) -> bool:
     """Whether the members may score X as rows AutoRanker checked: a dense, all finite array, and scikit-learn's
     transforms returning arrays (its ``transform_output`` setting would hand a pipeline's model a frame)."""
+    # all_finite, not np.isfinite(X).all(): every call (each row AutoRanker scores) would build an n x d mask
+    return _dense_rows(X) and all_finite(X)
+
+
+def nan_rows(X: Any) -> bool:
+    """Whether X, not :func:`checked_rows`, would be but for NaN: the rows a member that takes missing values
+    scores on the checked path (``nan=True``).  Only such rows pay for the mask telling NaN from ±inf."""
+    return _dense_rows(X) and not np.isinf(X).any()
+
+
+def _dense_rows(X: Any) -> bool:
     from sklearn import get_config
 
-    # all_finite, not np.isfinite(X).all(): every call (each row AutoRanker scores) would build an n x d mask
-    return (type(X) is np.ndarray and X.dtype == np.float64 and X.flags.c_contiguous and all_finite(X)
+    return (type(X) is np.ndarray and X.dtype == np.float64 and X.flags.c_contiguous
             and get_config().get("transform_output", "default") == "default")
 
 
-def checked_scores(estimator: Any, X: np.ndarray) -> np.ndarray | None:
+def checked_scores(estimator: Any, X: np.ndarray, *, nan: bool = False) -> np.ndarray | None:
     """The scores of rows AutoRanker checked (see :func:`candidate_scores`) through the estimator's private path,
     ``_checked_decision_function``; None when it has none.
 
@@ -448,6 +459,8 @@ def checked_scores(estimator: Any, X: np.ndarray) -> np.ndarray | None:
     tags, then its own) would cost most of a one-row call.  A scikit-learn ``Pipeline`` of a ``StandardScaler``
     (whose transform is done here, by the same two operations) or of the missing-value imputer, then such an
     estimator, takes the path too; rows the scaler takes beyond float64 go the public way, to the model's refusal.
+    Rows with NaN (``nan``) take it only into an estimator whose ``_checked_takes_nan()`` says it scores them (a
+    bag or blend passes ``nan`` on to its members): the others refuse them, or impute them, their public way.
     """
     from sklearn.pipeline import Pipeline
 
@@ -456,10 +469,16 @@ def checked_scores(estimator: Any, X: np.ndarray) -> np.ndarray | None:
             X = _checked_transform(step, X)
             if X is None:
                 return None
-        return checked_scores(estimator.steps[-1][1], X)      # (the imputer's model may be a scaler's pipeline)
+            nan = nan and not all_finite(X)      # (the imputer's output holds none)
+        return checked_scores(estimator.steps[-1][1], X, nan=nan)   # (the imputer's model may be a scaler's pipeline)
     method = getattr(estimator, "_checked_decision_function", None)
     if method is None or X.shape[1] != getattr(estimator, "n_features_in_", X.shape[1]):
         return None             # the public path, and its own refusal of another width
+    if getattr(estimator, "_checked_passes_nan", False):
+        return method(X, nan=nan)
+    takes_nan = getattr(estimator, "_checked_takes_nan", None)
+    if nan and (takes_nan is None or not takes_nan()):
+        return None
     return method(X)
 
 
@@ -478,7 +497,8 @@ def _checked_transform(step: Any, X: np.ndarray) -> np.ndarray | None:
         Z = X - step.mean_ if step.with_mean else X.copy()
         if step.with_std and step.scale_ is not None:
             Z /= step.scale_
-    # a finite row scaled beyond float64 (a column of tiny spread): the public path gives the model's own refusal
+    # a finite row scaled beyond float64 (a column of tiny spread), or a NaN row: the public path (the model's own
+    # refusal, or its reading of NaN)
     return Z if np.isfinite(Z).all() else None
 
 

@@ -33,7 +33,7 @@ from ..validation import (ArgumentRefusal, check_bipartite_target, check_matrix,
                           dense_size, effective_n_threads, fit_seed, reject_1d, shown_type)
 from ._bag import FoldBag, standardization
 from ._candidate import (NO_SAMPLE_WEIGHT, NO_SPARSE, Candidate, build_estimator, candidate_scores, checked_rows,
-                         fit_estimator, registered_candidates, warnings_named_by)
+                         fit_estimator, nan_rows, registered_candidates, warnings_named_by)
 from ._queries import QUERY_METRIC, PerQueryMean, QueryData, canonical_order, check_grades, query_labels
 from ._params import AUTO_FITTED, AUTO_PARAMETERS
 from ._progress import SearchEvent, SearchProgress, check_callbacks
@@ -766,8 +766,11 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         X_arr = self._prediction_rows(X)
         candidate = getattr(self, "_candidate", None)
         if candidate is None or type(candidate).scores is Candidate.scores:
-            # checked rows: the members skip their own checks (not for NaN or sparse rows, which each checks its way)
-            scores = candidate_scores(self.best_estimator_, X_arr, checked=checked_rows(X_arr))
+            # checked rows: the members skip their own checks (not for sparse rows or ±inf, which each checks its
+            # way; rows with NaN only into the members that take missing values)
+            checked = checked_rows(X_arr)
+            nan = not checked and nan_rows(X_arr)
+            scores = candidate_scores(self.best_estimator_, X_arr, checked=checked or nan, nan=nan)
         else:
             scores = np.asarray(candidate.scores(self.best_estimator_, X_arr), dtype=np.float64)
         if not np.isfinite(scores).all():

@@ -471,7 +471,11 @@ class ExactBoost(StumpContributions, Ranker):
         row orders, finite for a single row.
         """
         check_is_fitted(self)
-        X_arr = self._checked_rows(X)
+        return self._checked_decision_function(self._checked_rows(X))
+
+    def _checked_decision_function(self, X_arr: np.ndarray) -> np.ndarray:
+        """:meth:`decision_function` of rows already checked (here, or by an outer estimator such as AutoRanker:
+        float64, ``n_features_in_`` columns, no NaN): the same scores, without checking them again."""
         return check_finite_scores(self._table.decision(X_arr), owner=f"{type(self).__name__}.decision_function",
                                    X=X_arr)
 
