@@ -444,18 +444,21 @@ def _raising_plugin(exc: BaseException) -> str | None:
 
 
 def _replace_unencodable() -> None:
-    """Print what the terminal's encoding cannot show as ``?`` instead of failing on it.
+    """Print what the terminal's encoding cannot show in ASCII (``-`` for ``−``, ``>=`` for ``≥``), else as ``?``,
+    instead of failing on it.
 
     Tables and messages use ``±``, ``ℓ``, ``≥``: under an ASCII or Latin-1 locale (``LC_ALL=C``, a Windows code
     page) printing them raised UnicodeEncodeError after the work was done -- ``rankcore auto`` then never saved
     its model.
     """
+    from ._terminal import plain_errors
+
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
         if reconfigure is not None and encoding != "utf8":
             with contextlib.suppress(ValueError, OSError):
-                reconfigure(errors="replace")
+                reconfigure(errors=plain_errors())       # ASCII words for the signs (`-` for `−`), else `?`
 
 
 #: Warnings held back until the fit they are about has been accepted (:func:`release_held_warnings`): a list of

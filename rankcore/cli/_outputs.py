@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 
 #: An output path meaning the standard output, as in most command-line tools.
@@ -18,8 +19,8 @@ def output_file(path: str, newline: str | None = None):
     half-written file: the earlier file at ``path``, or none, stays.
     """
     if path == STDOUT:
-        yield sys.stdout
-        sys.stdout.flush()
+        with stdout_data() as handle:
+            yield handle
         return
     from ..persistence import atomic_output
     from ._stdin import ended_by_signals
@@ -39,8 +40,47 @@ def save_model_output(estimator, path: str) -> None:
         with ended_by_signals():
             save_model(estimator, path)
         return
-    sys.stdout.write(model_text(estimator))
-    sys.stdout.flush()
+    with stdout_data() as handle:
+        handle.write(model_text(estimator))
+
+
+class _Utf8Stdout:
+    """Text written to standard output's bytes as UTF-8, the lines ended as ``sys.stdout`` ends them."""
+
+    def __init__(self, buffer):
+        self._buffer = buffer
+
+    def write(self, text: str) -> int:
+        if os.linesep != "\n":
+            text = text.replace("\n", os.linesep)
+        self._buffer.write(text.encode("utf-8", "surrogateescape"))
+        return len(text)
+
+    def flush(self) -> None:
+        self._buffer.flush()
+
+
+@contextlib.contextmanager
+def stdout_data():
+    """Standard output for data (CSV rows, JSON records, a model's text): written in UTF-8, as the same output
+    written to a file is, whatever the locale's encoding.
+
+    ``sys.stdout`` follows the locale (``PYTHONIOENCODING=ascii``, ``latin-1``) and, for the messages and text
+    tables people read, writes what it cannot encode as ``?``: in data that turned an id ``été`` or a feature
+    ``größe`` into ``?t?`` and ``gr??e`` without a word, and ``score --out - > f.csv`` differed from
+    ``score --out f.csv``.  A stream without bytes underneath (a StringIO in tests, a notebook's) is used as it is.
+    """
+    stream = sys.stdout
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None or encoding == "utf8":
+        yield stream
+        stream.flush()
+        return
+    stream.flush()              # what was printed before goes first
+    handle = _Utf8Stdout(buffer)
+    yield handle
+    handle.flush()
 
 
 def output_name(path: str) -> str:

@@ -115,7 +115,11 @@ def run_permutation(args) -> int:
         text = (f"{named} {result.baseline:.4f}; importance = its {'rise' if lower else 'drop'} when the feature "
                 f"is shuffled{within} (mean and std of {shuffles})\n{text}")
     if not args.out:
-        print(text, file=sys.stdout)
+        if fmt == "text":           # a table to read: in the terminal's encoding
+            print(text, file=sys.stdout)
+        else:                       # CSV or JSON records: data, UTF-8 as in a file
+            with output_file("-") as handle:
+                handle.write(text + "\n")
         return 0
     with output_file(args.out, newline="") as handle:
         handle.write(text + "\n")

@@ -124,3 +124,46 @@ def column_groups(widths: Sequence[int], *, width: int | None = None, lead: int 
         used += need
     groups.append(current)
     return groups
+
+
+#: The handler :func:`plain_errors` registers with :mod:`codecs`.
+PLAIN_ERRORS = "rankcore-plain"
+
+#: ASCII spellings of the signs rankcore's tables and messages use, for a stream whose encoding lacks them.
+_PLAIN = {
+    "\u2212": "-", "\u2013": "-", "\u2014": "--", "\u00d7": "x", "\u00b7": "*", "\u00b1": "+/-",
+    "\u2192": "->", "\u2190": "<-", "\u2264": "<=", "\u2265": ">=", "\u2260": "!=", "\u2248": "~",
+    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2026": "...", "\u00a0": " ",
+    "\u2016": "||", "\u27e8": "<", "\u27e9": ">", "\u230a": "floor(", "\u230b": ")", "\u221a": "sqrt",
+    "\u2211": "sum", "\u03a3": "sum", "\u2113": "l", "\u221e": "inf",
+    "\u00b2": "^2", "\u00b3": "^3", "\u2076": "^6", "\u207b": "^-", "\u2081": "_1", "\u2082": "_2", "\u208a": "_+",
+    "\u03b1": "alpha", "\u03b2": "beta", "\u03b3": "gamma", "\u03b4": "delta", "\u0394": "Delta",
+    "\u03b5": "epsilon", "\u03bb": "lambda", "\u03bc": "mu", "\u03bd": "nu", "\u03c3": "sigma", "\u03a6": "Phi",
+    "\u03c6": "phi", "\u03c0": "pi",
+}
+
+
+def _plain_replacement(error: UnicodeError):
+    """The codec error handler behind :data:`PLAIN_ERRORS`: each character the stream cannot encode as its ASCII
+    spelling (``−`` as ``-``, ``≥`` as ``>=``, ``λ`` as ``lambda``), else ``?``."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    bad = error.object[error.start:error.end]
+    return "".join(_PLAIN.get(char, "?") for char in bad), error.end
+
+
+def plain_errors() -> str:
+    """The name of a codec error handler writing what an encoding cannot hold in ASCII words, registered once.
+
+    Under ``PYTHONIOENCODING=ascii`` or ``latin-1`` (cron, CI, a Windows code page) a loss ``ℓ(z) = max(0, 1 − z)``
+    printed as ``?(z) = max(0, 1 ? z)``: a script, or a screen reader reading the log, got a question mark for a
+    minus sign.  The handler writes ``l(z) = max(0, 1 - z)`` instead; a character without a spelling here (a name's
+    ``é`` on an ASCII stream) is still ``?``.
+    """
+    import codecs
+
+    try:
+        codecs.lookup_error(PLAIN_ERRORS)
+    except LookupError:
+        codecs.register_error(PLAIN_ERRORS, _plain_replacement)
+    return PLAIN_ERRORS

@@ -146,7 +146,11 @@ def run(args) -> int:
             write(explained, rows, ranks, fmt, args.features or DEFAULT_FEATURES, handle)
 
     if not args.out:
-        output(sys.stdout)
+        if fmt == "text":           # a table to read: in the terminal's encoding
+            output(sys.stdout)
+        else:                       # CSV or JSON records: data, UTF-8 as in a file
+            with output_file("-") as handle:
+                output(handle)
         return 0
     with output_file(args.out, newline="") as handle:
         output(handle)

@@ -69,7 +69,6 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
-    import sys
     import warnings
 
     from ..persistence import load_model, write_text_atomically
@@ -95,7 +94,10 @@ def run(args) -> int:
     for warning in caught:                       # each names the model file, as the errors do
         warnings.warn(f"{args.model}: {warning.message}", warning.category, stacklevel=2)
     if to_stdout:
-        sys.stdout.write(text)
+        from ._outputs import stdout_data
+
+        with stdout_data() as handle:
+            handle.write(text)
     else:
         from ._stdin import ended_by_signals
 
