@@ -91,6 +91,10 @@ _LAZY: dict[str, str] = {
     "boost": "push:boost",
     "load_model": "persistence:load_model",
     "save_model": "persistence:save_model",
+    # the in-memory pair of load_model/save_model, and the error every refused model file raises
+    "model_from_text": "persistence:model_from_text",
+    "model_text": "persistence:model_text",
+    "ModelFormatError": "persistence:ModelFormatError",
 }
 # the built-in estimators, from their one table: "rankcore.push:PushBoost" -> PushBoost = "push:PushBoost"
 _LAZY.update({target.partition(":")[2]: target.partition(".")[2] for target in BUILTIN_ESTIMATORS})

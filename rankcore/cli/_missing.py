@@ -15,7 +15,7 @@ from . import CommandError
 from ._models import KINDS, ModelConfig, describe_estimator, estimator_class
 
 __all__ = ["accepts_missing", "nan_learners", "refusers_of_missing_values", "missing_facts", "check_missing",
-           "check_scored_file", "say_columns_missing_everywhere"]
+           "check_scored_file", "say_columns_missing_everywhere", "unseen_categories_said"]
 
 
 def accepts_missing(estimator) -> bool:
@@ -172,13 +172,21 @@ def check_scored_file(args, model, model_path: str, data) -> None:
     if missing is not None:
         info(args, f"{data.source}: {missing.describe()}; the model scores them as missing values")
         say_columns_missing_everywhere(data, missing)
+    said = unseen_categories_said(model, data)
+    if said is not None:
+        warnings.warn(said, UserWarning, stacklevel=2)
+
+
+def unseen_categories_said(model, data) -> str | None:
+    """The warning of the categories of ``data`` that ``model`` never saw in training (scored as missing values),
+    or None when there are none: ``score``'s words, which ``compare`` gives of its ``--test`` file too."""
     unseen = _unseen_categories(model, data)
-    if unseen:
-        said = "; ".join(f"column {name!r}: {', '.join(repr(v) for v in values[:5])}"
-                         f"{' and more' if len(values) > 5 else ''} ({rows} row{'s' if rows != 1 else ''})"
-                         for name, values, rows in unseen)
-        warnings.warn(f"{data.source}: categories the model never saw in training, scored as missing values: "
-                      f"{said}", UserWarning, stacklevel=2)
+    if not unseen:
+        return None
+    said = "; ".join(f"column {name!r}: {', '.join(repr(v) for v in values[:5])}"
+                     f"{' and more' if len(values) > 5 else ''} ({rows} row{'s' if rows != 1 else ''})"
+                     for name, values, rows in unseen)
+    return f"{data.source}: categories the model never saw in training, scored as missing values: {said}"
 
 
 def say_columns_missing_everywhere(data, missing) -> None:

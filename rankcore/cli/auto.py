@@ -16,6 +16,7 @@ import math
 import os
 import re
 import shlex
+import warnings
 
 from . import CommandError
 from ..spec import read_float, read_int
@@ -44,7 +45,7 @@ from ._outputs import refuse_stdout
 from ._queries import position_effects_note, query_defaults, query_labels
 from ._progress import add_progress_options
 from ._stdin import source_name
-from ._validation_checks import warn_if_few_queries, warn_if_training_file, warn_if_training_rows
+from ._validation_checks import API_TRAINING_COPY, warn_if_few_queries, warn_if_training_file, warn_if_training_rows
 from ._weights import AUTO_HELP as WEIGHT_HELP
 
 #: What the scores of a ``--validation`` file holding the training rows are of.
@@ -206,7 +207,9 @@ def run(args) -> int:
                f"(label: {data.label_name}); choosing by {metric}{where}")
     progress = _SearchDisplay(Progress(args.progress, quiet=args.quiet), metric)
     try:
-        estimator.fit(estimator_input(data), y, callbacks=progress, **fit_arguments(data, validation, eval_specs))
+        with warnings.catch_warnings():     # a copy of the training rows was said of the file, in its words
+            warnings.filterwarnings("ignore", message=API_TRAINING_COPY)
+            estimator.fit(estimator_input(data), y, callbacks=progress, **fit_arguments(data, validation, eval_specs))
     except BaseException as exc:
         progress.abort()
         error = fit_error(exc, data, args.validation)

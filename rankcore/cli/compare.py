@@ -48,7 +48,7 @@ from ._models import (
     monitor_from_params,
     split_by_category,
 )
-from ._missing import check_missing, missing_facts, say_columns_missing_everywhere
+from ._missing import check_missing, missing_facts, say_columns_missing_everywhere, unseen_categories_said
 from ._columns import dense_for, estimator_input, like_training
 from ._constraints import constraint_advice, say_unread_constraints
 from ._eval_metrics import monitor_error
@@ -589,12 +589,30 @@ def run(args) -> int:
                                 sample_weight=weight, weight_column=data.weight_name or "",
                                 feature_names=data.feature_names, test_rows=_test_rows(args),
                                 refusal_place=None if data.qid is None else _grade_place(args, data, test))
+    say_unseen_categories(comparison, test)
     if not qid:
         comparison.relevant_label, comparison.labels = data.relevant_label(args.positive), data.y
     title = source_name(data.source)
     finish(args, comparison, title=title, data_facts=data_facts_of(data, split_facts, found),
            argv=getattr(args, "_argv", None))
     return 0
+
+
+def say_unseen_categories(comparison: Comparison, test) -> None:
+    """Warn of the ``--test`` file's categories the models never saw in training, as ``score`` does: once for the
+    file when every model says the same (they were fitted on one file), else once per distinct answer, naming
+    its models.  The split of DATA needs no word: its categories are DATA's, which every model was given."""
+    if test is None:
+        return
+    said: dict[str, list[str]] = {}
+    for fitted in comparison.models:
+        if (message := unseen_categories_said(fitted.estimator, test)) is not None:
+            said.setdefault(message, []).append(fitted.config.label)
+    for message, labels in said.items():
+        if len(labels) > 1:
+            message = message.replace("the model never saw", "the models never saw", 1)
+        whose = "" if len(said) == 1 and len(labels) == len(comparison.models) else f" (models {', '.join(labels)})"
+        warnings.warn(message + whose, UserWarning, stacklevel=2)
 
 
 def _grade_place(args, data, test):

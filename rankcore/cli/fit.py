@@ -30,7 +30,8 @@ from ._models import (add_model_options, build_configs, fit_one, metric_monitor_
 from .._progress import Progress
 from .._state_fields import labels_coded
 from ._progress import add_progress_options
-from ._validation_checks import check_label_coding, holds_training_rows, warn_if_few_queries, warn_if_training_file
+from ._validation_checks import (API_TRAINING_COPY, check_label_coding, holds_training_rows, warn_if_few_queries,
+                                 warn_if_training_file)
 from ._queries import (FIT_POSITION_HELP, QUERY_MONITOR, check_click_model_has_positions, check_fit_with_positions,
                        check_fit_within_queries, check_positions_in_queries, position_effects_note, position_error,
                        grade_row_error, position_facts, qid_option, query_defaults, query_facts, query_labels,
@@ -124,6 +125,7 @@ def _training_validation_said(said: bool):
     """Within it, the Python API's warning of an eval_set that is the training data alone is not shown when ``said``:
     the training file given as ``--validation`` was warned of in the command's own words (its options')."""
     with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=API_TRAINING_COPY)     # said of the file (holds_training_rows)
         if said:
             warnings.filterwarnings("ignore", message=_API_TRAINING_ONLY)
         yield

@@ -28,6 +28,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._caller import outside_stacklevel
+from .._same_rows import matching_rows, rows_in_order_of
 from ..metrics import MetricRefusal, RankingCache, check_qid, check_queries
 from ..validation import is_list_of_eval_sets
 from ._row_inputs import check_eval_init_scores
@@ -129,6 +130,49 @@ def _same_queries(qid_val: Any, qid: Any, group: Any) -> bool:
     except (TypeError, ValueError, IndexError):  # ids the fit refuses: its checks say what is wrong
         return False
     return given.groups_rows_as(training)
+
+
+def _copy_of_training(given: Any, X: Any, y: Any, qid: Any = None, group: Any = None) -> str | None:
+    """How a set that is not the very training objects holds the training rows: ``""`` row for row, ``", in another
+    order"`` shuffled (:func:`~rankcore._same_rows.matching_rows`), in the training queries; None when it does not
+    (other rows, only some of them, or the rows cut into other queries: a validation set like any other).
+    O(n·d + n log n), and only for a set of the training data's shape."""
+    if X is None or not isinstance(given, (tuple, list)) or len(given) < 2:
+        return None
+    if any(hasattr(v, "__dask_graph__") for v in (X, y, *given)):
+        return None             # comparing a Dask collection's values would compute it
+    if np.shape(given[0]) != np.shape(X):
+        return None
+    orders = matching_rows(X, y, given[0], given[1])
+    if orders is None:
+        return None
+    in_order = bool(np.array_equal(orders[0], orders[1]))
+    if qid is not None or group is not None:
+        if len(given) != 3 or hasattr(given[2], "__dask_graph__"):
+            return None
+        try:
+            ids = given[2] if in_order else rows_in_order_of(given[2], orders)
+        except (TypeError, ValueError, IndexError):     # ids the fit refuses: its checks say what is wrong
+            return None
+        if not _same_queries(ids, qid, group):
+            return None
+    return "" if in_order else ", in another order"
+
+
+def _warn_training_copies(sets: tuple, training: tuple, *training_data: Any) -> None:
+    """Warn of each set that holds the training rows without being the very ``X`` and ``y`` given to ``fit`` (a
+    copy, in order or shuffled): the command line's ``--validation`` warning, in the Python API's words.  The set
+    stays a validation set as given (its own ``eval_init_score`` and order): only the user knows which was meant."""
+    for i, given in enumerate(sets):
+        if i in training or (how := _copy_of_training(given, *training_data)) is None:
+            continue
+        label = "eval_set" if len(sets) == 1 else f"eval_set[{i}]"
+        queries = "" if training_data[2] is None and training_data[3] is None else ", in the same queries"
+        warnings.warn(f"{label} holds the training data (the same rows and labels{how}{queries}), though not "
+                      "the very X and y given to fit: its scores are of rows the model is fitted on, not a hold-out, "
+                      "and early stopping on it follows a score that keeps improving; give rows held out of the "
+                      "training data (or X and y themselves, to record the training curve)", UserWarning,
+                      stacklevel=outside_stacklevel())
 
 
 def watches_training(evals: "EvalSets | None") -> bool:
@@ -273,6 +317,7 @@ def _read_sets(eval_set: Any, eval_names: Any, eval_metric: Any, training_data: 
     metrics = read_eval_metric(eval_metric)
     sets = tuple(eval_set) if is_list_of_eval_sets(eval_set) else (eval_set,)
     training = tuple(i for i, given in enumerate(sets) if _is_training_data(given, *training_data))
+    _warn_training_copies(sets, training, *training_data)
     names = _default_names(len(sets), training) if eval_names is None else check_set_names(eval_names, len(sets))
     _refuse_training_name(names, training)
     others = [i for i in range(len(sets)) if i not in training]

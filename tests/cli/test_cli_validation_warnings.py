@@ -30,6 +30,14 @@ def files(tmp_path_factory):
     (d / "respelled.csv").write_text("".join(line.replace(",0.", ",.") + "\n" for line in lines))
     (d / "fewer.csv").write_text("".join(line + "\n" for line in lines[:-1]))
     os.symlink(d / "train.csv", d / "link.csv")
+    # the training rows shuffled (each with its query id), and as many rows, half of them the training rows'
+    rows = lines[1:]
+    order = [(7 * i + 3) % len(rows) for i in range(len(rows))]
+    assert sorted(order) == list(range(len(rows))) and order != sorted(order)
+    (d / "shuffled.csv").write_text("".join(line + "\n" for line in [lines[0]] + [rows[i] for i in order]))
+    others = (d / "valid.csv").read_text().splitlines()[1:]
+    half = rows[:len(rows) // 2] + (others * 3)[:len(rows) - len(rows) // 2]
+    (d / "overlap.csv").write_text("".join(line + "\n" for line in [lines[0]] + half))
     return d
 
 
@@ -138,3 +146,40 @@ def test_a_monitor_that_counts_no_query_of_the_file_names_the_file_and_the_monit
     assert error.startswith(f"rankcore: error: --validation {tmp_path / 'zero.csv'}: --monitor ndcg@k:3: counts "
                             "none of the 3 queries"), error
     assert "scoring" not in err and "eval_set" not in err
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_the_training_rows_in_another_order_are_the_training_file(files, tmp_path, command):
+    """Before: the training rows shuffled were no warning, and a validation set to the fit.  Now the same warning
+    as a copy in order, and (fit) the fit of the training data itself: early stopping off."""
+    (warning,) = _run(command, files, tmp_path, files / "shuffled.csv", "--quiet")
+    assert f"rankcore: warning: --validation {files / 'shuffled.csv'} {SAME} {files / 'train.csv'} itself (the " \
+           "same rows in another order, read from another file): its scores are of rows" in warning
+    if command == "fit":
+        assert "early stopping is off for this fit" in warning
+
+
+def test_half_the_training_rows_are_no_warning(files, tmp_path):
+    """A file as long as the training file that shares half its rows is a validation set (documented)."""
+    assert _run("fit", files, tmp_path, files / "overlap.csv", "--quiet") == []
+
+
+def test_rows_in_another_order_are_matched_exactly_not_by_hash_alone(monkeypatch):
+    import numpy as np
+
+    from rankcore import _same_rows
+
+    monkeypatch.setattr(_same_rows, "_BLOCK_ROWS", 3)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(10, 2)), np.array(list("ab" * 5))
+    X[4, 1] = np.nan
+    order = rng.permutation(10)
+    lined_up = _same_rows.matching_rows(X, y, X[order], y[order])
+    assert lined_up is not None and np.array_equal(_same_rows.rows_in_order_of(order, lined_up), np.arange(10))
+    assert _same_rows.matching_rows(X, y, X[order], y[::-1][order]) is None           # other labels
+    other = X[order].copy()
+    other[9, 0] += 1e-12
+    assert _same_rows.matching_rows(X, y, other, y[order]) is None
+    # every row hashed alike (a collision): the rows themselves still decide
+    monkeypatch.setattr(_same_rows, "_row_hashes", lambda A, labels: np.zeros(A.shape[0], dtype=np.uint64))
+    assert _same_rows.matching_rows(X, y, other, y[order]) is None

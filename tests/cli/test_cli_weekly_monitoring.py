@@ -277,3 +277,30 @@ def test_a_per_query_week_without_a_relevant_row_is_refused_naming_every_metric(
                                 "--metrics", "ndcg@k:10,empty=0,map:empty=0,mrr:empty=0", "--table-format", "json")
     assert status == 0, err                                      # the advice, taken, judges the file
     assert set(_prec(out).values()) == {0.0}
+
+
+def test_compare_on_a_test_file_of_a_new_category_warns_once(tmp_path):
+    """Before: ``compare --test`` scored a category the fit never saw as missing values without a word, while
+    ``score``/``evaluate``/``explain`` warned of it.  One warning for the file, however many models."""
+    rng = np.random.default_rng(5)
+    train, week = tmp_path / "train.csv", tmp_path / "new-shop.csv"
+    train.write_text(_week(rng, 200))
+    week.write_text(_week(rng, 40) + "0.3,crypto,fraud\n0.1,crypto,ok\n")
+    status, _, err = run_main("compare", train, "--test", week, "--positive", "fraud", "--categorical", "shop",
+                              "--learner", "trees", "--model", "push,rankboost", "--n-iter", "5", "--no-plots",
+                              "--out-dir", tmp_path / "out", "--progress", "none")
+    assert status == 0, err
+    assert err.count("never saw") == 1, err
+    assert "new-shop.csv: categories the models never saw in training" in err and "'crypto' (2 rows)" in err
+
+
+def test_compare_on_a_test_file_of_known_categories_says_nothing_of_them(tmp_path):
+    rng = np.random.default_rng(6)
+    train, week = tmp_path / "train.csv", tmp_path / "week.csv"
+    train.write_text(_week(rng, 200))
+    week.write_text(_week(rng, 40))
+    status, _, err = run_main("compare", train, "--test", week, "--positive", "fraud", "--categorical", "shop",
+                              "--learner", "trees", "--n-iter", "5", "--no-plots", "--out-dir", tmp_path / "out",
+                              "--progress", "none")
+    assert status == 0, err
+    assert "never saw" not in err

@@ -165,7 +165,7 @@ def _resolves(dotted: str) -> bool:
 
 def test_resolves_tells_names_from_misspellings():
     assert _resolves("rankcore.persistence.ModelFormatError") and _resolves("rankcore.metrics.make_query_scorer")
-    assert not _resolves("rankcore.ModelFormatError") and not _resolves("rankcore.metrics.no_such_function")
+    assert not _resolves("rankcore.NoSuchError") and not _resolves("rankcore.metrics.no_such_function")
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)

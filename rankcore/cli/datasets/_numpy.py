@@ -215,13 +215,42 @@ def npz_feature_names(source: str) -> list[str]:
             raw = np.asarray(npz_member(archive, "feature_names", source))
     except Exception:  # an unreadable archive (or an array): the file's own read gives the error
         return []
-    return _names(raw) if raw.ndim == 1 else []
+    try:
+        return _names(raw, source) if raw.ndim == 1 else []
+    except DataError:   # names that are not text: the file's own read refuses them
+        return []
 
 
-def _names(raw: np.ndarray) -> list[str]:
+def _names(raw: np.ndarray, source: str) -> list[str]:
     """The text of an array of names: bytes (an ``S`` array, as NumPy saves ``bytes``) decoded as UTF-8, never
-    shown as their ``repr`` (``"b'age'"``)."""
-    return [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in raw]
+    shown as their ``repr`` (``"b'age'"``).
+
+    Names that are not UTF-8 text are refused naming the file and the name: decoded with replacement they would
+    come back as other names (``"a\ufffd"``, two names alike), and a lone surrogate (text decoded with
+    ``errors="surrogateescape"``) cannot be written to a model file, which would fail only after the fit."""
+    names = []
+    for j, value in enumerate(raw):
+        text = _name_text(value, j, source)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise DataError(f"{source}: feature_names[{j}] {text!r} is not valid text (it holds a lone surrogate, as "
+                            "left by bytes decoded with errors='surrogateescape'); save the names as UTF-8 text"
+                            ) from None
+        names.append(text)
+    return names
+
+
+def _name_text(value: Any, j: int, source: str) -> str:
+    """One name of ``feature_names`` as text: bytes must be UTF-8 (:func:`_names`)."""
+    if not isinstance(value, bytes):
+        return str(value)
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{source}: feature_names[{j}] {value[:40]!r} is not UTF-8 text ({exc.reason} at byte "
+                        f"{exc.start}); save the names as str (np.array(names, dtype=str)) or as UTF-8 bytes"
+                        ) from None
 
 
 def npz_array_names(source: str) -> list[str]:
@@ -339,7 +368,7 @@ def _read_npz(source: str, label: Any, require_label: bool) -> Dataset:
                 raw = np.asarray(npz_member(archive, "feature_names", source))
                 if raw.ndim != 1 or raw.shape[0] != X.shape[1]:
                     raise DataError(f"{source}: feature_names must list {X.shape[1]} names, got shape {raw.shape}")
-                names = _names(raw)
+                names = _names(raw, source)
                 if any(not n.strip() for n in names) or len(set(names)) != len(names):
                     bad = next(n for n in names if not n.strip() or names.count(n) > 1)
                     raise DataError(f"{source}: feature_names must be distinct, non-empty names, got {bad!r} "
