@@ -395,3 +395,28 @@ def test_a_closed_stdout_does_not_end_a_verbose_dask_fit_within_queries(dask_cli
     monkeypatch.setattr("sys.stdout", _ClosedPipe())
     loud = DaskPushBoost(placement="distributed", n_iter=2, random_state=3, verbose=1).fit(Xd, yd, qid=qd)
     np.testing.assert_array_equal(loud.alphas_, quiet.alphas_)
+
+
+def test_placement_of_many_small_chunks_cuts_few_runs_not_one_per_chunk(dask_client, monkeypatch):
+    # every given chunk sends a piece to every run: one run per chunk made 600 chunks of 500 rows cost 360,000
+    # tasks (a fit of 300k rows that never finished in five minutes); beyond MIN_RUNS runs hold MIN_RUN_ROWS rows
+    from rankcore.dask import _queries
+
+    rng = np.random.default_rng(7)
+    n = 1_200
+    X, y, qid = rng.normal(size=(n, 3)), rng.integers(0, 3, n).astype(float), rng.integers(0, 40, n)
+    data = as_row_chunks(da.from_array(X, chunks=(30, 3)), da.from_array(y, chunks=30))
+    qd = da.from_array(qid, chunks=30)
+    survey = survey_queries(dask_client, data, query_vector(qd, None, data), rankcore.objectives.PushObjective())
+    placed = place_queries(dask_client, data, survey)
+    assert len(placed.chunk_rows) == 8             # 40 chunks of 30 rows: MIN_RUNS runs, not 40
+    order = np.argsort(qid, kind="stable")
+    np.testing.assert_array_equal(placed.X.compute(), X[order])
+    assert _queries.run_count(n, 3) == 3
+    # by rows when they allow more runs than MIN_RUNS, never more than the chunks given
+    monkeypatch.setattr(_queries, "MIN_RUN_ROWS", 100)
+    monkeypatch.setattr(_queries, "MIN_RUNS", 2)
+    assert _queries.run_count(n, 40) == 12 and _queries.run_count(n, 5) == 5
+    placed = place_queries(dask_client, data, survey)
+    assert len(placed.chunk_rows) == 12
+    np.testing.assert_array_equal(placed.y.compute(), y[order])
