@@ -39,6 +39,8 @@ def as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) ->
         raise TypeError(f"{name}: expected a dense array-like, got a sparse {type(values).__name__}")
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name}: expected an array of numbers, got a string")
+    if isinstance(values, np.ma.MaskedArray):
+        values = _unmasked(values)
     # a Polars or Arrow table as its pandas frame: NumPy would read a Polars frame of mixed kinds as floats (dates as
     # day counts), and its categorical columns as text
     values = as_pandas_frame(values, name)
@@ -81,6 +83,18 @@ def as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) ->
     if arr.dtype.kind == "c":
         raise TypeError(f"{name}: expected real numbers, got complex dtype {arr.dtype}")
     return arr
+
+
+def _unmasked(values: np.ma.MaskedArray) -> np.ndarray:
+    """A NumPy masked array's values with its masked entries NaN: missing values, as pandas' ``pd.NA`` are.
+
+    ``np.asarray`` would read the numbers behind the mask (often a placeholder such as -999 or 1e20) as data:
+    scores, labels and rows that look right and are not.  An array with nothing masked is its data as it is.
+    """
+    if not np.ma.is_masked(values):
+        return np.ma.getdata(values)
+    # float64 holds NaN; objects (text too, refused below as it is unmasked) keep their values beside it
+    return np.ma.filled(values.astype(np.float64 if values.dtype.kind in "biuf" else object), np.nan)
 
 
 def _not_numbers(dtype: Any, column: Any) -> str | None:

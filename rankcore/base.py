@@ -555,7 +555,11 @@ class Ranker(BaseEstimator):
 
     def _check_params(self) -> CheckedParams:
         """Every declared parameter checked (type and range); the start of ``fit`` and of loading a file."""
-        return check_parameters(self.parameters, {p.name: getattr(self, p.name) for p in self.parameters})
+        from ._nested_params import refuse_unbuilt
+
+        values = {p.name: getattr(self, p.name) for p in self.parameters}
+        refuse_unbuilt(values)          # a component set_params could not build (learner__max_leaves=1)
+        return check_parameters(self.parameters, values)
 
     def _setup(self) -> Any:
         """Check every parameter and resolve every spec: the frozen record a fit works from.
@@ -610,10 +614,10 @@ class Ranker(BaseEstimator):
         # the setup record is made again on demand: its key holds the parameter objects themselves
         state = dict(super().__getstate__())
         state.pop("_setup_cache", None)
-        return stamped(state)          # scikit-learn records its version for its own classes only
+        return stamped(state, type(self))    # scikit-learn records its version for its own classes only
 
     def __setstate__(self, state):
-        super().__setstate__(check_stamp(self, dict(state)))
+        super().__setstate__(check_stamp(self, state))
 
     # ------------------------------------------------------------------
     # Iterations

@@ -56,8 +56,12 @@ def test_messages_name_a_component_by_its_spec():
     X, y = np.arange(12.0).reshape(6, 2), np.array([0, 1, 0, 1, 0, 1])
     model = PushBoost(objective=rankcore.resolve("objective", "push:exp,pow:2"), loss="logistic", n_iter=2)
     with pytest.raises(ValueError, match=r"^objective='push:exp,pow:2' replaces loss and price; got also "
-                                         r"loss='logistic', price=None"):
+                                         r"loss='logistic' \(leave them"):
         model.fit(X, y)
+    # only what was set: boost's loss='exp' is the default, no conflict to name (a search over objective and price)
+    with pytest.raises(ValueError, match=r"^objective='lambdarank' replaces loss and price; got also "
+                                         r"price='pow:4' \(leave them"):
+        rankcore.boost(objective="lambdarank", price="pow:4", n_iter=2).fit(X, y, qid=[0, 0, 0, 1, 1, 1])
 
 
 def test_refusals_of_a_component_of_another_family_name_it_by_family_and_spec():

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .._cpus import note_threads_started
 from ..validation import ArgumentRefusal
 from ._adapter import MetricAdapter, ObjectiveAdapter, refuse_other_library
 
@@ -58,6 +59,13 @@ def _refuse_kept_infinities(what: str, labels: Any, scores: Any, weight: Any) ->
     _refuse_kept_infinity(what, "label", labels, _KEPT_LABEL)
     _refuse_kept_infinity(what, "weight", weight, _KEPT_LABEL)
     _refuse_kept_infinity(what, "init_score", scores, _KEPT_SCORE)
+
+
+def _lightgbm_runs_threads() -> None:
+    """Record that this process runs OpenMP threads: LightGBM, fitting with this callable, shares GNU libgomp
+    with rankcore's kernels, whose first region of two threads in a child forked now would wait forever for the
+    pool threads LightGBM started (``rankcore._cpus.forked_after_threads``)."""
+    note_threads_started()
 
 
 class _CheckedData:
@@ -106,6 +114,7 @@ class LightGBMObjective(ObjectiveAdapter):
 
     def __call__(self, first: Any, second: Any, weight: Any = None, group: Any = None):
         refuse_other_library(self, second, "lightgbm")
+        _lightgbm_runs_threads()
         checked = self.__dict__.setdefault("_checked_data", _CheckedData())
         if _is_dataset(second):                      # native: (preds, train_data)
             position = getattr(second, "get_position", lambda: None)()
@@ -140,6 +149,7 @@ class LightGBMMetric(MetricAdapter):
 
     def __call__(self, first: Any, second: Any, weight: Any = None, group: Any = None):
         refuse_other_library(self, second, "lightgbm")
+        _lightgbm_runs_threads()
         if _is_dataset(second):                      # native: (preds, eval_data)
             _refuse_kept_infinities(f"metric {self.spec!r}", second.get_label(), first, None)
             value = self.evaluate(second.get_label(), first, second.get_weight(), second.get_group())

@@ -61,11 +61,13 @@ class PushBoost(_BaseBoost):
             return PushObjective(loss=loss, price=price)          # the components, never their text again
         loss = getattr(params.loss, "spec", params.loss)
         price = getattr(params.price, "spec", params.price)
-        if loss != "exp" or price is not None:
+        # only what was set: loss='exp' is the default, which a message listing it would call a conflict
+        given = [f"{name}={value!r}" for name, value, unset in (("loss", loss, "exp"), ("price", price, None))
+                 if value != unset]
+        if given:
             raise ValueError(
                 f"objective={getattr(self.objective, 'spec', self.objective)!r} replaces loss and price; got also "
-                f"loss={loss!r}, price={price!r} "
-                "(leave them at their defaults, or use objective='push:<loss>,<price>')"
+                f"{', '.join(given)} (leave them at their defaults, or use objective='push:<loss>,<price>')"
             )
         return resolve_parameter("objective", "objective", params.objective)
 

@@ -97,6 +97,8 @@ def test_numbers_beyond_floats_are_refused_by_name(value):
     """Integers beyond a float (and past Python's 4,300 digits) get the parameter's error, not Python's."""
     with pytest.raises(SpecError, match="max_delta_step must be"):
         Trees(max_delta_step=value)
-    model = rankcore.PushBoost(learner=Trees())
-    with pytest.raises(SpecError, match="max_delta_step must be"):
-        model.set_params(learner__max_delta_step=value)
+    # set_params keeps the value (a search scores it as its error_score); fit refuses it by its nested name
+    model = rankcore.PushBoost(learner=Trees()).set_params(learner__max_delta_step=value)
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    with pytest.raises(SpecError, match="^learner__max_delta_step=.*max_delta_step must be"):
+        model.fit(X, (X[:, 0] > 0).astype(int))

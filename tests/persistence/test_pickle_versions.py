@@ -44,7 +44,7 @@ def _pickled_by(version, model, monkeypatch):
     """``model`` pickled by a rankcore that says it is ``version`` (None: one that recorded no version)."""
     with monkeypatch.context() as patched:
         if version is None:
-            patched.setattr(rankcore.base, "stamped", lambda state: state)
+            patched.setattr(rankcore.base, "stamped", lambda state, cls=None: state)
         else:
             patched.setattr(rankcore, "__version__", version)
         return pickle.dumps(model)
@@ -124,3 +124,87 @@ def test_model_files_do_not_carry_the_pickle_stamp():
     with warnings.catch_warnings():
         warnings.simplefilter("error", rankcore.PickleVersionWarning)
         assert VERSION_KEY not in vars(rankcore.load_model(fh))
+
+
+class _HugeInt:
+    """A recorded "version" whose str() and repr() raise (as a huge int's do past Python's digit limit)."""
+
+    def __str__(self):
+        raise ValueError("no digits")
+
+    __repr__ = __format__ = __str__
+
+
+class _EqualToAll(str):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = str.__hash__
+
+
+@pytest.mark.parametrize("recorded, shown", [
+    (7, "<int, not a version>"),
+    (_HugeInt(), "<_HugeInt, not a version>"),
+    (np.array(["0.1.0", "0.2.0"]), "<ndarray, not a version>"),
+    ("9" * 1_000_000, repr("9" * 40) + "..."),
+    ("9.9.9\nDone: the model loads as it did", repr("9.9.9\nDone: the model loads as it did")),
+    (_EqualToAll("9.9.9"), "9.9.9"),
+], ids=["int", "unprintable", "array", "huge", "newline", "str-subclass"])
+def test_any_recorded_value_warns_with_a_short_message(recorded, shown):
+    # a hand-made pickle may hold anything under the key: the warning names it briefly and never fails
+    model = rankcore.SGDAtK()
+    state = {**model.__getstate__(), VERSION_KEY: recorded}
+    with pytest.warns(rankcore.PickleVersionWarning) as caught:
+        object.__new__(rankcore.SGDAtK).__setstate__(state)
+    assert caught[0].message.original_version == shown
+    assert len(str(caught[0].message)) < 500 and shown in str(caught[0].message)
+
+
+def test_a_state_that_is_not_a_dict_is_refused_by_its_type():
+    for state in ((dict(vars(rankcore.SGDAtK())), {}), [("alpha", 1.0)]):
+        with pytest.raises(TypeError, match=r"SGDAtK.__setstate__: expected the dict of a pickled estimator's "
+                                            rf"attributes, got {type(state).__name__}"):
+            object.__new__(rankcore.SGDAtK).__setstate__(state)
+
+
+class _OwnGetstate(rankcore.PushBoost):
+    def __getstate__(self):
+        return dict(self.__dict__)
+
+
+class _OwnReduce(rankcore.PushBoost):
+    def __reduce__(self):
+        return type(self), (), dict(self.__dict__)
+
+
+class _OwnSetstate(rankcore.PushBoost):
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+@pytest.mark.parametrize("cls", [_OwnGetstate, _OwnReduce, _OwnSetstate])
+def test_subclasses_with_their_own_pickling_copy_silently_and_keep_no_version(cls):
+    # their pickles of this very rankcore may leave the version out: its absence says nothing about them
+    model = cls(n_iter=2).fit(*_data())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rankcore.PickleVersionWarning)
+        copies = [copy.deepcopy(model), pickle.loads(pickle.dumps(model))]
+    for other in copies:
+        assert VERSION_KEY not in vars(other)
+        np.testing.assert_array_equal(other.decision_function(_data()[0]), model.decision_function(_data()[0]))
+
+
+class _SuperGetstate(rankcore.PushBoost):
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_scratch", None)
+        return state
+
+
+def test_a_subclass_that_extends_rankcores_getstate_still_warns_of_another_version(monkeypatch):
+    data = _pickled_by("0.0.9", _SuperGetstate(n_iter=2), monkeypatch)
+    with pytest.warns(rankcore.PickleVersionWarning, match="^_SuperGetstate was pickled by rankcore 0.0.9"):
+        pickle.loads(data)
