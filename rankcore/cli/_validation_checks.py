@@ -55,18 +55,18 @@ def same_file(training: str, validation: str) -> str | None:
     return None
 
 
-def warn_if_training_file(training: str, validation: str | None, why: str) -> None:
-    """Warn when ``--validation`` is the training file ``training`` (:func:`same_file`); ``why``: what its scores
-    then say, for this command."""
+def warn_if_training_file(training: str, validation: str | None, why: str, option: str = "--validation") -> None:
+    """Warn when ``--validation`` (or ``option``: ``compare``'s ``--test``) is the training file ``training``
+    (:func:`same_file`); ``why``: what its scores then say, for this command."""
     if validation is None:
         return
     how = same_file(training, validation)
     if how is not None:
-        _warn_training(training, validation, how, why)
+        _warn_training(training, validation, how, why, option)
 
 
-def _warn_training(training: str, validation: str, how: str, why: str) -> None:
-    warnings.warn(f"--validation {validation} is the training file {training} itself ({how}): its scores are "
+def _warn_training(training: str, validation: str, how: str, why: str, option: str = "--validation") -> None:
+    warnings.warn(f"{option} {validation} is the training file {training} itself ({how}): its scores are "
                   f"of rows {why}, not a hold-out; give rows held out of the training file", UserWarning,
                   stacklevel=3)
 
@@ -78,16 +78,17 @@ _ROWS_ELSEWHERE = "the same rows, read from another file"
 _ROWS_SHUFFLED = "the same rows in another order, read from another file"
 
 
-def warn_if_training_rows(data, val, why: str) -> None:
+def warn_if_training_rows(data, val, why: str, option: str = "--validation") -> None:
     """Warn when the ``--validation`` dataset ``val`` holds the training rows of ``data`` (read from another file:
     another format, or the numbers written otherwise), in any order: the same features (NaN as NaN) and labels.
     Files :func:`same_file` finds the same were warned about before reading: not again.  O(n·d) row for row, and
-    O(n·d + n log n) when the rows are in another order (:func:`_same_rows`)."""
+    O(n·d + n log n) when the rows are in another order (:func:`_same_rows`).  ``option``: the file's option
+    (``compare``'s ``--test``)."""
     if _same_files(data, val):
         return
     how = _same_rows(data, val)
     if how is not None:
-        _warn_training(data.source, val.source, _ROWS_ELSEWHERE if how is True else _ROWS_SHUFFLED, why)
+        _warn_training(data.source, val.source, _ROWS_ELSEWHERE if how is True else _ROWS_SHUFFLED, why, option)
 
 
 def holds_training_rows(data, val, why: str, why_other_queries: str) -> bool:

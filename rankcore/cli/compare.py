@@ -52,7 +52,7 @@ from ._missing import check_missing, missing_facts, say_columns_missing_everywhe
 from ._columns import dense_for, estimator_input, like_training
 from ._constraints import constraint_advice, say_unread_constraints
 from ._eval_metrics import monitor_error
-from ._outputs import refuse_stdout
+from ._outputs import print_result, refuse_stdout
 from ._intervals import add_interval_options, comparison_tables, render_tables
 from .._progress import Progress
 from ._progress import add_progress_options
@@ -60,10 +60,14 @@ from ._queries import (QUERY_METRICS, QUERY_MONITOR, check_fit_within_queries, g
                        query_defaults, query_facts, query_labels, query_split, refuse_query_objectives,
                        use_query_learner)
 from ._stdin import source_name
+from ._validation_checks import API_TRAINING_COPY, warn_if_training_file, warn_if_training_rows
 from ._weights import (COMPARE_HELP as WEIGHT_HELP, check_fit_with_weights, check_training_weights,
                        weight_error, weight_facts)
 
 FIGURES = ("roc", "precision_at_k", "objective")
+#: What the scores of a ``--test`` file holding the training rows are of.
+_FITTED_ON = "every model is fitted on (the table ranks the models that fit their own rows closest first)"
+
 #: The figures of rows in queries (``--qid``, LIBSVM ``qid:``): the top of each query, and the queries one by one.
 QUERY_FIGURES = ("ndcg_at_k", "query_differences", "objective")
 # What to look at in each figure: one sentence, printed after the file is written
@@ -400,7 +404,8 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
         comparison.band = {"level": getattr(args, "ci", None) or 0.95, "n_boot": args.n_boot,
                            "random_state": args.random_state}
     if print_table:
-        print(render_tables(comparison.table(), comparison.interval_tables, args.table_format), flush=True)
+        print_result(render_tables(comparison.table(), comparison.interval_tables, args.table_format),
+                     args.table_format)
     sentences = _captions(comparison, guide)
     if not args.no_plots or args.report:
         # without --no-plots the files; with it the report still needs the figures, not the files
@@ -471,7 +476,16 @@ def check_outputs(args, inputs: dict[str, str | None] | None = None, configs=(),
             continue
         directory = os.path.dirname(path) or "."
         if os.path.isdir(directory) or (option == "--report" and os.path.abspath(directory) not in made):
-            check_output(path, option, inputs=inputs, force=args.force)
+            check_output(path, option, inputs=inputs, force=args.force,
+                         instead=_figure_ways_out(args) if option.startswith("--out-dir") else "")
+
+
+def _figure_ways_out(args) -> str:
+    """What a run that finds its figures already written can do instead of ``--force``: a second run of a cron job
+    meets the first one's figures, which were written into the current directory unless it said otherwise."""
+    where = (" (without --out-dir the figures are written into the current directory)"
+             if os.path.normpath(args.out_dir) == "." else "")
+    return f", --out-dir DIR to write the figures into another directory, or --no-plots to write none{where}"
 
 
 def _written(figures: tuple[str, ...], configs) -> tuple[str, ...]:
@@ -542,6 +556,7 @@ def run(args) -> int:
         check_fit_with_weights(configs, args.weight, command="compare")
     check_outputs(args, {"DATA": args.data, "--test": args.test}, configs,
                   QUERY_FIGURES if args.qid is not None or _gives_queries(args) else FIGURES)
+    warn_if_training_file(args.data, args.test, _FITTED_ON, option="--test")
     data = load(args, args.data, queries=True)
     if data.qid is not None:
         if args.qid is None:                 # a LIBSVM file's qid: -- the figures are those of queries
@@ -584,11 +599,15 @@ def run(args) -> int:
                + "".join(f"; {m.n_values} missing values in {m.n_rows} rows"
                          + ("" if d is data else f" of {d.source}") for d, m in found)
                + f"; {len(configs)} model(s)")
+    if test is not None:
+        warn_if_training_rows(data, test, _FITTED_ON, option="--test")
     progress = Progress(args.progress, quiet=args.quiet)
-    comparison = run_comparison(configs, splits, metrics, progress=progress, monitor=args.monitor, qid=qid,
-                                sample_weight=weight, weight_column=data.weight_name or "",
-                                feature_names=data.feature_names, test_rows=_test_rows(args),
-                                refusal_place=None if data.qid is None else _grade_place(args, data, test))
+    with warnings.catch_warnings():     # a --test file of the training rows was said once above, not per model
+        warnings.filterwarnings("ignore", message=API_TRAINING_COPY)
+        comparison = run_comparison(configs, splits, metrics, progress=progress, monitor=args.monitor, qid=qid,
+                                    sample_weight=weight, weight_column=data.weight_name or "",
+                                    feature_names=data.feature_names, test_rows=_test_rows(args),
+                                    refusal_place=None if data.qid is None else _grade_place(args, data, test))
     say_unseen_categories(comparison, test)
     if not qid:
         comparison.relevant_label, comparison.labels = data.relevant_label(args.positive), data.y

@@ -39,7 +39,7 @@ from ._backend import backend_kind, make_backend, pairwise_trees_refusal
 from ._init_models import one_list_grades, read_dask_init_model, start_scores
 from ._init_scores import init_vector, local_scores
 from ._categories import frame_category_columns, names_a_column
-from ._inputs import as_row_chunks, get_client
+from ._inputs import as_row_chunks, get_client, warn_small_chunks
 from ._prepare import DaskRows, summarize
 from ._predictions import DaskPredictions, local_copy, local_ids
 from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker, named_warnings, searches_in_passes
@@ -278,6 +278,7 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
             given = dict(rounds[1], eval_set=eval_set, eval_names=None, eval_metric=None, eval_init_score=None)
             fit_click_model_on_dask(self, client, data, rounds[0], sample_weight, position, given, setup.params)
             return
+        warn_small_chunks(data)             # before the passes that pay per chunk
         session = self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group,
                                  position=position, init_model=init_model)
         if init_model is not None:          # the callbacks count from its first weak ranker, as in memory
@@ -456,6 +457,7 @@ class _DaskBoost(DaskPredictions, DaskExplanations, ClientParameter):
         data = as_row_chunks(X, y, sample_weight, categories=_splits_categories(setup.learner),
                              categorical_features=self.categorical_features).persist_if_local(client)
         self._record_features(data, setup.learner)
+        warn_small_chunks(data)
         return self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group)
 
     def _start_on(self, client, data, setup, probe, sample_weight, eval_set, *, qid=None, group=None,

@@ -12,11 +12,13 @@ describes the same rows.  Work is then expressed per chunk as
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
+from .._caller import outside_stacklevel
 from .._categories import refuse_inexact_ids, wide_integer_columns
 from .._frames import as_pandas_frame, refuse_peer_container
 from .._numbers import refuse_text_columns
@@ -29,8 +31,16 @@ from ._workers import worker_info
 #: passes before boosting (:meth:`RowChunks.persisted_for_setup`); larger data are streamed by each pass.
 SETUP_MEMORY_SHARE = 0.4
 
+#: A distributed fit warns of chunks many (more than MANY_CHUNKS) and small (under SMALL_CHUNK_ROWS rows on the
+#: mean): every pass before boosting runs one task per chunk, and Dask's cost per task (scheduling, a message each
+#: way, about 10-20 ms over a pass) then outweighs the work (600 chunks of 500 rows: 55 s for what 20 chunks fit in
+#: seconds).  Merging them inside the fit would renumber the chunks its refusals name; rechunking is the user's.
+MANY_CHUNKS = 64
+SMALL_CHUNK_ROWS = 8192
+
 __all__ = ["get_client", "RowChunks", "as_row_chunks", "as_dask_matrix", "fitted_dask_matrix", "is_dask_collection",
-           "tree_sum", "joined_chunk_ids", "scattered_chunks", "series_array"]
+           "tree_sum", "joined_chunk_ids", "scattered_chunks", "series_array", "small_chunks_advice",
+           "warn_small_chunks"]
 
 
 def get_client(client: Any = None):
@@ -475,3 +485,23 @@ def joined_chunk_ids(parts, name: str = "qid") -> np.ndarray:
     from ..metrics import joined_ids
 
     return joined_ids(list(parts), name, where=lambda k, i: f"at row {i} of chunk {k}")
+
+
+def small_chunks_advice(data: RowChunks) -> str | None:
+    """Why and how to rechunk rows in many small chunks (see :data:`MANY_CHUNKS`), or None when they are not."""
+    n_chunks = data.n_chunks
+    if n_chunks <= MANY_CHUNKS or data.n_rows >= SMALL_CHUNK_ROWS * n_chunks:
+        return None
+    return (f"X: {n_chunks} chunks of {data.n_rows // n_chunks} rows on average; every pass of the distributed fit "
+            "runs one task per chunk, and for chunks this small the tasks' overhead outweighs their work (the fit "
+            f"can be many times slower). Rechunk X to fewer, larger chunks first (at least {SMALL_CHUNK_ROWS} rows "
+            "each): X.rechunk({0: 65536}) for a dask array, X.repartition(partition_size='100MB') for a dask "
+            "DataFrame; y, sample_weight and qid follow X's chunks")
+
+
+
+def warn_small_chunks(data: RowChunks) -> None:
+    """Warn with :func:`small_chunks_advice` when the rows come in many small chunks."""
+    advice = small_chunks_advice(data)
+    if advice is not None:
+        warnings.warn(advice, UserWarning, stacklevel=outside_stacklevel())

@@ -13,8 +13,9 @@ order, split across chunks.  Two passes put them in place, with Dask itself
    sizes, and the number of queries with a single grade.
 2. **Placement** (:func:`place_queries`): the queries, in that order, are cut
    into runs of whole queries of about n / R rows each (R the number of
-   chunks given, at most ``MIN_RUNS`` when they would hold under
-   ``MIN_RUN_ROWS`` rows each: :func:`run_count`; each run is within one query of the mean).  One task per
+   chunks given, at most ``MIN_RUNS`` -- or the workers, rounded up to a
+   multiple of them -- when they would hold under ``MIN_RUN_ROWS`` rows each:
+   :func:`run_count`; each run is within one query of the mean).  One task per
    input chunk checks X and the weights (so that a refusal names the chunk
    and row the user gave, not where the row was moved) and splits its rows
    by run; one task per run concatenates its
@@ -52,13 +53,15 @@ from ..metrics import Queries, check_qid, check_queries, joined_ids
 from ..validation import ArgumentRefusal, said_again
 from ._inputs import RowChunks, _as_dask_vector, gather_in_chunk_order, is_dask_collection
 from ._prepare import check_chunk
+from ._workers import worker_info
 
 __all__ = ["QuerySurvey", "query_vector", "survey_queries", "place_queries", "run_count", "MIN_RUN_ROWS", "MIN_RUNS"]
 
 #: Rows a placed run is cut to at the least, once the runs number more than MIN_RUNS.  Every input chunk sends one
 #: piece to every run, so K chunks into R runs make K x R tasks and transfers: with R = K, many small chunks (600 of
 #: 500 rows) made the placement quadratic and slower than the fit itself.  Runs of at least this many rows (a few MB
-#: of X at 20 features) keep R <= max(MIN_RUNS, n / MIN_RUN_ROWS), a function of the row and chunk counts only.
+#: of X at 20 features) keep R <= max(MIN_RUNS, n / MIN_RUN_ROWS) rounded up to a multiple of the workers, a
+#: function of the row, chunk and worker counts only.
 MIN_RUN_ROWS = 1 << 16
 #: Runs allowed whatever their size (never more than the chunks given).
 MIN_RUNS = 8
@@ -215,10 +218,18 @@ def _runs(sizes: np.ndarray, n_runs: int) -> np.ndarray:
     return np.cumsum(run)
 
 
-def run_count(n_rows: int, n_chunks: int) -> int:
+def run_count(n_rows: int, n_chunks: int, n_workers: int = 1) -> int:
     """How many runs the placement cuts the queries into: as many as the chunks given, but beyond
-    :data:`MIN_RUNS` none below :data:`MIN_RUN_ROWS` rows (the placement's tasks grow with chunks times runs)."""
-    return max(1, min(int(n_chunks), max(MIN_RUNS, -(-int(n_rows) // MIN_RUN_ROWS))))
+    :data:`MIN_RUNS` none below :data:`MIN_RUN_ROWS` rows (the placement's tasks grow with chunks times runs).
+
+    Each placed run is a block of the boosting passes, and the blocks are shared out among the workers in
+    contiguous shares (:func:`rankcore.dask._shard.contiguous_shares`): fewer runs than ``n_workers`` would leave
+    workers without rows for the whole fit, and a count that is not a multiple of the workers would give some
+    one run more than others.  So the count is rounded up to a multiple of ``n_workers`` (never past the chunks).
+    """
+    wanted = max(MIN_RUNS, -(-int(n_rows) // MIN_RUN_ROWS))
+    workers = max(1, int(n_workers))
+    return max(1, min(int(n_chunks), -(-wanted // workers) * workers))
 
 
 def _global_codes(qid, chunk_codes):
@@ -293,7 +304,9 @@ def place_queries(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
 
     if survey.in_order:
         return _codes_only(client, data, survey)
-    destination = _runs(survey.sizes, run_count(data.n_rows, data.n_chunks))
+    # the workers that will host the shards (start_shards counts those with threads)
+    n_workers = sum(1 for info in worker_info(client).values() if info.get("nthreads", 1) > 0)
+    destination = _runs(survey.sizes, run_count(data.n_rows, data.n_chunks, n_workers))
     n_runs = int(destination.max()) + 1
     split = dask.delayed(_split, pure=False, nout=n_runs)
     assemble = dask.delayed(_assemble, pure=False, nout=6)

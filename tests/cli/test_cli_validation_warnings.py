@@ -183,3 +183,31 @@ def test_rows_in_another_order_are_matched_exactly_not_by_hash_alone(monkeypatch
     # every row hashed alike (a collision): the rows themselves still decide
     monkeypatch.setattr(_same_rows, "_row_hashes", lambda A, labels: np.zeros(A.shape[0], dtype=np.uint64))
     assert _same_rows.matching_rows(X, y, other, y[order]) is None
+
+
+COMPARE = ("compare", "--qid", "query", "--label", "grade", "--drop", "prior", "--model", "push,rankboost",
+           "--n-iter", "3", "--no-plots", "--progress", "none")
+
+
+@pytest.mark.parametrize("test, how", [("train.csv", "the same file"), ("copy.csv", "the same content"),
+                                       ("respelled.csv", "the same rows, read from another file"),
+                                       ("shuffled.csv", "the same rows in another order, read from another file")])
+def test_compare_on_a_test_file_of_the_training_rows_warns_once_in_its_words(files, tmp_path, test, how):
+    """Before: no word of the file, and the Python API's ``eval_set holds the training data ... X and y given to
+    fit`` once per model (the monitored test rows are each fit's eval_set)."""
+    name, *options = COMPARE
+    status, _, err = run_main(name, files / "train.csv", "--test", files / test, *options,
+                              "--out-dir", tmp_path / "out")
+    assert status == 0, err
+    (warning,) = [line for line in err.splitlines() if line.startswith("rankcore: warning:")]
+    assert warning.startswith(f"rankcore: warning: --test {files / test} {SAME} {files / 'train.csv'} itself "
+                              f"({how}): its scores are of rows every model is fitted on"), warning
+    assert "eval_set" not in err
+
+
+def test_compare_on_a_held_out_test_file_says_nothing_of_the_training_rows(files, tmp_path):
+    name, *options = COMPARE
+    status, _, err = run_main(name, files / "train.csv", "--test", files / "overlap.csv", *options,
+                              "--out-dir", tmp_path / "out")
+    assert status == 0, err
+    assert SAME not in err and "eval_set" not in err
