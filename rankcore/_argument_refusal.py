@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ArgumentRefusal", "ArgumentTypeRefusal", "REASONS", "said_again", "shown_type"]
+__all__ = ["ArgumentRefusal", "ArgumentTypeRefusal", "REASONS", "said_again", "shown_type", "with_article"]
 
 #: Why an argument is refused: its values (``"value"``: a wrong length, a negative weight, a missing position...)
 #: or, for weights, what they leave an objective (``"zero_total"``: a class or every query of total weight 0).
@@ -176,3 +176,32 @@ def _rebuild(cls: Any, message: str, fields: dict) -> ArgumentRefusal:
     if not message.endswith(fields["detail"]):     # the message was reworded after it was raised: it is the detail
         fields = {**fields, "detail": message}
     return cls(message, **fields)
+
+
+#: Letters whose names start with a vowel sound, said in an acronym read letter by letter: "an RBF", "an NDCG".
+_VOWEL_NAMED = frozenset("aefhilmnorsx")
+#: Pairs of consonants that start English words: "stumps", "trees", "sqhinge" are read as words, not spelled out.
+_WORD_ONSETS = frozenset("bl br ch cl cr dr fl fr gl gr kn ph pl pr sc sh sk sl sm sn sp sq st sw th tr tw wh wr"
+                         .split())
+
+
+def with_article(name: str) -> str:
+    """``name`` after its indefinite article, chosen by how it is said: ``"an AUC"``, ``"an ndcg@k"``, ``"an exp"``,
+    ``"a map"``, ``"an XGBRanker"``, ``"a LightGBMCandidate"``, ``"an Exponential"``.
+
+    A name is read letter by letter (then "an" before a letter whose name starts with a vowel sound: f, h, l, m, n,
+    r, s, x and the vowels) when it starts with two capitals (``AUC``, ``RMax``, ``NDCGAtK``), is a single letter,
+    or starts with two lower-case consonants no English word starts with (``ndcg``, ``rmse``, ``mrr``, ``ks``);
+    otherwise it is read as a word, "an" before a vowel letter.  The first letter alone would say "a AUC" and
+    "a RBF"; a spelling rule cannot know every word (``"a uniform"``), but the registry's names all read right.
+    """
+    text = str(name)
+    letters = text.lstrip("_")
+    if not letters[:1].isalpha():
+        return f"a {text}"
+    first, second = letters[0].lower(), letters[1:2]
+    spelled = (not second.isalpha() or letters[:2].isupper()
+               or (letters[:2].islower() and not {first, second} & set("aeiouy")
+                   and letters[:2] not in _WORD_ONSETS))
+    vowel_sound = first in _VOWEL_NAMED if spelled else first in "aeiou"
+    return f"{'an' if vowel_sound else 'a'} {text}"

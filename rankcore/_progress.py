@@ -12,10 +12,11 @@ Three modes (the command line chooses one with ``--progress`` and ``--quiet``):
 ``none``
     nothing (``--quiet``).
 
-Everything goes to stderr so that stdout carries only results (tables,
-scores) and stays pipeable.  The library itself prints nothing unless its
-estimators are given ``verbose=``; this display serves the command line and
-``AutoRanker(verbose=...)``.
+The command line draws it on stderr so that stdout carries only results
+(tables, scores) and stays pipeable.  The library itself prints nothing
+unless its estimators are given ``verbose=``, and then on stdout, as
+LightGBM, XGBoost and scikit-learn do: ``AutoRanker(verbose=...)`` draws this
+display there, as the push family and the trees print their tables.
 """
 
 from __future__ import annotations
@@ -75,6 +76,57 @@ def _columns(stream: TextIO) -> int:
     return max(columns, 2)      # room for one cell and the last column, which is left empty
 
 
+#: The handler :func:`plain_errors` registers with :mod:`codecs`.
+PLAIN_ERRORS = "rankcore-plain"
+
+#: ASCII spellings of the signs rankcore's tables and messages use, for a stream whose encoding lacks them.
+_PLAIN = {
+    "\u2212": "-", "\u2013": "-", "\u2014": "--", "\u00d7": "x", "\u00b7": "*", "\u00b1": "+/-",
+    "\u2192": "->", "\u2190": "<-", "\u2264": "<=", "\u2265": ">=", "\u2260": "!=", "\u2248": "~",
+    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2026": "...", "\u00a0": " ",
+    "\u2016": "||", "\u27e8": "<", "\u27e9": ">", "\u230a": "floor(", "\u230b": ")", "\u221a": "sqrt",
+    "\u2211": "sum", "\u03a3": "sum", "\u2113": "l", "\u221e": "inf",
+    "\u00b2": "^2", "\u00b3": "^3", "\u2076": "^6", "\u207b": "^-", "\u2081": "_1", "\u2082": "_2", "\u208a": "_+",
+    "\u03b1": "alpha", "\u03b2": "beta", "\u03b3": "gamma", "\u03b4": "delta", "\u0394": "Delta",
+    "\u03b5": "epsilon", "\u03bb": "lambda", "\u03bc": "mu", "\u03bd": "nu", "\u03c3": "sigma", "\u03a6": "Phi",
+    "\u03c6": "phi", "\u03c0": "pi",
+}
+
+
+def _plain_replacement(error: UnicodeError):
+    """The codec error handler behind :data:`PLAIN_ERRORS`: each character the stream cannot encode as its ASCII
+    spelling (``−`` as ``-``, ``≥`` as ``>=``, ``λ`` as ``lambda``), else ``?``."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    bad = error.object[error.start:error.end]
+    return "".join(_plain_char(char) for char in bad), error.end
+
+
+def _plain_char(char: str) -> str:
+    """One character an encoding cannot hold: its ASCII spelling; a byte of a file name that was not UTF-8 (read as
+    a surrogate, U+DC80 to U+DCFF) as ``\\xff``, as the messages on stderr write it; else ``?``."""
+    if "\udc80" <= char <= "\udcff":
+        return f"\\x{ord(char) - 0xDC00:02x}"
+    return _PLAIN.get(char, "?")
+
+
+def plain_errors() -> str:
+    """The name of a codec error handler writing what an encoding cannot hold in ASCII words, registered once.
+
+    Under ``PYTHONIOENCODING=ascii`` or ``latin-1`` (cron, CI, a Windows code page) a loss ``ℓ(z) = max(0, 1 − z)``
+    printed as ``?(z) = max(0, 1 ? z)``: a script, or a screen reader reading the log, got a question mark for a
+    minus sign.  The handler writes ``l(z) = max(0, 1 - z)`` instead; a character without a spelling here (a name's
+    ``é`` on an ASCII stream) is still ``?``.
+    """
+    import codecs
+
+    try:
+        codecs.lookup_error(PLAIN_ERRORS)
+    except LookupError:
+        codecs.register_error(PLAIN_ERRORS, _plain_replacement)
+    return PLAIN_ERRORS
+
+
 def _cells(char: str) -> int:
     """The terminal cells ``char`` takes: 2 for a wide East Asian character, 0 for a combining mark, else 1."""
     if unicodedata.combining(char):
@@ -122,6 +174,12 @@ class Task:
     stream : text stream
     unit : str, default "iterations"
         What is counted (its first four letters label the count: ``iter 3/100``).
+
+    Attributes
+    ----------
+    quiet : bool
+        Whether the command asked for silence (``--quiet``): an estimator's own prints are then dropped too, while
+        ``--progress none`` hides this display alone.  A task made directly is quiet when its mode is ``none``.
     """
 
     def __init__(self, name: str, total: int | None, metric: str | None, mode: str, stream: TextIO,
@@ -142,6 +200,7 @@ class Task:
         self._lock = threading.Lock()
         self._ticker: threading.Thread | None = None
         self._stop = threading.Event()
+        self.quiet = mode == "none"     # whether the command asked for silence (--quiet); Progress.task sets it
         if mode == "lines":
             what = f"{total} {unit}" if total else "fitting"
             self._write(f"[{name}] {what}" + (f", monitoring {metric}" if metric else "") + "\n")
@@ -260,6 +319,10 @@ class Task:
         try:
             self.stream.write(text)
             self.stream.flush()
+        except UnicodeEncodeError as exc:
+            # a candidate's or a metric's name on an ASCII stream (cron, PYTHONIOENCODING=ascii): the line in ASCII
+            # words (``lambda`` for ``λ``), not dropped -- a UnicodeEncodeError is a ValueError, caught below
+            self._write(text.encode(exc.encoding, plain_errors()).decode(exc.encoding))
         except (OSError, ValueError):  # a closed pipe must not break the fit
             pass
 
@@ -270,7 +333,12 @@ class Progress:
     def __init__(self, mode: str = "auto", *, quiet: bool = False, stream: TextIO | None = None):
         self.stream = sys.stderr if stream is None else stream
         self.mode = choose_mode(mode, quiet, self.stream)
+        # --quiet silences everything but results; --progress none the display alone (an estimator's own
+        # verbose= table, asked for by name, is still shown)
+        self.quiet = bool(quiet)
 
     def task(self, name: str, total: int | None, metric: str | None = None, unit: str = "iterations") -> Task:
-        return Task(name, total, metric, self.mode, self.stream, unit)
+        task = Task(name, total, metric, self.mode, self.stream, unit)
+        task.quiet = self.quiet
+        return task
 

@@ -59,7 +59,7 @@ from typing import IO, Any, Iterator
 
 import numpy as np
 
-from ._argument_refusal import shown_type
+from ._argument_refusal import shown_type, with_article
 # the atomic writes moved out; their names stay here too (rankcore.persistence.atomic_output, ...)
 from ._atomic_files import atomic_output, open_output, write_text_atomically, writes_in_place
 from ._model_io import nesting_depth as _nesting_depth, read_model_source, source_name, wide_encoding
@@ -241,7 +241,7 @@ def _check_rebuilt(value: Any, family: str, spec: str, where: str) -> None:
                          "a model that uses it") from None
     if rebuilt != value:
         raise ValueError(f"{where}: the {family} {spec!r} ({type(value).__name__}) cannot be saved: its spec "
-                         f"rebuilds a {type(rebuilt).__name__}, another component than the one given")
+                         f"rebuilds {with_article(type(rebuilt).__name__)}, another component than the one given")
 
 
 def _decode_param(value: Any, where: str) -> Any:

@@ -11,7 +11,6 @@ models: :mod:`._bag`) and records the leaderboard.
 from __future__ import annotations
 
 import math
-import sys
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -27,7 +26,7 @@ from .._state_fields import refuse_labels_coded_otherwise
 from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot, ignore_score_weights,
                     require_score_queries)
 from ..metrics import Queries, check_queries
-from ..push import check_init_score, names_peer_fit_arguments, row_weights
+from ..push import check_init_score, names_peer_fit_arguments, row_weights, say
 from .._frames import validate_columns
 from ..validation import (ArgumentRefusal, check_bipartite_target, check_matrix, check_same_length, dense_bytes,
                           dense_size, effective_n_threads, fit_seed, reject_1d, shown_type)
@@ -422,8 +421,9 @@ class AutoRanker(TreeExport, AutoExplanations, Ranker):
         specs = [candidate.spec for candidate in applicable]
         progress = SearchProgress(metric.spec) if self.verbose else None
         if progress is not None and found is not None:
-            print(f"ranking within {found.describe()}: folds of whole queries, each scored per query "
-                  f"(blend and fold bag as on one list)", file=sys.stderr, flush=True)
+            # on stdout with the display, as every estimator's verbose line (a closed pipe drops it)
+            say(f"ranking within {found.describe()}: folds of whole queries, each scored per query "
+                f"(blend and fold bag as on one list)")
         # the metric itself, not its spec: an unregistered Metric object's spec does not resolve
         executor = self.make_executor(rows.X, rows.y, plan, metric, seed, n_threads, **rows.executor_inputs())
         search = SuccessiveHalving(

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from sklearn.utils.validation import check_is_fitted
 
+from .._argument_refusal import with_article
 from ..base import reads_a_snapshot
 from ..learners import (checked_feature_names, lightgbm_model_string, numeric_split_on, xgboost_json_string,
                         xgboost_model_string)
@@ -111,7 +112,7 @@ def _refusal(model, bagged: bool, auto) -> str | None:
         return _booster_advice(model.model, bagged)
     if not (hasattr(model, "rankers_") and hasattr(model, "to_lightgbm")):
         kind = type(model).__name__
-        return (f"{'an' if kind[:1].upper() in 'AEIOU' else 'a'} {kind} is not boosted trees or stumps; only "
+        return (f"{with_article(kind)} is not boosted trees or stumps; only "
                 f"{EXPORTED} is exported: {REFIT_WITH_TREES}")
     if steps:
         return _steps_refusal(steps, auto)

@@ -80,8 +80,9 @@ AUTO_PARAMETERS = (
         Seeds the folds and every candidate's fit; None is scikit-learn's: a
         draw from NumPy's global ``RandomState``."""),
     Parameter("verbose", int, default=0, minimum=0, rule=VERBOSE_RULE, doc="""
-        0: silent; 1 or more: a progress display on stderr (candidate, fold, best so
-        far: a bar in a terminal, lines otherwise)."""),
+        0: silent; 1 or more: a progress display on stdout, as every estimator's
+        ``verbose`` (candidate, fold, best so far: a bar in a terminal, lines
+        otherwise)."""),
 )
 
 

@@ -89,14 +89,16 @@ class SearchProgress:
     ----------
     metric : str
     mode : {"auto", "bar", "lines", "none"}
-    stream : text stream, default sys.stderr
+    stream : text stream, default sys.stdout
+        Standard output as every estimator's ``verbose`` output (push, trees, and LightGBM's, XGBoost's,
+        scikit-learn's); the command line passes its own stream (stderr: stdout carries its results).
     """
 
     def __init__(self, metric: str, mode: str = "auto", stream=None):
         from .._progress import Progress
 
         self.metric = metric
-        self.progress = Progress(mode, stream=sys.stderr if stream is None else stream)
+        self.progress = Progress(mode, stream=sys.stdout if stream is None else stream)
         self.task = None
 
     def __call__(self, event: SearchEvent) -> None:

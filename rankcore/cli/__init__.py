@@ -310,7 +310,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rankcore`` console script; returns the exit status."""
-    _replace_unencodable()
+    from ._terminal import plain_streams
+
+    with plain_streams():       # no UnicodeEncodeError under an ASCII locale; the caller's streams as they were after
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
+    """:func:`main` with its streams set to write what they cannot encode in ASCII words."""
     parser = build_parser()
     args = parser.parse_args(_help_asked(parser, sys.argv[1:] if argv is None else [str(w) for w in argv]))
     args._argv = list(sys.argv[1:] if argv is None else argv)  # recorded in reports
@@ -441,24 +448,6 @@ def _raising_plugin(exc: BaseException) -> str | None:
             found = f"the module {module} ({by_module[module].distribution})"
         tb = tb.tb_next
     return found
-
-
-def _replace_unencodable() -> None:
-    """Print what the terminal's encoding cannot show in ASCII (``-`` for ``−``, ``>=`` for ``≥``), else as ``?``,
-    instead of failing on it.
-
-    Tables and messages use ``±``, ``ℓ``, ``≥``: under an ASCII or Latin-1 locale (``LC_ALL=C``, a Windows code
-    page) printing them raised UnicodeEncodeError after the work was done -- ``rankcore auto`` then never saved
-    its model.
-    """
-    from ._terminal import plain_errors
-
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
-        if reconfigure is not None and encoding != "utf8":
-            with contextlib.suppress(ValueError, OSError):
-                reconfigure(errors=plain_errors())       # ASCII words for the signs (`-` for `−`), else `?`
 
 
 #: Warnings held back until the fit they are about has been accepted (:func:`release_held_warnings`): a list of

@@ -633,7 +633,7 @@ def add_force_option(parser) -> None:
 
 
 def check_output(path: str, option: str, *, inputs: dict[str, str | None] | None = None,
-                 force: bool = False) -> str:
+                 force: bool = False, instead: str = "") -> str:
     """Fail early if writing ``path`` would destroy something.
 
     The output must be writable (:func:`check_writable`), must not be one of
@@ -642,7 +642,8 @@ def check_output(path: str, option: str, *, inputs: dict[str, str | None] | None
     of query sizes beside one of them (``DATA.query``) -- not even with
     ``--force`` -- and must not exist unless ``force``.  A stream (a device,
     a FIFO, ``/dev/stdout``: :func:`rankcore.persistence.writes_in_place`)
-    needs no ``force``: writing into it overwrites no file.
+    needs no ``force``: writing into it overwrites no file.  ``instead``: the
+    refusal's other ways out, after ``--force`` (``", or --no-plots ..."``).
     """
     check_writable(path, option)
     if path == STDOUT or not os.path.lexists(path):
@@ -660,7 +661,7 @@ def check_output(path: str, option: str, *, inputs: dict[str, str | None] | None
     from ..persistence import writes_in_place
 
     if not force and not writes_in_place(path):
-        raise CommandError(f"{option}: {path!r} already exists; pass --force to overwrite it")
+        raise CommandError(f"{option}: {path!r} already exists; pass --force to overwrite it{instead}")
     return path
 
 

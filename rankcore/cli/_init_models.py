@@ -22,6 +22,7 @@ import warnings
 
 import numpy as np
 
+from .._argument_refusal import with_article
 from .._categories import CategoryFoldWarning
 from . import CommandError
 from ._columns import categories_as_fitted, model_categorical, model_features
@@ -75,7 +76,7 @@ def _check_family(model, path: str) -> None:
         return
     name = type(model).__name__
     what = (f"a `rankcore auto` model ({name}), which cannot be continued" if name == "AutoRanker" else
-            f"{'an' if name[:1] in 'AEIOU' else 'a'} {name} model, which cannot be continued")
+            f"{with_article(name)} model, which cannot be continued")
     raise CommandError(f"--init-model: {path} is {what}: only a model of --model push (PushBoost, PNormPush or "
                        "RankBoost; `rankcore fit`'s default) takes more weak rankers; fit a new model, or continue "
                        "a `rankcore fit` model")

@@ -647,9 +647,9 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
 
 def _estimator_prints(task):
     """Where what an estimator prints while it fits (``--param verbose=2``) goes: to the progress' stream (stderr),
-    never to stdout, which carries results (``--out /dev/stdout``: the model file); nowhere with ``--quiet`` or
-    ``--progress none``."""
-    return capture_stdout(io.StringIO() if task.mode == "none" else task.stream)       # this thread's prints alone
+    never to stdout, which carries results (``--out /dev/stdout``: the model file); nowhere with ``--quiet``.
+    ``--progress none`` hides the progress display only: a table asked for by name is still shown."""
+    return capture_stdout(io.StringIO() if task.quiet else task.stream)       # this thread's prints alone
 
 
 def _monitor_score(estimator, monitor: tuple, monitor_init=None) -> float:

@@ -51,10 +51,9 @@ class _Utf8Stdout:
         self._buffer = buffer
 
     def write(self, text: str) -> int:
-        if os.linesep != "\n":
-            text = text.replace("\n", os.linesep)
-        self._buffer.write(text.encode("utf-8", "surrogateescape"))
-        return len(text)
+        ended = text.replace("\n", os.linesep) if os.linesep != "\n" else text
+        self._buffer.write(ended.encode("utf-8", "surrogateescape"))
+        return len(text)        # the characters given, as TextIOWrapper.write counts them
 
     def flush(self) -> None:
         self._buffer.flush()
@@ -81,6 +80,22 @@ def stdout_data():
     handle = _Utf8Stdout(buffer)
     yield handle
     handle.flush()
+
+
+def print_result(text: str, table_format: str) -> None:
+    """Print a command's result: a ``text`` table, for people, in the terminal's encoding (its signs spelled in
+    ASCII where that encoding lacks them); any other format (CSV, JSON, Markdown) is data, written in UTF-8 as a
+    file is (:func:`stdout_data`).
+
+    Printed through ``sys.stdout``, ``evaluate --scores größe --table-format csv`` under ``PYTHONIOENCODING=ascii``
+    wrote the column ``gr??e``, and a JSON record under ``utf-16`` or ``utf-8-sig`` was not the bytes the same
+    record is under any other encoding.
+    """
+    if table_format == "text":
+        print(text, flush=True)
+        return
+    with stdout_data() as handle:
+        handle.write(text + "\n")
 
 
 def output_name(path: str) -> str:

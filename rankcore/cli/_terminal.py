@@ -12,13 +12,17 @@ terminal), so that no line wraps on screen:
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
+import threading
 from typing import Sequence
 
-from .._progress import terminal_columns
+# the codec error handler lives with the progress display, which the core's estimators use too
+from .._progress import PLAIN_ERRORS, plain_errors, terminal_columns
 
-__all__ = ["DEFAULT_WIDTH", "terminal_width", "plain_text", "wrap_text", "wrap_table", "column_groups"]
+__all__ = ["DEFAULT_WIDTH", "PLAIN_ERRORS", "plain_errors", "terminal_width", "plain_text", "wrap_text", "wrap_table",
+           "column_groups"]
 
 #: Width used when the output is not a terminal and ``COLUMNS`` is not set.
 DEFAULT_WIDTH = 100
@@ -126,44 +130,48 @@ def column_groups(widths: Sequence[int], *, width: int | None = None, lead: int 
     return groups
 
 
-#: The handler :func:`plain_errors` registers with :mod:`codecs`.
-PLAIN_ERRORS = "rankcore-plain"
-
-#: ASCII spellings of the signs rankcore's tables and messages use, for a stream whose encoding lacks them.
-_PLAIN = {
-    "\u2212": "-", "\u2013": "-", "\u2014": "--", "\u00d7": "x", "\u00b7": "*", "\u00b1": "+/-",
-    "\u2192": "->", "\u2190": "<-", "\u2264": "<=", "\u2265": ">=", "\u2260": "!=", "\u2248": "~",
-    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2026": "...", "\u00a0": " ",
-    "\u2016": "||", "\u27e8": "<", "\u27e9": ">", "\u230a": "floor(", "\u230b": ")", "\u221a": "sqrt",
-    "\u2211": "sum", "\u03a3": "sum", "\u2113": "l", "\u221e": "inf",
-    "\u00b2": "^2", "\u00b3": "^3", "\u2076": "^6", "\u207b": "^-", "\u2081": "_1", "\u2082": "_2", "\u208a": "_+",
-    "\u03b1": "alpha", "\u03b2": "beta", "\u03b3": "gamma", "\u03b4": "delta", "\u0394": "Delta",
-    "\u03b5": "epsilon", "\u03bb": "lambda", "\u03bc": "mu", "\u03bd": "nu", "\u03c3": "sigma", "\u03a6": "Phi",
-    "\u03c6": "phi", "\u03c0": "pi",
-}
+#: The streams :func:`plain_streams` changed and their own error handlers, while any ``main()`` runs (a count, as
+#: ``main()`` may run in several threads of one process at once; the last to end restores them).
+_CHANGED: dict = {"depth": 0, "streams": []}
+_CHANGED_LOCK = threading.Lock()
 
 
-def _plain_replacement(error: UnicodeError):
-    """The codec error handler behind :data:`PLAIN_ERRORS`: each character the stream cannot encode as its ASCII
-    spelling (``−`` as ``-``, ``≥`` as ``>=``, ``λ`` as ``lambda``), else ``?``."""
-    if not isinstance(error, UnicodeEncodeError):
-        raise error
-    bad = error.object[error.start:error.end]
-    return "".join(_PLAIN.get(char, "?") for char in bad), error.end
+def _needs_plain(stream) -> bool:
+    """Whether ``stream`` could fail on a character (or a file name's byte that was not UTF-8) it cannot encode."""
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    errors = getattr(stream, "errors", None)
+    # a UTF-8 stream encodes every character but a surrogate: only "strict" (``PYTHONIOENCODING=utf-8``, a desktop
+    # en_US.UTF-8 locale) fails on one, a name's byte \xff; its "surrogateescape" writes the byte back
+    return getattr(stream, "reconfigure", None) is not None and (encoding != "utf8" or errors == "strict")
 
 
-def plain_errors() -> str:
-    """The name of a codec error handler writing what an encoding cannot hold in ASCII words, registered once.
+@contextlib.contextmanager
+def plain_streams():
+    """Within it, ``sys.stdout`` and ``sys.stderr`` write what their encoding cannot hold as :func:`plain_errors`
+    does instead of failing; on leaving, their own handlers are back.
 
-    Under ``PYTHONIOENCODING=ascii`` or ``latin-1`` (cron, CI, a Windows code page) a loss ``ℓ(z) = max(0, 1 − z)``
-    printed as ``?(z) = max(0, 1 ? z)``: a script, or a screen reader reading the log, got a question mark for a
-    minus sign.  The handler writes ``l(z) = max(0, 1 - z)`` instead; a character without a spelling here (a name's
-    ``é`` on an ASCII stream) is still ``?``.
+    The command line's tables and messages use ``±``, ``ℓ``, ``≥``: under an ASCII or Latin-1 locale (``LC_ALL=C``,
+    a Windows code page) printing them raised UnicodeEncodeError after the work was done.  ``rankcore.cli.main()``
+    called from a program leaves that program's streams as they were: its own ``print("é")`` still fails, or
+    writes bytes, as the program chose.
     """
-    import codecs
-
+    with _CHANGED_LOCK:
+        if _CHANGED["depth"] == 0:
+            _CHANGED["streams"] = []
+            for stream in (sys.stdout, sys.stderr):
+                if _needs_plain(stream):
+                    with contextlib.suppress(ValueError, OSError):
+                        errors = stream.errors
+                        stream.reconfigure(errors=plain_errors())
+                        _CHANGED["streams"].append((stream, errors))
+        _CHANGED["depth"] += 1
     try:
-        codecs.lookup_error(PLAIN_ERRORS)
-    except LookupError:
-        codecs.register_error(PLAIN_ERRORS, _plain_replacement)
-    return PLAIN_ERRORS
+        yield
+    finally:
+        with _CHANGED_LOCK:
+            _CHANGED["depth"] -= 1
+            if _CHANGED["depth"] == 0:
+                for stream, errors in _CHANGED["streams"]:
+                    with contextlib.suppress(ValueError, OSError):      # a closed stream, a reader gone
+                        stream.reconfigure(errors=errors)
+                _CHANGED["streams"] = []

@@ -41,7 +41,7 @@ from ._auto_inputs import (INIT_SCORE_HELP, POSITION_HELP, VALIDATION_HELP, chec
                            validation_line, validation_values)
 from ._columns import estimator_input
 from ._eval_metrics import AUTO_EVAL_METRIC_HELP, check_auto_with_eval_metrics, eval_metric_specs
-from ._outputs import refuse_stdout
+from ._outputs import print_result, refuse_stdout
 from ._queries import position_effects_note, query_defaults, query_labels
 from ._progress import add_progress_options
 from ._stdin import source_name
@@ -217,7 +217,7 @@ def run(args) -> int:
             raise error from None
         raise
     progress.close(f"chose {estimator.best_candidate_}")
-    print(leaderboard_output(estimator, args.table_format), flush=True)
+    print_result(leaderboard_output(estimator, args.table_format), args.table_format)
     skip_line = sparse_skip_line(estimator, data)
     if skip_line:
         info(args, skip_line)

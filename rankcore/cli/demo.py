@@ -271,7 +271,7 @@ def run(args) -> int:
                                            "n_iter": args.n_iter, "random_state": args.random_state},
                            label=f"push {price}") for price in DEMO_PRICES]
     comparison = run_comparison(configs, {"train": (X_tr, y_tr), "test": (X_te, y_te)}, metrics,
-                                progress=Progress("none"), monitor="auc")
+                                progress=Progress("none", quiet=True), monitor="auc")
     for record, fitted in zip(records, comparison.models):
         for split in ("train", "test"):
             if any(not np.isclose(record[split][m], fitted.metrics[split][m]) for m in metrics):

@@ -21,6 +21,7 @@ from ._intervals import add_interval_options, interval_table, untested_differenc
 from ._model_labels import evaluation_target
 from ._missing import check_scored_file
 from ._models import decision_scores
+from ._outputs import print_result
 from ._queries import QUERY_METRICS, grade_row_error, query_defaults, query_labels
 
 
@@ -133,7 +134,7 @@ def run(args) -> int:
         if qid is None or (error := grade_row_error(exc, data) or no_query_error(exc, data, y, qid, specs)) is None:
             raise
         raise error from None
-    print(table.render(args.table_format))
+    print_result(table.render(args.table_format), args.table_format)
     if found is not None:
         say_left_out_queries(args, data.source, found)
     if qid is None:
@@ -351,7 +352,7 @@ def _run_scores(args, specs: list[str] | None) -> int:
         if qid is None or (error := grade_row_error(exc, data) or no_query_error(exc, data, y, qid, specs)) is None:
             raise
         raise error from None
-    print(_render(table, differences, args))
+    print_result(_render(table, differences, args), args.table_format)
     if qid is None and args.positive is None:
         announce_positive(args, data)
     # which queries a metric leaves out depends on the labels alone (no relevant row, one class): said once

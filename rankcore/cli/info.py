@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._columns import model_categorical, model_features
+from ._outputs import print_result
 
 __all__ = ["add_parser", "run", "describe_model"]
 
@@ -50,7 +51,8 @@ def run(args) -> int:
     if args.json:
         # a name's bytes that are not UTF-8 are surrogates in Python: JSON's "\udcff" is no character to a strict
         # parser (a lone surrogate), so each such byte is written as the text output's error messages write it, \xff
-        print(json.dumps({"file": surrogates_as_bytes(args.model), **described}, indent=2, default=_plain))
+        described = {"file": surrogates_as_bytes(args.model), **described}
+        print_result(json.dumps(described, indent=2, default=_plain), "json")
     else:
         print("\n".join(_lines(args.model, described)))
     return 0

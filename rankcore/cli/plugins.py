@@ -80,7 +80,9 @@ def _list(args) -> int:
             for e in entries
         ]
         problems = [{"distribution": p.distribution, "plugin": p.plugin, "message": p.message} for p in reg.problems]
-        print(json.dumps(json_value({"components": records, "problems": problems}), indent=1))
+        from ._outputs import print_result
+
+        print_result(json.dumps(json_value({"components": records, "problems": problems}), indent=1), "json")
         return 0
     width = terminal_width()
     rows = [(e.family, e.parameters + (f" (alias {', '.join(e.aliases)})" if e.aliases else ""),

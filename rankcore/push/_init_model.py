@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
+from .._argument_refusal import with_article
 from .._callbacks import CountedCallbacks
 from .._categories import FittedOnNumbers, category_columns
 from .._state_fields import refuse_labels_coded_otherwise
@@ -334,7 +335,7 @@ def read_init_model(init_model: Any, family: type) -> InitModel | None:
     if not isinstance(init_model, family):
         name = type(init_model).__name__
         got = (f"the class {init_model.__name__}" if isinstance(init_model, type)
-               else f"{'an' if name[:1] in 'AEIOU' else 'a'} {name}")
+               else with_article(name))
         raise TypeError(f"{source}: expected a fitted {_FAMILY} (or the path of its saved model file), got {got}")
     if not hasattr(init_model, "rankers_"):
         raise NotFittedError(f"{source}: this {type(init_model).__name__} is not fitted; fit it first (or pass the "

@@ -208,7 +208,7 @@ def test_refusals_name_the_choice_and_the_way_out():
             getattr(small, method)()
     X, y = _data(7, nan=0.0)
     linear = _auto(X, y, candidates=["linear:n_epochs=2"])
-    with pytest.raises(TypeError, match=r"'linear.*' \(model 0 of its fold bag\): a SGDAtK is not boosted trees"):
+    with pytest.raises(TypeError, match=r"'linear.*' \(model 0 of its fold bag\): an SGDAtK is not boosted trees"):
         linear.to_lightgbm()
     X, y = _data(8, nan=0.1)
     imputed = _auto(X, y, candidates=["stumps:n_iter=5"], bag_folds=False)

@@ -91,7 +91,7 @@ def test_the_signs_of_text_tables_are_spelled_in_ascii_not_question_marks(tmp_pa
 
 
 def test_the_plain_spellings_are_ascii_and_the_rest_a_question_mark():
-    from rankcore.cli._terminal import _PLAIN, plain_errors
+    from rankcore._progress import _PLAIN, plain_errors
 
     assert all(spelling.isascii() for spelling in _PLAIN.values())
     assert "a \u2212 b \u2265 \u00e9".encode("ascii", plain_errors()) == b"a - b >= ?"

@@ -118,6 +118,24 @@ def test_compare_report_figures_and_saved_models_are_not_overwritten(data_csv, t
     assert sorted(os.listdir(models)) == saved
 
 
+def test_compare_run_twice_by_cron_is_told_how_to_run_again(data_csv, tmp_path, capsys, monkeypatch):
+    """A second run in the same directory (a cron job) meets the first one's figures, written into the current
+    directory by default: the refusal names every way out, not --force alone."""
+    monkeypatch.chdir(tmp_path)
+    common = ["compare", str(data_csv), "--n-iter", "2", "-q", "--table-format", "csv"]
+    assert main(common) == 0 and (tmp_path / "roc.svg").exists()
+    capsys.readouterr()
+    assert main(common) == 2
+    _one_line_error(capsys, "roc.svg' already exists; pass --force to overwrite it, --out-dir DIR to write the "
+                            "figures into another directory, or --no-plots to write none (without --out-dir the "
+                            "figures are written into the current directory)")
+    assert main([*common, "--no-plots"]) == 0
+    figures = tmp_path / "figs"
+    assert main([*common, "--out-dir", str(figures)]) == 0 and main([*common, "--out-dir", str(figures)]) == 2
+    err = _one_line_error(capsys, "or --no-plots to write none")
+    assert "current directory" not in err
+
+
 def test_demo_refuses_to_overwrite_an_earlier_run_unless_forced(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     out_dir = tmp_path / "demo"

@@ -121,10 +121,10 @@ def test_push_fits_report_every_iteration_through_callbacks(with_monitor):
         assert scores == [None] * model.n_iter_
 
 
-@pytest.mark.parametrize("quiet", [False, True])
+@pytest.mark.parametrize("quiet", [False, True, "none"])
 def test_an_estimators_own_verbose_lines_never_reach_stdout(tmp_path, quiet):
     """--param verbose=2 prints the push table: on stderr (stdout carries the model with --out /dev/stdout), and
-    nowhere with --quiet."""
+    nowhere with --quiet; --progress none hides the progress display alone, not the table asked for by name."""
     import json
 
     import numpy as np
@@ -138,7 +138,34 @@ def test_an_estimators_own_verbose_lines_never_reach_stdout(tmp_path, quiet):
     data.write_text("a,b,c,label\n" + "".join(f"{r[0]},{r[1]},{r[2]},{v}\n" for r, v in zip(X, y)))
     model = tmp_path / "model.json"
     status, out, err = run_main("fit", data, "--n-iter", "3", "--param", "verbose=2", "--out", model,
-                                *(["--quiet"] if quiet else ["--progress", "lines"]))
+                                *{False: ["--progress", "lines"], True: ["--quiet"],
+                                  "none": ["--progress", "none"]}[quiet])
     assert status == 0 and out == ""
-    assert ("iter       objective" in err) is not quiet and (err == "") is quiet
+    assert ("iter       objective" in err) is (quiet is not True) and (err == "") is (quiet is True)
+    if quiet == "none":
+        assert "[push" not in err               # the table, without the progress display's lines
     json.loads(model.read_text())               # the file is the model alone
+
+
+@pytest.mark.parametrize("mode", ["lines", "bar"])
+def test_a_line_the_stream_cannot_encode_is_written_in_ascii_words_not_dropped(mode):
+    """AutoRanker(verbose=1) on an ASCII stream (cron, PYTHONIOENCODING=ascii): a name with a sign the encoding
+    lacks is written with that sign spelled out, not lost with its whole line (a UnicodeEncodeError is a
+    ValueError, the closed stream's error the display drops)."""
+    from rankcore.auto import SearchEvent, SearchProgress
+
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="ascii", errors="strict")
+    display = SearchProgress("auc", mode=mode, stream=stream)
+    display(SearchEvent("push:\u03bb=0.5", 1, 5, 1, 10, 0.75, None, "push:\u03bb=0.5", 0.75, 0.1))
+    display.close("chose push:\u03bb=0.5 (auc 0.7500)")
+    text = raw.getvalue().decode("ascii")
+    assert "push:lambda=0.5, fold 1/5" in text and "chose push:lambda=0.5" in text
+
+
+def test_a_closed_stream_still_drops_the_line_silently():
+    stream = io.StringIO()
+    task = Task("m", 10, None, "lines", stream)
+    stream.close()
+    task.update(10)
+    task.close()                # nothing raised: a closed pipe must not end the fit

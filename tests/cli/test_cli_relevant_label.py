@@ -330,3 +330,19 @@ def test_score_in_python_refuses_the_file_labels_of_every_kind_fitted_with_posit
     # the codes, once the model is told they are: the file's 0 ranked first
     del model.relevant_label_, model.other_label_
     assert model.score(X, 1 - y) > 0
+
+
+def test_evaluate_names_the_relevant_label_unless_it_is_plain(files):
+    """docs/cli.md: a line names the label ranked first when the labels are not 0/1 (the greater one too), or when
+    the model ranks first a label other than the greater; never with --positive, nor for 0/1 fitted with 1 first."""
+    assert run_main("fit", files / "bm.csv", "--n-iter", "3", "--out", files / "m.json", "-q")[0] == 0
+    status, _, err = run_main("evaluate", files / "m.json", files / "bm.csv", "--metrics", "auc")
+    assert status == 0 and "bm.csv: ranking 'M' first (the greater of the labels 'B' and 'M')" in err
+    assert run_main("evaluate", files / "m.json", files / "bm.csv", "--metrics", "auc", "--positive", "M")[2] == ""
+    (files / "01.csv").write_text((files / "bm.csv").read_text().replace(",M", ",1").replace(",B", ",0"))
+    assert run_main("fit", files / "01.csv", "--n-iter", "3", "--out", files / "one.json", "-q")[0] == 0
+    assert run_main("evaluate", files / "one.json", files / "01.csv", "--metrics", "auc")[2] == ""
+    assert run_main("fit", files / "01.csv", "--n-iter", "3", "--positive", "0", "--out", files / "zero.json",
+                    "-q")[0] == 0
+    status, _, err = run_main("evaluate", files / "zero.json", files / "01.csv", "--metrics", "auc")
+    assert status == 0 and "01.csv: ranking 0 first, the label" in err

@@ -190,7 +190,7 @@ def test_the_in_memory_refusals_hold_on_dask(dask_client, placement):  # noqa: F
     with pytest.raises(NotFittedError, match=r"^init_model: this PushBoost is not fitted; fit it first"):
         fit(Xd, yd, init_model=rankcore.PushBoost())
     with pytest.raises(TypeError, match=r"^init_model: expected a fitted PushBoost, PNormPush or RankBoost \(or the "
-                                        r"path of its saved model file\), got a ndarray$"):
+                                        r"path of its saved model file\), got an ndarray$"):
         fit(Xd, yd, init_model=X)
     with pytest.raises(ValueError, match=r"^init_model: the model was fitted on 5 features, X has 4; continue it on "
                                          r"rows of the same features$"):

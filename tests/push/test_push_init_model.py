@@ -273,7 +273,7 @@ def test_init_model_must_be_a_fitted_model_of_the_family_or_its_file(tmp_path):
         rankcore.boost().fit(X, y, init_model=exact)
     with pytest.raises(TypeError, match=r"got the class PushBoost$"):
         rankcore.boost().fit(X, y, init_model=rankcore.PushBoost)
-    with pytest.raises(TypeError, match=r"got a ndarray$"):
+    with pytest.raises(TypeError, match=r"got an ndarray$"):
         rankcore.boost().fit(X, y, init_model=X)
     with pytest.raises(ValueError, match=r"^init_model: cannot read the model file '.*nosuch\.json': "):
         rankcore.boost().fit(X, y, init_model=tmp_path / "nosuch.json")
