@@ -20,11 +20,12 @@ CRON_ENVS = {
 
 
 def run_cron(*args, cwd, env):
-    """``python -m rankcore ARGS`` in a fresh process under the environment ``env``; stdout as bytes."""
+    """``python -m rankcore ARGS`` (bytes kept as bytes: a file name) in a fresh process under ``env``; its result."""
     full = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     full.update(env)
-    return subprocess.run([sys.executable, "-m", "rankcore", *map(str, args)], cwd=cwd, env=full,
-                          capture_output=True, timeout=300)
+    argv = [a if isinstance(a, bytes) else str(a) for a in args]
+    return subprocess.run([sys.executable, "-m", "rankcore", *argv], cwd=cwd, env=full, capture_output=True,
+                          timeout=300)
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from test_cli_cron_encodings import run_cron
 
 FEATURE = "gr\u00f6\u00dfe\u2192"
 # UTF-8 mode: the arguments (a column named größe) are read as UTF-8 whatever the machine's locale; the standard
@@ -18,10 +19,7 @@ BASE_ENV = {"PYTHONUTF8": "1", "TERM": "dumb", "NO_COLOR": "1"}
 
 def run(*args, cwd, encoding):
     """``python -m rankcore ARGS`` in a fresh process whose standard streams use ``encoding``; its result."""
-    full = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    full.update(BASE_ENV, PYTHONIOENCODING=encoding)
-    return subprocess.run([sys.executable, "-m", "rankcore", *args], cwd=cwd, env=full, capture_output=True,
-                          timeout=300)
+    return run_cron(*args, cwd=cwd, env={**BASE_ENV, "PYTHONIOENCODING": encoding})
 
 
 @pytest.fixture(scope="module")
